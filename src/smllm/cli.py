@@ -1,0 +1,136 @@
+"""The ``smllm`` command line: wiring only.
+
+Each subcommand lives in ``smllm.commands.<module>`` with two functions,
+``add_arguments(parser)`` and ``run(args) -> int``. Only the module of the
+command being run is imported, so ``smllm fire`` and ``smllm hook`` start fast.
+``smllm hook EVENT`` skips argparse altogether: it is the hot path.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import argparse
+
+
+class Command(NamedTuple):
+    module: str
+    summary: str
+
+
+COMMANDS: dict[str, Command] = {
+    "install": Command("install", "add smllm's hooks to Claude Code settings"),
+    "uninstall": Command("uninstall", "remove exactly what `smllm install` added"),
+    "doctor": Command("doctor", "say what is installed where and whether the hooks would fire"),
+    "hook": Command("hook", "run one Claude Code hook event (stdin JSON -> stdout JSON)"),
+    "fire": Command("fire", "fire a state-machine event in an smllm session"),
+    "status": Command("status", "show where the current smllm session is"),
+    "machine": Command("machine", "validate, list and draw state machines"),
+    "session": Command("session", "list smllm sessions and show their audit"),
+    "mcp": Command("mcp", "serve the `smllm` MCP tool on stdio"),
+    "export": Command("export", "export a session's journal as one JSON document"),
+    "resume": Command("resume", "reconcile a crashed session and re-open it in Claude Code"),
+    "reconcile": Command("reconcile", "record the verified outcome of an unknown effect"),
+    "ledger": Command("ledger", "one row per journaled action with its authorization"),
+    "chain": Command("chain", "the approval evidence chain of an export"),
+    "verify": Command("verify", "check a journal's hash chain and invariants"),
+    "policy": Command("policy", "explain approval decisions and manage grants"),
+}
+
+
+def _version() -> str:
+    from smllm import VERSION  # noqa: PLC0415
+
+    return f"smllm {VERSION}"
+
+
+def _top_help() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = [
+        "usage: smllm [-h] [--version] COMMAND ...",
+        "",
+        "Make a Claude Code session accountable and steerable.",
+        "",
+        "commands:",
+    ]
+    lines += [f"  {name:<{width}}  {cmd.summary}" for name, cmd in COMMANDS.items()]
+    lines += ["", "Run `smllm COMMAND --help` for a command's options."]
+    return "\n".join(lines) + "\n"
+
+
+def build_parser(name: str) -> argparse.ArgumentParser:
+    """The parser of one subcommand (also used by the docs tests)."""
+    import argparse  # noqa: PLC0415
+    import importlib  # noqa: PLC0415
+
+    cmd = COMMANDS[name]
+    module = importlib.import_module(f"smllm.commands.{cmd.module}")
+    parser = argparse.ArgumentParser(prog=f"smllm {name}", description=cmd.summary)
+    module.add_arguments(parser)
+    parser.set_defaults(_run=module.run)
+    return parser
+
+
+def _dispatch(argv: list[str]) -> int:
+    from smllm.errors import UsageError  # noqa: PLC0415
+
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        sys.stdout.write(_top_help())
+        return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        sys.stdout.write(_version() + "\n")
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name == "hook":
+        from smllm.hooks import main as hook_main  # noqa: PLC0415
+
+        return hook_main(rest)
+    if name not in COMMANDS:
+        choices = ", ".join(COMMANDS)
+        raise UsageError(f"unknown command {name!r}", f"use one of: {choices}")
+    parser = build_parser(name)
+    args = parser.parse_args(rest)
+    result: int = args._run(args)
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``smllm`` console script."""
+    from smllm.errors import SmllmError  # noqa: PLC0415
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(args)
+    except SmllmError as exc:
+        sys.stderr.write(f"smllm: error: {exc.render()}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the one place that renders crashes
+        return _report_crash(exc)
+
+
+def _report_crash(exc: BaseException) -> int:
+    import traceback  # noqa: PLC0415
+
+    from smllm import clock, paths  # noqa: PLC0415
+
+    report = "".join(traceback.format_exception(exc))
+    where = "stderr"
+    try:
+        logs = paths.ensure_private_tree(paths.logs_dir(), paths.state_dir())
+        log = logs / f"crash-{clock.now_ms()}.log"
+        log.write_text(f"{_version()}\nargv: {sys.argv!r}\n\n{report}")
+        where = str(log)
+    except OSError:
+        sys.stderr.write(report)
+    sys.stderr.write(
+        f"smllm: error: internal error: {type(exc).__name__}: {exc} "
+        f"(a report is in {where}; please file it with the smllm developers)\n"
+    )
+    return 3

@@ -1,0 +1,82 @@
+"""The clock and the id source, with the reproducibility knobs of product.md §3.
+
+``SMLLM_NOW`` (Unix milliseconds) freezes the clock every record and audit line
+uses. ``SMLLM_IDS`` (comma-separated) lists ids to hand out before random ones: an
+id is taken by the first request for its prefix (``sm-``, ``i-``, …), once per
+store, so a run of several processes hands them out in order.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import string
+import time
+
+from smllm.errors import UsageError
+
+
+def now_ms() -> int:
+    """Unix time in milliseconds, or ``SMLLM_NOW`` when set."""
+    fixed = os.environ.get("SMLLM_NOW")
+    if fixed:
+        try:
+            return int(fixed)
+        except ValueError:
+            raise UsageError(
+                f"SMLLM_NOW={fixed!r} is not an integer",
+                "set it to Unix time in milliseconds, e.g. SMLLM_NOW=1767603600000",
+            ) from None
+    return time.time_ns() // 1_000_000
+
+
+def iso_utc(ms: int) -> str:
+    """RFC 3339 UTC with milliseconds, e.g. ``2026-01-05T09:00:00.000Z``."""
+    secs, rem = divmod(ms, 1000)
+    t = time.gmtime(secs)
+    return (
+        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T"
+        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{rem:03d}Z"
+    )
+
+
+def _random_suffix(prefix: str) -> str:
+    if prefix == "i-":
+        return "".join(secrets.choice(string.digits) for _ in range(6))
+    if prefix == "sm-":
+        return "".join(secrets.choice(string.ascii_lowercase) for _ in range(6))
+    return secrets.token_hex(8)
+
+
+def new_id(prefix: str) -> str:
+    """A fresh id such as ``sm-nqvfvw`` (session) or ``i-419405`` (instance).
+
+    The next unused ``SMLLM_IDS`` entry with this prefix wins over a random one.
+    """
+    planned = os.environ.get("SMLLM_IDS", "")
+    if planned:
+        taken = _take_planned(prefix, [p.strip() for p in planned.split(",") if p.strip()])
+        if taken is not None:
+            return taken
+    return prefix + _random_suffix(prefix)
+
+
+def _take_planned(prefix: str, planned: list[str]) -> str | None:
+    from smllm import paths  # noqa: PLC0415
+    from smllm.filelock import locked  # noqa: PLC0415
+
+    candidates = [p for p in planned if p.startswith(prefix)]
+    if not candidates:
+        return None
+    ledger = paths.ensure_private_tree(paths.state_dir(), paths.state_dir()) / "ids-taken"
+    with locked(ledger.with_suffix(".lock")):
+        used = set(ledger.read_text().split()) if ledger.exists() else set()
+        for cand in candidates:
+            if cand not in used:
+                fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                try:
+                    os.write(fd, (cand + "\n").encode())
+                finally:
+                    os.close(fd)
+                return cand
+    return None

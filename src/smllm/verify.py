@@ -1,0 +1,142 @@
+"""``smllm verify``: recompute a journal's hash chain and check its invariants.
+
+It names the first offending line. A torn last line (a crash mid-write) is counted,
+not an error; an unparseable line in the middle is accepted only when the next
+record declares it in ``skipped`` (the writer that repaired it saw it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smllm import journal
+
+ENVELOPE_KEYS = ("sequence", "recorded_at", "record_type", "durability", "payload_type", "payload")
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    what: str
+
+
+@dataclass
+class Report:
+    path: Path
+    records: int = 0
+    lines: int = 0
+    torn: int = 0
+    repaired: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def first(self) -> Problem | None:
+        return min(self.problems, key=lambda p: p.line) if self.problems else None
+
+
+def _kind(rec: dict[str, Any]) -> str | None:
+    payload = rec.get("payload")
+    if isinstance(payload, dict):
+        ev = payload.get("event")
+        if isinstance(ev, dict) and isinstance(ev.get("kind"), str):
+            return str(ev["kind"])
+    pt = rec.get("payload_type")
+    return pt if isinstance(pt, str) else None
+
+
+def _event(rec: dict[str, Any]) -> dict[str, Any]:
+    payload = rec.get("payload")
+    if isinstance(payload, dict):
+        ev = payload.get("event")
+        if isinstance(ev, dict):
+            return ev
+        r = payload.get("record")
+        if isinstance(r, dict):
+            return r
+    return {}
+
+
+class _Checker:
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.prev_hash = journal.GENESIS
+        self.prev_seq = 0
+        self.prev_line = 0
+        self.unparsed_since: list[int] = []
+        self.intents: dict[str, int] = {}  # tool_use_id -> line of its durable intent
+        self.keys: dict[str, int] = {}
+
+    def fail(self, line: int, what: str) -> None:
+        self.report.problems.append(Problem(line, what))
+
+    def record(self, line: journal.Line, rec: dict[str, Any]) -> None:
+        n = line.number
+        missing = [k for k in ENVELOPE_KEYS if k not in rec]
+        if missing:
+            self.fail(n, f"not a journal record (missing {', '.join(missing)})")
+            return
+        declared, actual = journal.line_hash(line.raw)
+        if declared is None or declared != actual:
+            self.fail(n, "record was edited: its hash does not match its content")
+        skipped = rec.get("skipped", 0)
+        if skipped != len(self.unparsed_since):
+            where = self.unparsed_since[0] if self.unparsed_since else n
+            self.fail(where, "unparseable or inserted line not declared by the next record")
+        self.report.repaired += len(self.unparsed_since)
+        self.unparsed_since = []
+        if rec.get("prev") != self.prev_hash:
+            after = f"line {self.prev_line}" if self.prev_line else "the start of the log"
+            self.fail(
+                n,
+                f"record does not follow {after}: a record was removed, inserted "
+                "or reordered here",
+            )
+        if rec["sequence"] != self.prev_seq + 1:
+            self.fail(n, f"sequence {rec['sequence']} follows {self.prev_seq} (expected "
+                         f"{self.prev_seq + 1})")
+        self.prev_hash = declared or ""
+        self.prev_seq = rec["sequence"]
+        self.prev_line = n
+        self.invariants(n, rec)
+
+    def invariants(self, n: int, rec: dict[str, Any]) -> None:
+        kind = _kind(rec)
+        body = _event(rec)
+        if kind == "side_effect_intent":
+            key = body.get("idempotency_key")
+            if isinstance(key, str):
+                if key in self.keys:
+                    self.fail(n, f"idempotency key {key} already used on line {self.keys[key]}")
+                self.keys[key] = n
+            tid = body.get("tool_use_id")
+            if isinstance(tid, str) and rec.get("durability") == "durable":
+                self.intents[tid] = n
+        elif kind == "tool_batch.effect.started":
+            tid = body.get("tool_use_id")
+            if not isinstance(tid, str) or tid not in self.intents:
+                self.fail(n, f"effect {tid} started without a durable side_effect_intent before it")
+
+
+def verify(path: Path) -> Report:
+    """Check ``path``; the report lists problems in line order."""
+    report = Report(path)
+    checker = _Checker(report)
+    for line in journal.iter_lines(path):
+        report.lines += 1
+        if line.status == "torn":
+            report.torn += 1
+            continue
+        if line.status == "unparseable" or line.record is None:
+            checker.unparsed_since.append(line.number)
+            continue
+        report.records += 1
+        checker.record(line, line.record)
+    # complete unparseable lines after the last record: a torn write whose newline landed
+    report.torn += len(checker.unparsed_since)
+    report.problems.sort(key=lambda p: p.line)
+    return report
