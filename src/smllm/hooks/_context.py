@@ -1,0 +1,140 @@
+"""Reading a hook's input and the context every handler shares."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from smllm import clock, journal, paths
+from smllm.errors import InvalidSessionId, SmllmError
+
+TOOL_EVENTS = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
+)
+_SID_RE = re.compile(rb'"session_id"\s*:\s*"([A-Za-z0-9._-]{1,128})"')
+
+
+class HookInputError(SmllmError):
+    """The hook's stdin is not what Claude Code sends."""
+
+
+def _require(payload: dict[str, Any], key: str, kind: type, event: str) -> None:
+    if key not in payload:
+        raise HookInputError(f"{event} input has no {key!r} field", "is this Claude Code calling?")
+    if not isinstance(payload[key], kind):
+        raise HookInputError(
+            f"{event} input field {key!r} is {type(payload[key]).__name__}, "
+            f"expected {kind.__name__}"
+        )
+
+
+def parse_input(event: str, raw: bytes) -> dict[str, Any]:
+    """Decode and check one hook input; raise :class:`HookInputError` if malformed."""
+    if not raw.strip():
+        raise HookInputError("hook input is empty", "the hook expects one JSON object on stdin")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HookInputError(f"hook input is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        raise HookInputError(f"hook input is not JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise HookInputError(f"hook input is a JSON {type(payload).__name__}, not an object")
+    _require(payload, "session_id", str, event)
+    try:
+        paths.check_id(payload["session_id"])
+    except InvalidSessionId as exc:
+        raise HookInputError(exc.what, exc.fix) from None
+    name = payload.get("hook_event_name")
+    if name is not None and name != event:
+        raise HookInputError(
+            f"hook input is for {name!r} but this hook handles {event!r}",
+            "check the event name in the hook's command line",
+        )
+    if "agent_id" in payload:
+        _require(payload, "agent_id", str, event)
+        try:
+            paths.check_id(payload["agent_id"], "agent id")
+        except InvalidSessionId as exc:
+            raise HookInputError(exc.what, exc.fix) from None
+    if event in TOOL_EVENTS:
+        _require(payload, "tool_name", str, event)
+        _require(payload, "tool_input", dict, event)
+        if event != "PermissionRequest":
+            _require(payload, "tool_use_id", str, event)
+    for key in ("cwd", "transcript_path", "permission_mode", "source", "prompt"):
+        if key in payload and payload[key] is not None and not isinstance(payload[key], str):
+            raise HookInputError(
+                f"{event} input field {key!r} is {type(payload[key]).__name__}, expected str"
+            )
+    return payload
+
+
+def salvage_session_id(raw: bytes) -> str | None:
+    """A valid session id found in input that failed to parse, if any."""
+    m = _SID_RE.search(raw[:65536])
+    if m is None:
+        return None
+    sid = m.group(1).decode()
+    return sid if ".." not in sid else None
+
+
+def safe_transcript(value: object) -> Path | None:
+    """The transcript path from input, if it is a plain absolute ``.jsonl`` path."""
+    if not isinstance(value, str) or not value.endswith(".jsonl") or "\x00" in value:
+        return None
+    p = Path(value)
+    if not p.is_absolute() or ".." in p.parts:
+        return None
+    return p
+
+
+@dataclass
+class HookContext:
+    """What a handler knows: the event, its input, the clock and its journal."""
+
+    event: str
+    payload: dict[str, Any]
+    session_id: str
+    agent_id: str | None
+    now_ms: int
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    @classmethod
+    def create(cls, event: str, payload: dict[str, Any]) -> HookContext:
+        agent = payload.get("agent_id")
+        return cls(
+            event=event,
+            payload=payload,
+            session_id=payload["session_id"],
+            agent_id=agent if isinstance(agent, str) else None,
+            now_ms=clock.now_ms(),
+        )
+
+    @property
+    def log_path(self) -> Path:
+        """The journal this event belongs to (a subagent's own, inside a subagent)."""
+        return journal.log_path(self.session_id, agent_id=self.agent_id, create=True)
+
+    @property
+    def main_log_path(self) -> Path:
+        return journal.log_path(self.session_id, create=True)
+
+    @property
+    def cwd(self) -> str:
+        cwd = self.payload.get("cwd")
+        return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+    @property
+    def transcript(self) -> Path | None:
+        return safe_transcript(self.payload.get("transcript_path"))
+
+    def transaction(self, *, main: bool = False) -> Any:
+        path = self.main_log_path if main else self.log_path
+        return journal.transaction(path, now_ms=self.now_ms)

@@ -1,0 +1,53 @@
+"""The seams between the hook handlers and the features built on the journal.
+
+Each function here is the one place a hook consults a feature (state machines,
+crash reconciliation). A feature module is imported only when its hook runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smllm.hooks._context import HookContext
+
+
+def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:
+    """What the agent is told at a resume about effects left in flight."""
+    from smllm import reconcile  # noqa: PLC0415
+
+    return reconcile.unknown_effects_text(unknown)
+
+
+def held_effect(ctx: HookContext) -> str | None:
+    """Why this call must wait for reconciliation (a re-attempt of an unknown effect)."""
+    from smllm import reconcile  # noqa: PLC0415
+
+    return reconcile.hold_reason(ctx)
+
+
+def machine_session_start(ctx: HookContext) -> str | None:
+    """Bind the host session to an smllm session; the location text, if any."""
+    from smllm.machine import hooks  # noqa: PLC0415
+
+    return hooks.on_session_start(ctx)
+
+
+def machine_prompt(ctx: HookContext) -> str | None:
+    """The current location, given to the agent with each prompt."""
+    from smllm.machine import hooks  # noqa: PLC0415
+
+    return hooks.on_prompt(ctx)
+
+
+def machine_stop(ctx: HookContext) -> str | None:
+    """The block reason when the machine refuses the stop, else None."""
+    from smllm.machine import hooks  # noqa: PLC0415
+
+    return hooks.on_stop(ctx)
+
+
+def machine_tool_rule(ctx: HookContext) -> tuple[str, str] | None:
+    """(``deny`` or ``ask``, reason) when the current state's tool rules forbid the call."""
+    from smllm.machine import hooks  # noqa: PLC0415
+
+    return hooks.tool_rule(ctx)

@@ -1,0 +1,83 @@
+"""PreToolUse: decide, then make the intent durable before the tool may run.
+
+Order: reconciliation hold → the state's tool rules → the approval gate. Whatever
+the outcome, a ``side_effect_intent`` carrying ``policy_decision`` is fsynced before
+this hook returns; an allowed call also gets ``tool_batch.effect.started``. If the
+intent cannot be journaled, the call is denied (the caller turns the exception into
+a deny).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smllm import gate, journal, sessionstate, transcript
+from smllm.hooks import _features
+from smllm.hooks._context import HookContext
+
+
+def _output(decision: str, reason: str) -> dict[str, Any] | None:
+    if decision == "abstain":
+        return None
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        }
+    }
+
+
+def _verdict(ctx: HookContext) -> gate.Verdict:
+    held = _features.held_effect(ctx)
+    if held:
+        return gate.Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
+    rule = _features.machine_tool_rule(ctx)
+    if rule is not None:
+        decision, reason = rule
+        return gate.Verdict("deny" if decision == "deny" else "ask", f"{decision}:machine",
+                            reason, rule="machine.tools")
+    return gate.evaluate(ctx)
+
+
+def handle(ctx: HookContext) -> dict[str, Any] | None:
+    verdict = _verdict(ctx)
+    p = ctx.payload
+    tool_use_id = str(p["tool_use_id"])
+    key = sessionstate.idempotency_key(ctx.session_id, tool_use_id)
+    op = sessionstate.operation(str(p["tool_name"]))
+    allowed = verdict.decision in ("allow", "abstain", "ask")
+    with ctx.transaction() as txn:
+        sessionstate.ensure(txn)
+        transcript.ingest(txn, ctx.transcript)
+        intent = txn.append(
+            journal.event(
+                "side_effect_intent",
+                operation=op,
+                tool_name=p["tool_name"],
+                tool_use_id=tool_use_id,
+                idempotency_key=key,
+                policy_decision=verdict.policy_decision,
+                rule=verdict.rule,
+                reason=verdict.reason,
+                pending_action_id=verdict.pending_action_id,
+                input=p["tool_input"],
+                permission_mode=p.get("permission_mode"),
+                agent_id=ctx.agent_id,
+            )
+        )
+        if allowed:
+            txn.append(
+                journal.fact(
+                    "tool_batch.effect.started",
+                    {"tool_use_id": tool_use_id, "idempotency_key": key,
+                     "intent_sequence": intent.sequence, "operation": op},
+                )
+            )
+            open_intents = dict(txn.state.get("open_intents") or {})
+            open_intents[tool_use_id] = {
+                "seq": intent.sequence, "key": key, "operation": op, "input": p["tool_input"],
+            }
+            txn.set_state("open_intents", open_intents)
+        txn.set_state("last_activity_ms", ctx.now_ms)
+    return _output(verdict.decision, verdict.reason)

@@ -1,0 +1,26 @@
+"""SessionEnd: an orderly ``session.end`` with ``exit_reason`` and ``uptime_ms``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smllm import journal, sessionstate, transcript
+from smllm.hooks._context import HookContext
+
+
+def handle(ctx: HookContext) -> dict[str, Any] | None:
+    reason = ctx.payload.get("reason")
+    with ctx.transaction() as txn:
+        sessionstate.ensure(txn)
+        transcript.ingest(txn, ctx.transcript, flush=True)
+        started = int(txn.state.get("started_at_ms") or ctx.now_ms)
+        txn.append(
+            journal.fact(
+                "session.end",
+                {"exit_reason": "clean", "host_reason": reason,
+                 "uptime_ms": max(0, ctx.now_ms - started)},
+            )
+        )
+        txn.set_state("open", False)
+        txn.set_state("last_activity_ms", ctx.now_ms)
+    return None

@@ -1,0 +1,40 @@
+"""Stop: the turn ends (``completed``), unless the state machine refuses the stop.
+
+The machine is asked first; its block reason is the seed's ``<smllm>`` events text.
+A stop that follows a block without any fire is allowed (the machine's ``runaway``
+rule), and a stop with ``stop_hook_active`` is never blocked by the journal itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smllm import journal, sessionstate, transcript
+from smllm.hooks import _features
+from smllm.hooks._context import HookContext
+
+PREVIEW = 2000
+
+
+def handle(ctx: HookContext) -> dict[str, Any] | None:
+    block = _features.machine_stop(ctx)
+    last = ctx.payload.get("last_assistant_message")
+    with ctx.transaction() as txn:
+        sessionstate.ensure(txn)
+        transcript.ingest(txn, ctx.transcript)
+        turn = int(txn.state.get("turns", 0))
+        if block:
+            txn.append(journal.event("stop_blocked", turn=turn, reason=block))
+        else:
+            txn.append(
+                journal.event(
+                    "completed",
+                    turn=turn,
+                    last_assistant_message=last[:PREVIEW] if isinstance(last, str) else None,
+                    stop_hook_active=bool(ctx.payload.get("stop_hook_active")),
+                )
+            )
+        txn.set_state("last_activity_ms", ctx.now_ms)
+    if block:
+        return {"decision": "block", "reason": block}
+    return None

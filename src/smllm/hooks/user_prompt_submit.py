@@ -1,0 +1,31 @@
+"""UserPromptSubmit: a turn starts (``proposed`` then ``accepted``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smllm import journal, sessionstate, transcript
+from smllm.hooks import _features
+from smllm.hooks._context import HookContext
+
+
+def handle(ctx: HookContext) -> dict[str, Any] | None:
+    p = ctx.payload
+    with ctx.transaction() as txn:
+        sessionstate.ensure(txn)
+        transcript.ingest(txn, ctx.transcript)
+        turn = int(txn.state.get("turns", 0)) + 1
+        proposed = txn.append(
+            journal.event("proposed", turn=turn, prompt=p.get("prompt"),
+                          prompt_id=p.get("prompt_id"), source=p.get("source"))
+        )
+        accepted = journal.event("accepted", turn=turn, proposed_sequence=proposed.sequence)
+        txn.append(accepted)
+        txn.set_state("turns", turn)
+        txn.set_state("last_activity_ms", ctx.now_ms)
+    location = _features.machine_prompt(ctx)
+    if not location:
+        return None
+    return {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": location}
+    }

@@ -1,0 +1,69 @@
+"""Effects left in flight by a crash: how the agent is told, and the hold on re-attempts.
+
+At a resume, every intent with no terminal record is **unknown**: it may or may not
+have happened. The agent is told so, and a call that would repeat one (same tool, same
+input) is held until someone records the verified outcome with
+``smllm reconcile SEQ --outcome applied|not-applied``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from smllm import journal
+from smllm.hooks._context import HookContext
+
+
+def _describe(u: dict[str, Any]) -> str:
+    inp = u.get("input") or {}
+    what = inp.get("command") if isinstance(inp, dict) and "command" in inp else json.dumps(inp)
+    return f"- sequence {u.get('sequence')}: {u.get('operation')} {str(what)[:300]}"
+
+
+def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:
+    lines = [
+        "smllm: this session was resumed after a crash. These effects were announced "
+        "(their intent is in the journal) but no outcome was recorded: their outcome is "
+        "UNKNOWN. Verify the actual state before retrying any of them; do not simply "
+        "run them again.",
+        *(_describe(u) for u in unknown),
+        "Once you have checked, record what you found: "
+        "`smllm reconcile SEQUENCE --outcome applied` (it happened) or "
+        "`--outcome not-applied` (it did not). A repeat of an unknown effect is held "
+        "until then.",
+    ]
+    return "\n".join(lines)
+
+
+def _comparable(tool_input: Any) -> Any:
+    if isinstance(tool_input, dict):
+        return {k: v for k, v in tool_input.items() if k != "description"}
+    return tool_input
+
+
+def hold_reason(ctx: HookContext) -> str | None:
+    """The reason to hold this call, if it repeats an unreconciled unknown effect."""
+    from smllm import sessionstate  # noqa: PLC0415
+
+    state_path = ctx.main_log_path.with_name(journal.STATE_NAME)
+    try:
+        state = json.loads(state_path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    unknown = state.get("unknown") or {}
+    if not unknown:
+        return None
+    op = sessionstate.operation(str(ctx.payload.get("tool_name")))
+    mine = _comparable(ctx.payload.get("tool_input"))
+    for seq, u in sorted(unknown.items(), key=lambda kv: int(kv[0])):
+        if u.get("operation") == op and _comparable(u.get("input")) == mine:
+            return (
+                f"smllm holds this call: it repeats effect {seq} ({op}), which was in "
+                "flight when the session crashed and whose outcome is unknown. Check "
+                "whether it already happened, then run "
+                f"`smllm reconcile {seq} --outcome applied` or "
+                f"`smllm reconcile {seq} --outcome not-applied`, and retry only if it "
+                "did not apply."
+            )
+    return None

@@ -1,0 +1,34 @@
+"""Shared fixtures: every test gets its own SMLLM_HOME and never touches the real home."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REAL_HOME = Path.home()
+
+
+@pytest.fixture(autouse=True)
+def smllm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point SMLLM_HOME at a fresh folder and clear the reproducibility knobs."""
+    home = tmp_path / "smllm-home"
+    monkeypatch.setenv("SMLLM_HOME", str(home))
+    for var in ("SMLLM_NOW", "SMLLM_IDS", "SMLLM_SESSION", "SMLLM_FAULT", "CLAUDE_ENV_FILE",
+                "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ID",
+                "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
+        monkeypatch.delenv(var, raising=False)
+    yield home
+
+
+@pytest.fixture(autouse=True, scope="session")
+def dont_write_to_home_directory() -> Iterator[None]:
+    """Fail the run if any test wrote smllm data into the real home directory."""
+    watched = [REAL_HOME / ".local/share/smllm", REAL_HOME / ".local/state/smllm",
+               REAL_HOME / ".config/smllm"]
+    before = {p: p.exists() and sorted(os.listdir(p)) for p in watched}
+    yield
+    after = {p: p.exists() and sorted(os.listdir(p)) for p in watched}
+    assert before == after, f"a test wrote into the real home: {before} -> {after}"
