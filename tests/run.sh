@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# README command 2: run every test from a fresh clone.
+# Creates the virtual environment (.venv, reused), installs smllm with its dev extras,
+# installs the pinned Claude Code CLI for the end-to-end tests into a cache folder
+# (reused between runs), then runs pytest. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY="${PYTHON:-python3}"
+VENV="${SMLLM_TEST_VENV:-.venv}"
+"$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "smllm needs Python >= 3.10")'
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "== creating $VENV"
+  "$PY" -m venv "$VENV"
+fi
+echo "== installing smllm with its dev dependencies"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+echo "== installing the pinned Claude Code CLI for the end-to-end tests"
+"$VENV/bin/python" tests/e2e/claude_cli.py ensure
+echo "== running the tests"
+exec "$VENV/bin/python" -m pytest "$@"
