@@ -18,6 +18,7 @@ from typing import Any
 from smllm import journal
 
 READ_LIMIT = 4 * 1024 * 1024
+EMITTED_MEMORY = 64
 PREVIEW = 2000
 
 
@@ -50,10 +51,15 @@ class _Ingest:
         self.pending: dict[str, dict[str, Any]] = st.get("pending", {})
         self.results: dict[str, dict[str, Any]] = st.get("results", {})
         self.open: dict[str, Any] = dict(txn.state.get("open_intents", {}))
+        self.emitted: list[str] = list(st.get("emitted", []))
 
     def emit_pending(self, keep: str | None = None) -> None:
         for mid in [m for m in self.pending if m != keep]:
-            self.txn.append(_model_call(self.pending.pop(mid)))
+            self.emit(mid)
+
+    def emit(self, mid: str) -> None:
+        self.txn.append(_model_call(self.pending.pop(mid)))
+        self.emitted = [*self.emitted[-(EMITTED_MEMORY - 1):], mid]
 
     def close_results(self) -> None:
         for tid, res in self.results.items():
@@ -84,6 +90,8 @@ class _Ingest:
         mid = msg["id"]
         self.close_results()
         self.emit_pending(keep=mid)
+        if mid in self.emitted:  # a late line of a message already recorded
+            return
         cur = self.pending.setdefault(
             mid, {"id": mid, "uuid": line.get("uuid"), "timestamp": line.get("timestamp"),
                   "tool_use_ids": []}
@@ -97,6 +105,8 @@ class _Ingest:
                 tid = block.get("id")
                 if isinstance(tid, str) and tid not in cur["tool_use_ids"]:
                     cur["tool_use_ids"].append(tid)
+        if msg.get("stop_reason"):  # the final line of the response
+            self.emit(mid)
 
     def user(self, line: dict[str, Any]) -> None:
         msg = line.get("message")
@@ -150,6 +160,7 @@ def ingest(txn: journal.Transaction, transcript: Path | None, *, flush: bool = F
             work.user(line)
     if flush:
         work.emit_pending()
-    st.update(offset=offset + end, pending=work.pending, results=work.results)
+    st.update(offset=offset + end, pending=work.pending, results=work.results,
+              emitted=work.emitted)
     txn.set_state("transcript", st)
     txn.set_state("open_intents", work.open)

@@ -1,0 +1,70 @@
+"""Store locations: platformdirs' on every platform, SMLLM_HOME, private permissions."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from helpers import base, hook
+from smllm import journal, paths
+from smllm.errors import InvalidSessionId
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the stdlib path is Linux-only")
+@pytest.mark.parametrize("xdg", [False, True])
+def test_linux_locations_match_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                            xdg: bool) -> None:
+    """Without SMLLM_HOME, the stdlib computation equals platformdirs (with and without XDG_*)."""
+    monkeypatch.delenv("SMLLM_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        if xdg:
+            monkeypatch.setenv(var, str(tmp_path / var.lower()))
+        else:
+            monkeypatch.delenv(var, raising=False)
+    assert Path(platformdirs.user_data_dir("smllm", appauthor=False)) == paths.data_dir()
+    assert Path(platformdirs.user_state_dir("smllm", appauthor=False)) == paths.state_dir()
+    assert Path(platformdirs.user_config_dir("smllm", appauthor=False)) == paths.config_dir()
+
+
+def test_smllm_home_holds_everything(smllm_home: Path) -> None:
+    """SMLLM_HOME=DIR puts data, state and config under DIR."""
+    assert (smllm_home, smllm_home, smllm_home) == (
+        paths.data_dir(), paths.state_dir(), paths.config_dir())
+
+
+def test_journal_is_private(smllm_home: Path) -> None:
+    """Every directory the hooks create is 0700 and every file 0600."""
+    old = os.umask(0o022)
+    try:
+        sid = "2d3c4b5a-6978-4a1b-9c8d-7e6f5a4b3c2d"
+        assert hook("SessionStart", base("SessionStart", sid, source="startup")).returncode == 0
+    finally:
+        os.umask(old)
+    log = journal.log_path(sid)
+    assert log.is_relative_to(smllm_home / "sessions")
+    for p in [smllm_home, *smllm_home.rglob("*")]:
+        mode = stat.S_IMODE(p.stat().st_mode)
+        assert (p, 0o700 if p.is_dir() else 0o600) == (p, mode)
+
+
+@pytest.mark.parametrize("bad", ["", ".", "..", "../x", "a/b", "a\\b", "-rf", "x" * 129, "a\x00b",
+                                 "é", "a..b"])
+def test_unsafe_ids_are_refused(bad: str) -> None:
+    """Ids that could escape the store or confuse a shell are refused."""
+    with pytest.raises(InvalidSessionId):
+        paths.check_id(bad)
+
+
+def test_journal_path_is_dated_by_first_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """sessions/YYYY/MM/DD/<id>/session.jsonl, dated by the first record, stable afterwards."""
+    monkeypatch.setenv("SMLLM_NOW", "1767603600000")  # 2026-01-05
+    path = journal.log_path("abc-1", create=True)
+    assert ("2026", "01", "05", "abc-1", "session.jsonl") == path.parts[-5:]
+    monkeypatch.setenv("SMLLM_NOW", "1800000000000")  # a later day
+    assert path == journal.log_path("abc-1", create=True)
