@@ -1,0 +1,148 @@
+"""The pinned Claude Code CLI for the end-to-end tests, installed once into a cache folder.
+
+``ensure_claude()`` returns the path of the native ``claude`` binary of
+``@anthropic-ai/claude-code@<CLAUDE_VERSION>``, installing it from npm on first use into
+``$SMLLM_TEST_CACHE/claude-code-<version>`` (default ``~/.cache/smllm-tests``). The
+install runs ``npm install --ignore-scripts --no-audit --no-fund`` in a temporary
+folder next to the target and renames it into place only once the binary answers
+``--version`` with the pinned version, so an interrupted install never looks complete.
+An exclusive ``flock`` on ``claude-code-<version>.lock`` keeps two pytest processes
+from installing at once.
+
+Why the native binary and ``--ignore-scripts``: the npm package's ``bin/claude.exe`` is a
+stub that a postinstall script replaces; the real program is the ELF binary of the
+platform package ``@anthropic-ai/claude-code-<os>-<arch>``. It needs no node at run time,
+which matters because 2.1.332 declares node >= 22 and this machine has node 20.
+
+Command line (``tests/run.sh`` calls the first form before pytest)::
+
+    python tests/e2e/claude_cli.py ensure     # install if missing, print the binary path
+    python tests/e2e/claude_cli.py path       # print where it would be (no install)
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CLAUDE_VERSION = "2.1.332"
+PACKAGE = "@anthropic-ai/claude-code"
+INSTALL_TIMEOUT = 600
+
+
+class ClaudeInstallError(RuntimeError):
+    """The pinned CLI could not be installed or does not run."""
+
+
+def cache_root() -> Path:
+    """The folder holding every cached install (``$SMLLM_TEST_CACHE`` overrides it)."""
+    env = os.environ.get("SMLLM_TEST_CACHE", "").strip()
+    if env:
+        return Path(env).expanduser().absolute()
+    return Path.home() / ".cache" / "smllm-tests"
+
+
+def install_dir(version: str = CLAUDE_VERSION) -> Path:
+    return cache_root() / f"claude-code-{version}"
+
+
+def _platform_package() -> str:
+    system = {"linux": "linux", "darwin": "darwin"}.get(sys.platform)
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        platform.machine().lower())
+    if system is None or machine is None:
+        raise ClaudeInstallError(
+            f"no native Claude Code build for {sys.platform}/{platform.machine()}")
+    return f"claude-code-{system}-{machine}"
+
+
+def binary_path(root: Path | None = None) -> Path:
+    """The native binary inside an install folder."""
+    base = install_dir() if root is None else root
+    return base / "node_modules" / "@anthropic-ai" / _platform_package() / "claude"
+
+
+def _version_of(binary: Path) -> str | None:
+    if not (binary.is_file() and os.access(binary, os.X_OK)):
+        return None
+    try:
+        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
+                             timeout=60, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    words = out.stdout.split()
+    return words[0] if words else None
+
+
+def _npm() -> str:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise ClaudeInstallError("npm is not on PATH (install Node.js >= 18 with npm)")
+    return npm
+
+
+def _install_into(tmp: Path, version: str) -> None:
+    (tmp / "package.json").write_text(
+        '{"name": "smllm-e2e-claude", "version": "0.0.0", "private": true}\n')
+    cmd = [_npm(), "install", "--ignore-scripts", "--no-audit", "--no-fund",
+           "--no-package-lock", "--loglevel=error", f"{PACKAGE}@{version}"]
+    proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True,
+                          timeout=INSTALL_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise ClaudeInstallError(
+            f"`{' '.join(cmd)}` failed with status {proc.returncode}:\n{proc.stderr[-2000:]}")
+
+
+def ensure_claude(version: str = CLAUDE_VERSION) -> Path:
+    """Install the pinned CLI if it is not cached yet; return the native binary's path."""
+    target = install_dir(version)
+    binary = binary_path(target)
+    if _version_of(binary) == version:
+        return binary
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f"claude-code-{version}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be installing right now
+        if _version_of(binary) == version:
+            return binary
+        tmp = Path(tempfile.mkdtemp(prefix=f".claude-code-{version}.", dir=root))
+        try:
+            _install_into(tmp, version)
+            got = _version_of(binary_path(tmp))
+            if got != version:
+                raise ClaudeInstallError(
+                    f"{binary_path(tmp)} reports version {got!r}, expected {version}")
+            if target.exists():
+                shutil.rmtree(target)  # a broken earlier install
+            os.replace(tmp, target)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return binary
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["ensure"]:
+        try:
+            print(ensure_claude())
+        except ClaudeInstallError as exc:
+            print(f"claude_cli: error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    if argv == ["path"]:
+        print(binary_path())
+        return 0
+    print("usage: claude_cli.py ensure|path", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

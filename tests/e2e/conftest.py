@@ -1,0 +1,34 @@
+"""Fixtures of the end-to-end tests: the pinned Claude Code CLI and a per-test harness."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from claude_cli import ensure_claude
+from harness import Harness
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/e2e is an e2e test, even if a mark was forgotten."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    """The native binary of the pinned CLI (installed into the cache on first use)."""
+    return ensure_claude()
+
+
+@pytest.fixture
+def claude(tmp_path: Path, claude_bin: Path, smllm_home: Path) -> Iterator[Harness]:
+    """A scratch HOME, git project, SMLLM_HOME and mock model; cleaned up by PID."""
+    h = Harness(tmp_path / "e2e", claude_bin, smllm_home)
+    try:
+        yield h
+    finally:
+        h.close()
