@@ -1,0 +1,43 @@
+"""``smllm ledger EXPORT [--plain] [--html FILE]``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from smllm import export, ledger
+from smllm.errors import ExportError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("export", metavar="EXPORT", type=Path,
+                        help="a document written by `smllm export`")
+    parser.add_argument("--plain", action="store_true",
+                        help="no colour, even on a terminal (the form to pipe into tools)")
+    parser.add_argument("--html", metavar="FILE", type=Path,
+                        help="also write a self-contained HTML page to FILE")
+
+
+def _colour(plain: bool) -> bool:
+    return not plain and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.html is not None:
+        doc = export.read(args.export)
+        try:
+            with open(args.html, "w", encoding="utf-8") as fh:
+                for chunk in ledger.render_html(doc):
+                    fh.write(chunk + "\n")
+        except OSError as exc:
+            raise ExportError(f"could not write {args.html}: {exc.strerror}",
+                              "choose a writable path for --html") from None
+        sys.stdout.write(f"{args.html.absolute()}\n")
+        return 0
+    doc = export.read(args.export)
+    out = sys.stdout
+    for line in ledger.render_text(doc, colour=_colour(args.plain)):
+        out.write(line + "\n")
+    return 0
