@@ -65,7 +65,7 @@ def _source(src: Any) -> str:
     return f"by {src.get('kind')}" + (f"  {extra}" if extra else "")
 
 
-def describe(kind: str, body: dict[str, Any]) -> str:
+def describe(kind: str, body: dict[str, Any]) -> str:  # noqa: PLR0911 - one case per step
     """The one-line detail of a chain step."""
     if kind == "approval.review":
         choices = body.get("choices")

@@ -85,7 +85,8 @@ def action_text(body: dict[str, Any]) -> str:
     if isinstance(action.get("summary"), str):
         return str(action["summary"])
     tool = tool_of(action)
-    inp = action.get("input") if isinstance(action.get("input"), dict) else action
+    raw_input = action.get("input")
+    inp: dict[str, Any] = raw_input if isinstance(raw_input, dict) else action
     for key in ("command", "file_path", "path", "url"):
         if isinstance(inp.get(key), str):
             return f"{tool}: {inp[key]}"
