@@ -1,0 +1,17 @@
+"""``smllm uninstall [--project DIR | --user] [--local] [--dry-run]``."""
+
+from __future__ import annotations
+
+import argparse
+
+from smllm import install
+from smllm.commands.install import add_target_arguments, report
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_target_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    target = install.resolve_target(args.project, args.user, args.local)
+    return report(install.plan_uninstall(target), args.dry_run)
