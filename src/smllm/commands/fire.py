@@ -1,0 +1,53 @@
+"""``smllm fire [--session KEY] EVENT [--param K=V]... [--json]``: advance a state machine.
+
+The session is ``--session``, else ``$SMLLM_SESSION`` (exported by the SessionStart
+hook inside Claude Code); with neither, ``enter`` starts a new session. A refused
+event prints the reason and what is offered, and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from smllm.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("event", metavar="EVENT", help="the event to fire, e.g. enter")
+    parser.add_argument("--session", metavar="KEY",
+                        help="the smllm session (default: $SMLLM_SESSION)")
+    parser.add_argument("--param", metavar="K=V", action="append", default=[],
+                        help="an event param; repeat for several")
+    parser.add_argument("--json", action="store_true",
+                        help="print {ok, session, location, text} as one JSON line")
+
+
+def parse_params(items: list[str]) -> dict[str, str]:
+    """``["bugId=BUG-7"]`` → ``{"bugId": "BUG-7"}``; a repeated name is a usage error."""
+    params: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--param {item!r} is not NAME=VALUE", "write e.g. --param bugId=BUG-7")
+        if name in params:
+            raise UsageError(f"--param {name} is given twice", "give each param once")
+        params[name] = value
+    return params
+
+
+def run(args: argparse.Namespace) -> int:
+    from smllm.machine import session, store  # noqa: PLC0415
+
+    key = args.session or os.environ.get("SMLLM_SESSION") or None
+    params = parse_params(args.param)
+    key, decision, location = session.fire(key, args.event, params, cwd=os.getcwd())
+    text = decision.text or ""
+    if args.json:
+        out = {"ok": decision.ok, "session": key, "location": location, "text": text}
+        sys.stdout.write(store.dumps(out) + "\n")
+    else:
+        sys.stdout.write(text)
+    sys.stdout.flush()
+    return 0 if decision.ok else 1

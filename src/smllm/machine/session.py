@@ -1,0 +1,141 @@
+"""An smllm session's calls, end to end: lock, state, decide, audit (fsync), apply.
+
+Every call takes the session's lock, brings the state up to date with the audit
+(replaying it if the state file lags behind), decides, appends the audit line and
+fsyncs it, and only then returns the text to print. The commands, the MCP server
+and the hooks all go through here.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from smllm import clock
+from smllm.errors import ConfigError, SessionNotFound, SmllmError
+from smllm.machine import catalog, engine, store
+from smllm.machine.engine import Decision, Machines
+
+
+class NoSession(SmllmError):
+    """A fire named no session and cannot start one."""
+
+
+def _machines_for(state: dict[str, Any]) -> Machines:
+    binding = state.get("binding") or {}
+    return catalog.load(list(binding.get("configs") or []))
+
+
+def _current(key: str) -> tuple[dict[str, Any], Machines]:
+    """The session's state, rebuilt from the audit if the state file lags (lock held)."""
+    state = store.read_state(key)
+    size = store.audit_size(key)
+    if size == 0:
+        raise SessionNotFound(f"no smllm session {key!r}",
+                              "run `smllm session list` to see the sessions")
+    if state is not None and state.get("auditSize") == size:
+        return state, _machines_for(state)
+    lines = store.read_audit(key)
+    first = next((ln for ln in lines if ln.get("binding")), None)
+    machines = catalog.load(list((first or {}).get("binding", {}).get("configs") or []))
+    state = engine.replay(key, lines, machines)
+    state["auditSize"] = size
+    return state, machines
+
+
+def _commit(key: str, state: dict[str, Any], decision: Decision,
+            machines: Machines) -> None:
+    size = store.append_audit(key, decision.line)
+    engine.apply(state, decision.line, machines)
+    state["auditSize"] = size
+    store.write_state(key, state)
+
+
+def location(key: str) -> tuple[dict[str, Any], Machines]:
+    with store.session_lock(key):
+        return _current(key)
+
+
+def location_of(state: dict[str, Any], machines: Machines) -> dict[str, Any]:
+    inst = engine.focused(state)
+    if inst is None:
+        return {"machine": None, "state": None, "instance": None, "ref": None}
+    return {"machine": inst["machine"], "state": inst["state"], "instance": inst["id"],
+            "ref": inst["ref"]}
+
+
+def fire(key: str | None, event: str, params: dict[str, str], *, cwd: str,
+         env: dict[str, str] | None = None, harness: str = "cli",
+         now_ms: int | None = None) -> tuple[str, Decision, dict[str, Any]]:
+    """Fire one event; return (session key, decision, location after it)."""
+    env = dict(os.environ) if env is None else env
+    at = clock.now_ms() if now_ms is None else now_ms
+    if key is None:
+        return _fire_new(event, params, cwd=cwd, env=env, harness=harness, at=at)
+    with store.session_lock(key):
+        state, machines = _current(key)
+        root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or cwd
+        decision = engine.decide_fire(state, machines, at, event, params, env=env, cwd=root,
+                                      new_instance=lambda: clock.new_id("i-"))
+        _commit(key, state, decision, machines)
+    return key, decision, location_of(state, machines)
+
+
+def _fire_new(event: str, params: dict[str, str], *, cwd: str, env: dict[str, str],
+              harness: str, at: int) -> tuple[str, Decision, dict[str, Any]]:
+    if event != "enter":
+        raise NoSession(
+            f"no smllm session to fire {event} in",
+            "pass --session KEY, set SMLLM_SESSION, or fire enter to start a session")
+    configs = catalog.find_configs(cwd)
+    if not configs:
+        raise ConfigError(f"no .smllm/config.toml in {cwd} or above",
+                          'create one with [machines] files = ["fix.smllm.yaml"]')
+    machines = catalog.load(configs)
+    key = clock.new_id("sm-")
+    with store.session_lock(key):
+        state = engine.new_state(key)
+        binding = {"harness": harness, "hostSession": None, "cwd": cwd, "configs": configs}
+        state["binding"] = binding
+        decision = engine.decide_fire(state, machines, at, event, params, env=env,
+                                      cwd=catalog.project_root(configs) or cwd,
+                                      new_instance=lambda: clock.new_id("i-"))
+        if decision.ok:
+            decision.line["binding"] = binding
+            _commit(key, state, decision, machines)
+    return key, decision, location_of(state, machines)
+
+
+def stop(key: str, *, stop_hook_active: bool, now_ms: int) -> Decision:
+    with store.session_lock(key):
+        state, machines = _current(key)
+        decision = engine.decide_stop(state, machines, now_ms, stop_hook_active)
+        _commit(key, state, decision, machines)
+    return decision
+
+
+def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | None] | None:
+    """Bind a host session to an smllm session (once); return (key, text to show).
+
+    ``None`` when the project configures no machines. A host session bound before
+    (resume, compaction, ``/clear``) keeps its smllm session and gets its location.
+    """
+    with store.binding_lock(harness, host) as keyfile:
+        key = store.read_binding(harness, host)
+        if key is not None and store.exists(key):
+            state, machines = location(key)
+            return key, engine.location_text(state, machines)
+        configs = catalog.find_configs(cwd)
+        if not configs:
+            return None
+        machines = catalog.load(configs)
+        key = clock.new_id("sm-")
+        binding = {"harness": harness, "hostSession": host, "cwd": cwd, "configs": configs}
+        with store.session_lock(key):
+            state = engine.new_state(key)
+            decision = engine.decide_bind(state, machines, now_ms, binding)
+            _commit(key, state, decision, machines)
+        tmp = keyfile.with_name(f".{keyfile.name}.{os.getpid()}.tmp")
+        tmp.write_text(key + "\n")
+        os.replace(tmp, keyfile)
+    return key, decision.text
