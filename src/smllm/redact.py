@@ -103,7 +103,7 @@ _RULES: list[_Rule] = [
     *((kind, re.compile(rx), _whole(kind)) for kind, rx in _PROVIDERS[1:]),
     (
         "url_password",
-        re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"']+:)([^\s@/\"']+)(@)"),
+        re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"']*:)([^\s@/\"']+)(@)"),
         _group("url_password", 1, 3),
     ),
     (
