@@ -1,0 +1,25 @@
+"""``smllm doctor [--project DIR]``: what is installed where, and would the hooks fire."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from smllm import doctor
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", metavar="DIR",
+                        help="the project whose settings to check (default: the cwd)")
+
+
+def run(args: argparse.Namespace) -> int:
+    project = Path(args.project).expanduser().absolute() if args.project else Path.cwd()
+    findings = doctor.diagnose(project)
+    for f in findings:
+        sys.stdout.write(f"{f.status:<6} {f.text}\n")
+    errors = sum(f.status == "error" for f in findings)
+    warnings = sum(f.status == "warn" for f in findings)
+    sys.stdout.write(f"{errors} error(s), {warnings} warning(s)\n")
+    return 1 if errors else 0
