@@ -92,6 +92,7 @@ def _fire_new(event: str, params: dict[str, str], *, cwd: str, env: dict[str, st
         raise ConfigError(f"no .smllm/config.toml in {cwd} or above",
                           'create one with [machines] files = ["fix.smllm.yaml"]')
     machines = catalog.load(configs)
+    store.ensure_root()
     key = clock.new_id("sm-")
     with store.session_lock(key):
         state = engine.new_state(key)

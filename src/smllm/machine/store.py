@@ -37,7 +37,16 @@ def state_path(key: str) -> Path:
     return sessions_dir() / f"{paths.check_id(key, 'smllm session')}.json"
 
 
+def ensure_root() -> None:
+    """Create the state folder (0700) and, if missing, its parents (``~/.local/state``)."""
+    root = paths.state_dir()
+    if not root.is_dir():
+        os.makedirs(root.parent, exist_ok=True)
+        paths.ensure_private_tree(root, root)
+
+
 def _ensure(path: Path) -> Path:
+    ensure_root()
     return Path(paths.ensure_private_tree(path, paths.state_dir()))
 
 

@@ -1,0 +1,76 @@
+"""``smllm session list`` and ``smllm session show KEY [--audit] [--json]`` (seed 001)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub.add_parser("list", help="every smllm session, the most recently active first")
+    show = sub.add_parser("show", help="one session: where it is, or its audit")
+    show.add_argument("key", metavar="KEY", help="the session key, e.g. sm-nqvfvw")
+    show.add_argument("--audit", action="store_true", help="print the audit, one line a call")
+    show.add_argument("--json", action="store_true", help="print JSON (with --audit: JSON lines)")
+
+
+def _list() -> int:
+    from smllm.machine import audit, session, store  # noqa: PLC0415
+    from smllm.errors import SmllmError  # noqa: PLC0415
+
+    states = []
+    for key in store.all_keys():
+        try:
+            states.append(session.location(key)[0])
+        except SmllmError:
+            states.append(_state_from_audit(key))
+    for row in audit.session_rows(states):
+        sys.stdout.write(row + "\n")
+    return 0
+
+
+def _state_from_audit(key: str) -> dict[str, object]:
+    """A session whose machines no longer load is still listed, as far as its audit says."""
+    from smllm.machine import engine, store  # noqa: PLC0415
+
+    state = engine.new_state(key)
+    lines = store.read_audit(key)
+    first = next((ln for ln in lines if ln.get("binding")), None)
+    state["binding"] = first["binding"] if first else None
+    state["last"] = lines[-1]["at"] if lines else None
+    return state
+
+
+def _show(key: str, *, audit_lines: bool, as_json: bool) -> int:
+    from smllm.machine import audit, engine, session, store  # noqa: PLC0415
+
+    if audit_lines:
+        for rec in store.read_audit(key):
+            sys.stdout.write((store.dumps(rec) if as_json else audit.format_line(rec)) + "\n")
+        return 0
+    state, machines = session.location(key)
+    if as_json:
+        out = {k: v for k, v in state.items() if k != "auditSize"}
+        out["location"] = session.location_of(state, machines)
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    binding = state.get("binding") or {}
+    sys.stdout.write(f"session {key}  {binding.get('harness')} "
+                     f"{binding.get('hostSession') or ''}".rstrip() + "\n")
+    sys.stdout.write(f"folder   {binding.get('cwd')}\n")
+    for c in binding.get("configs") or []:
+        sys.stdout.write(f"config   {c}\n")
+    for inst in state["instances"].values():
+        mark = "*" if inst["id"] == state.get("focus") else " "
+        sys.stdout.write(f"{mark} {inst['id']}  {inst['machine']}  {inst['state']}  "
+                         f"{inst.get('ref') or '-'}  {inst['status']}\n")
+    sys.stdout.write(engine.location_text(state, machines))
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        return _list()
+    return _show(args.key, audit_lines=args.audit, as_json=args.json)

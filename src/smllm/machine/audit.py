@@ -1,0 +1,46 @@
+"""Reading an audit: seed 001's one-line-per-call text format and the session list."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+
+def when(ms: int) -> str:
+    """``2026-01-05 09:04 UTC``."""
+    t = time.gmtime(ms // 1000)
+    return (f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d} "
+            f"{t.tm_hour:02d}:{t.tm_min:02d} UTC")
+
+
+def _where(rec: dict[str, Any]) -> str:
+    before, after = rec.get("from"), rec.get("to")
+    moved = f"{before or 'idle'} → {after or 'idle'}" if before != after else before or "idle"
+    if rec.get("machine"):
+        return f"{rec['machine']} {rec['instance']} {moved}"
+    return moved
+
+
+def format_line(rec: dict[str, Any]) -> str:
+    """One audit line as text, e.g. ``… agent  fire enter  fix i-419405 idle → TRIAGE  accepted``."""
+    call = rec["call"] + (f" {rec['event']}" if rec.get("event") else "")
+    outcome = rec["outcome"] + (f": {rec['reason']}" if rec.get("reason") else "")
+    return f"{when(rec['at'])}  {rec['source']}  {call}  {_where(rec)}  {outcome}"
+
+
+def session_rows(states: list[dict[str, Any]]) -> list[str]:
+    """``smllm session list``: most recently active first, columns aligned."""
+    ordered = sorted(states, key=lambda s: (-(s.get("last") or 0), s["key"]))
+    rows = []
+    for s in ordered:
+        binding = s.get("binding") or {}
+        focus = s.get("focus")
+        inst = s["instances"].get(focus) if focus else None
+        where = f"{inst['machine']} {inst['id']}" if inst else "idle"
+        rows.append([s["key"], str(binding.get("harness") or "-"), where,
+                     f"last active {when(s.get('last') or 0)}", str(binding.get("cwd") or "-")])
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    return ["  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=True)) + "  " + r[4]
+            for r in rows]
