@@ -1,0 +1,122 @@
+"""smllm ledger: seed 000's plain rows, colour lanes on a terminal, the HTML page."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import smllm
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sessions" / "billing"
+BILLING_ID = "c7dfaecc-adf6-4348-87df-95576e15136e"
+SEED_HEADER = ("audit ledger  c7dfaecc-adf6-4348-87df-95576e15136e  "
+               "(233 events, termination: clean)")
+SEED_ROWS = [
+    "  43  +  16.9s  tool run   bash       auth=allow:policy",
+    "  71  +  20.7s  edit       edit_file  auth=allow:policy",
+    " 193  +  57.8s  approval   REQUESTED  bash: rm -rf stale_cache.txt",
+    " 196  +  57.8s  approval   APPROVED  by llm_judge",
+    " 200  +  57.8s  tool run   bash       auth=allow:llm_judge",
+]
+
+
+@pytest.fixture
+def trajectory(tmp_path: Path) -> Path:
+    log = tmp_path / BILLING_ID / "session.jsonl"
+    log.parent.mkdir()
+    shutil.copyfile(FIXTURES / BILLING_ID / "session.jsonl", log)
+    out = tmp_path / "trajectory.json"
+    proc = smllm("export", "--session", str(log), "--out", str(out))
+    assert 0 == proc.returncode, proc.stderr
+    return out
+
+
+def test_plain_ledger_has_the_seed_header_and_rows(trajectory: Path) -> None:
+    """The header is seed 000's, and seed 000's rows appear verbatim and in order."""
+    lines = smllm("ledger", str(trajectory), "--plain").stdout.splitlines()
+    in_order = [ln for ln in lines if ln in SEED_ROWS]
+    assert (SEED_HEADER, SEED_ROWS) == (lines[0], in_order)
+
+
+def test_plain_ledger_is_the_golden_file(trajectory: Path) -> None:
+    """The whole plain ledger (model calls included) matches the reviewed golden file."""
+    proc = smllm("ledger", str(trajectory), "--plain")
+    expected = (FIXTURES / "ledger.plain.txt").read_text()
+    assert (0, expected) == (proc.returncode, proc.stdout)
+
+
+def test_authorization_column_counts(trajectory: Path) -> None:
+    """Four tool actions by static policy, one by the reviewer, every model call not_applicable."""
+    lines = smllm("ledger", str(trajectory), "--plain").stdout.splitlines()[1:]
+    auth = [ln.rsplit("auth=", 1)[1] for ln in lines if "auth=" in ln]
+    models = [ln for ln in lines if "  model  " in ln]
+    assert (4, 1, len(models)) == (auth.count("allow:policy"), auth.count("allow:llm_judge"),
+                                   auth.count("not_applicable"))
+
+
+def _tty_output(args: list[str], env: dict[str, str]) -> str:
+    import pty
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "smllm", *args], stdout=slave,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                            env={**os.environ, **env})
+    os.close(slave)
+    data = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    proc.wait(timeout=30)
+    os.close(master)
+    return data.decode()
+
+
+COLOUR_CASES = [
+    ("terminal", [], {}, True),
+    ("NO_COLOR", [], {"NO_COLOR": "1"}, False),
+    ("--plain", ["--plain"], {}, False),
+]
+
+
+@pytest.mark.parametrize(("name", "flags", "env", "coloured"), COLOUR_CASES,
+                         ids=[c[0] for c in COLOUR_CASES])
+def test_colour_lanes_on_a_terminal(trajectory: Path, name: str, flags: list[str],
+                                    env: dict[str, str], coloured: bool) -> None:
+    """Lanes are coloured on a terminal, unless NO_COLOR is set or --plain is given."""
+    text = _tty_output(["ledger", str(trajectory), *flags], env)
+    lanes = {code for code, lane in (("\x1b[34m", "model"), ("\x1b[32m", "tool run"),
+                                     ("\x1b[35m", "edit"), ("\x1b[33m", "approval"))
+             if f"{code}" in text and lane in text}
+    assert (coloured, 4 if coloured else 0) == ("\x1b[" in text, len(lanes))
+
+
+def test_html_page_is_self_contained_and_deterministic(trajectory: Path, tmp_path: Path) -> None:
+    """--html writes one page with every row, no scripts, no external resources."""
+    a, b = tmp_path / "a.html", tmp_path / "b.html"
+    smllm("ledger", str(trajectory), "--html", str(a))
+    proc = smllm("ledger", str(trajectory), "--html", str(b))
+    page = a.read_text()
+    actual = (proc.stdout, a.read_bytes() == b.read_bytes(), "<script" in page,
+              "http://" in page or "https://" in page or "src=" in page, page.count("<tr class"),
+              "rm -rf stale_cache.txt" in page and "auth=allow:llm_judge" in page)
+    assert (f"{b}\n", True, False, False, 14, True) == actual
+
+
+def test_ledger_of_a_non_export_is_a_clear_error(tmp_path: Path) -> None:
+    """A file that is not an export gets one error line, not a traceback."""
+    bad = tmp_path / "x.json"
+    bad.write_text(json.dumps({"hello": 1}))
+    proc = smllm("ledger", str(bad))
+    expected = (1, f"smllm: error: {bad} is not an smllm export (export_schema_version None, "
+                   "expected 1) (export the session again with `smllm export`)\n")
+    assert expected == (proc.returncode, proc.stderr)
