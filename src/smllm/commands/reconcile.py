@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from smllm import picker, reconcile, store
+from smllm import picker, recovery, store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         log = picker.latest()
     by = "agent" if os.environ.get("CLAUDECODE") else "user"
-    done = reconcile.record_outcome(log, args.sequence, args.outcome, verified_by=by,
+    done = recovery.record_outcome(log, args.sequence, args.outcome, verified_by=by,
                                     note=args.note)
     e = done.effect
     sys.stdout.write(

@@ -12,7 +12,7 @@ import os
 import shutil
 import sys
 
-from smllm import picker, reconcile, store
+from smllm import picker, recovery, store
 from smllm.errors import SmllmError, UsageError
 
 NOT_INTERACTIVE = ("smllm resume requires an interactive terminal; pass --last or a session "
@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
         log = picker.pick("resume")
     else:
         raise UsageError(NOT_INTERACTIVE)
-    report = reconcile.reconciliation(log)
-    sys.stdout.write(reconcile.report_text(report))
+    report = recovery.reconciliation(log)
+    sys.stdout.write(recovery.report_text(report))
     if args.check:
         return 0
     claude = shutil.which("claude")

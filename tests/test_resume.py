@@ -1,0 +1,223 @@
+"""Resume after a crash: crash inference, the unknown effect told to the agent, the hold,
+reconciliation, and `smllm resume`."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import base, hook, hook_output, kind, records, smllm
+
+SID = "ff273730-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
+GATE_7 = {"command": "python3 gate.py rec_7", "description": "gate"}
+GATE_8 = {"command": "python3 gate.py rec_8", "description": "Unlock rec_8"}
+
+
+def _pre(tool_use_id: str, tool_input: dict[str, Any], cwd: Path) -> dict[str, Any] | None:
+    proc = hook("PreToolUse", base("PreToolUse", SID, cwd=str(cwd), tool_name="Bash",
+                                   tool_input=tool_input, tool_use_id=tool_use_id))
+    assert 0 == proc.returncode, proc.stderr
+    return hook_output(proc)
+
+
+def _crashed_session(project: Path) -> int:
+    """A session that committed one gate call and crashed during the next; the intent's seq."""
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="startup"))
+    hook("UserPromptSubmit", base("UserPromptSubmit", SID, cwd=str(project), prompt="migrate"))
+    _pre("toolu_07", GATE_7, project)
+    hook("PostToolUse", base("PostToolUse", SID, cwd=str(project), tool_name="Bash",
+                             tool_input=GATE_7, tool_use_id="toolu_07",
+                             tool_response={"stdout": "key-7"}))
+    _pre("toolu_08", GATE_8, project)
+    return next(r["sequence"] for r in records(SID)
+                if r["payload"].get("event", {}).get("tool_use_id") == "toolu_08")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "ledger_migration"
+    p.mkdir()
+    return p
+
+
+def test_resume_after_crash_records_crash_and_resume(project: Path) -> None:
+    """SessionStart resume: session.end crash_inferred, then session.resumed with its fields."""
+    seq = _crashed_session(project)
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    tail = records(SID)[-2:]
+    end, resumed = (t["payload"]["record"] for t in tail)
+    actual = ([kind(t) for t in tail], end["exit_reason"],
+              {k: resumed[k] for k in ("prior_turn_count", "resumed_from_sequence",
+                                       "unknown_effects")})
+    expected = (["session.end", "session.resumed"], "crash_inferred",
+                {"prior_turn_count": 1, "resumed_from_sequence": tail[0]["sequence"],
+                 "unknown_effects": [seq]})
+    assert expected == actual
+
+
+def test_agent_is_told_the_unknown_effect(project: Path) -> None:
+    """The resumed agent receives the in-flight effect, marked unknown, with how to reconcile."""
+    seq = _crashed_session(project)
+    out = hook_output(hook("SessionStart", base("SessionStart", SID, cwd=str(project),
+                                                source="resume")))
+    assert out is not None
+    text = out["hookSpecificOutput"]["additionalContext"]
+    actual = (f"sequence {seq}: tool:bash python3 gate.py rec_8" in text, "UNKNOWN" in text,
+              f"smllm reconcile {seq} --outcome" in text.replace("SEQUENCE", str(seq)),
+              "rec_7" in text)
+    assert (True, True, True, False) == actual
+
+
+def test_clean_resume_has_no_crash_and_no_unknown(project: Path) -> None:
+    """After an orderly end, resume records session.resumed only and tells the agent nothing."""
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="startup"))
+    hook("SessionEnd", base("SessionEnd", SID, cwd=str(project), reason="other"))
+    proc = hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    kinds = [kind(r) for r in records(SID)]
+    assert (["session.start", "session.end", "session.resumed"], None) == (
+        kinds, hook_output(proc))
+
+
+HOLD_CASES = [
+    ("same call", GATE_8, True),
+    ("same command, other description and spacing",
+     {"command": "python3  gate.py   rec_8", "description": "retry"}, True),
+    ("another record", {"command": "python3 gate.py rec_9"}, False),
+]
+
+
+@pytest.mark.parametrize(("name", "tool_input", "held"), HOLD_CASES,
+                         ids=[c[0] for c in HOLD_CASES])
+def test_reattempt_of_unknown_effect_is_held(project: Path, name: str,
+                                             tool_input: dict[str, Any], held: bool) -> None:
+    """A repeat of the unknown effect is denied with the reason; other calls are not."""
+    seq = _crashed_session(project)
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    out = _pre("toolu_retry", tool_input, project)
+    decision = out["hookSpecificOutput"]["permissionDecision"] if out else None
+    reason = out["hookSpecificOutput"]["permissionDecisionReason"] if out else ""
+    intent = records(SID)[-2 if not held else -1]["payload"]["event"]
+    actual = (decision, f"smllm reconcile {seq} --outcome not-applied" in reason,
+              intent["policy_decision"])
+    expected = ("deny", True, "deny:reconcile") if held else (None, False, "allow:policy")
+    assert expected == actual
+
+
+@pytest.mark.parametrize("outcome", ["applied", "not-applied"])
+def test_reconcile_records_the_outcome_and_releases_the_hold(project: Path, outcome: str) -> None:
+    """`smllm reconcile` writes the terminal and effect.reconciled; the retry is then allowed."""
+    seq = _crashed_session(project)
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    assert _pre("toolu_retry1", GATE_8, project) is not None
+    proc = smllm("reconcile", str(seq), "--outcome", outcome, "--session", SID,
+                 "--note", "ledger has 7 lines")
+    terminal, done = (r["payload"]["record"] for r in records(SID)[-2:])
+    retry = _pre("toolu_retry2", GATE_8, project)
+    value = outcome.replace("-", "_")
+    actual = (proc.returncode, terminal["intent_sequence"], terminal["observed_via"],
+              terminal["outcome"], done["outcome"], done["verified_by"], done["note"], retry,
+              smllm("verify", SID).returncode)
+    assert (0, seq, "reconcile", value, value, "user", "ledger has 7 lines", None, 0) == actual
+
+
+def test_reconcile_stdout(project: Path) -> None:
+    """The reconcile command says what it recorded, where."""
+    seq = _crashed_session(project)
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    proc = smllm("reconcile", str(seq), "--outcome", "not-applied", "--session", SID)
+    n = records(SID)[-1]["sequence"]
+    expected = (f"reconciled effect {seq} (tool:bash python3 gate.py rec_8): not applied, "
+                f"verified by user; recorded at sequence {n - 1} and {n}\n")
+    assert expected == proc.stdout
+
+
+def test_reconcile_from_inside_claude_code_uses_its_session(project: Path, tmp_path: Path) -> None:
+    """Run by the agent (CLAUDECODE, CLAUDE_CODE_SESSION_ID set), it finds the session itself."""
+    seq = _crashed_session(project)
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    proc = smllm("reconcile", str(seq), "--outcome", "applied", cwd=tmp_path,
+                 env={"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": SID})
+    assert (0, "agent") == (proc.returncode, records(SID)[-1]["payload"]["record"]["verified_by"])
+
+
+def test_reconcile_errors(project: Path) -> None:
+    """A sequence that is not an effect, or one already settled, is refused clearly."""
+    seq = _crashed_session(project)
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    log = smllm("verify", SID, "--json")
+    path = json.loads(log.stdout)["path"]
+    wrong = smllm("reconcile", "1", "--outcome", "applied", "--session", SID)
+    smllm("reconcile", str(seq), "--outcome", "applied", "--session", SID)
+    again = smllm("reconcile", str(seq), "--outcome", "applied", "--session", SID)
+    n = records(SID)[-2]["sequence"]
+    expected = [
+        (1, f"smllm: error: sequence 1 is not the intent of an effect in {path} "
+            f"(unknown effects in this journal: {seq})\n"),
+        (1, f"smllm: error: effect {seq} already has an outcome (applied, observed via "
+            f"reconcile, sequence {n}) (only an effect whose outcome is unknown can be "
+            "reconciled)\n"),
+    ]
+    assert expected == [(wrong.returncode, wrong.stderr), (again.returncode, again.stderr)]
+
+
+# --------------------------------------------------------------------- smllm resume
+
+
+NOT_INTERACTIVE = ("smllm: error: smllm resume requires an interactive terminal; pass --last "
+                   "or a session uuid for non-interactive resume\n")
+
+
+def test_bare_resume_without_a_terminal_prints_the_seed_message(project: Path) -> None:
+    """Bare `smllm resume` in a pipe exits non-zero with seed 000's message."""
+    _crashed_session(project)
+    proc = smllm("resume", cwd=project)
+    assert (2, "", NOT_INTERACTIVE) == (proc.returncode, proc.stdout, proc.stderr)
+
+
+def test_resume_check_reports_committed_and_unknown(project: Path) -> None:
+    """--check prints the reconciliation: one committed effect, one unknown, and starts nothing."""
+    seq = _crashed_session(project)
+    proc = smllm("resume", "--check", SID)
+    path = json.loads(smllm("verify", SID, "--json").stdout)["path"]
+    n = len(records(SID))
+    key = records(SID)[seq - 1]["payload"]["event"]["idempotency_key"]
+    expected = (
+        f"session {SID}  {project}\n"
+        f"journal {path}: {n} records, last end: none recorded (the session is running, or "
+        "it crashed)\n"
+        "committed effects: 1 (intent and terminal record)\n"
+        "unknown effects: 1 (intent recorded, no outcome: verify the actual state before "
+        "retrying)\n"
+        f"  {seq:>5}  tool:bash  python3 gate.py rec_8  {key}\n"
+        f"record what you find: smllm reconcile SEQ --outcome applied|not-applied --session "
+        f"{SID}\n"
+    )
+    assert (0, expected) == (proc.returncode, proc.stdout)
+
+
+def _fake_claude(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    record = tmp_path / "claude-called.json"
+    script = bindir / "claude"
+    script.write_text(
+        "#!/usr/bin/env python3\nimport json, os, sys\n"
+        f"open({str(record)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], "
+        "'cwd': os.getcwd()}))\n")
+    script.chmod(0o755)
+    return {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}, record
+
+
+@pytest.mark.parametrize("how", [["--last"], [SID]])
+def test_resume_reopens_the_session_in_claude_code(project: Path, tmp_path: Path,
+                                                   how: list[str]) -> None:
+    """Without --check, resume runs `claude --resume <host id>` in the session's folder."""
+    _crashed_session(project)
+    env, record = _fake_claude(tmp_path)
+    proc = smllm("resume", *how, env=env, cwd=project)
+    called = json.loads(record.read_text())
+    assert (0, ["--resume", SID], str(project)) == (proc.returncode, called["argv"],
+                                                    called["cwd"])
