@@ -30,7 +30,8 @@ def parse_params(items: list[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            raise UsageError(f"--param {item!r} is not NAME=VALUE", "write e.g. --param bugId=BUG-7")
+            raise UsageError(f"--param {item!r} is not NAME=VALUE",
+                             "write e.g. --param bugId=BUG-7")
         if name in params:
             raise UsageError(f"--param {name} is given twice", "give each param once")
         params[name] = value

@@ -17,8 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _list() -> int:
-    from smllm.machine import audit, session, store  # noqa: PLC0415
     from smllm.errors import SmllmError  # noqa: PLC0415
+    from smllm.machine import audit, session, store  # noqa: PLC0415
 
     states = []
     for key in store.all_keys():

@@ -33,7 +33,7 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
-def _type_of(value: Any) -> str:
+def _type_of(value: Any) -> str:  # noqa: PLR0911 - one return per JSON type
     if value is None:
         return "null"
     if isinstance(value, bool):

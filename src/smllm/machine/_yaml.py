@@ -57,7 +57,7 @@ def _pos(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-def _scalar(node: yaml.ScalarNode) -> Any:
+def _scalar(node: yaml.ScalarNode) -> Any:  # noqa: PLR0911 - one return per YAML type
     text: str = node.value
     if node.style:
         return text
@@ -131,8 +131,9 @@ class _Reader:
                 raise self.fail(pos, f"duplicate key {key!r} (first at line {line}:{col})",
                                 "remove one of them or merge them: YAML keeps only the last")
             seen[key] = pos
-            self.out.keys[(*path, key)] = pos
-            result[key] = self.convert(value_node, (*path, key))
+            sub = (*path, key)
+            self.out.keys[sub] = pos
+            result[key] = self.convert(value_node, sub)
         return result
 
 

@@ -22,7 +22,7 @@ def _where(rec: dict[str, Any]) -> str:
 
 
 def format_line(rec: dict[str, Any]) -> str:
-    """One audit line as text, e.g. ``… agent  fire enter  fix i-419405 idle → TRIAGE  accepted``."""
+    """One audit line as text: ``… agent  fire enter  fix i-419405 idle → TRIAGE  accepted``."""
     call = rec["call"] + (f" {rec['event']}" if rec.get("event") else "")
     outcome = rec["outcome"] + (f": {rec['reason']}" if rec.get("reason") else "")
     return f"{when(rec['at'])}  {rec['source']}  {call}  {_where(rec)}  {outcome}"

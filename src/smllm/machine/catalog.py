@@ -89,7 +89,7 @@ def _read_config(path: str) -> list[str]:
     if sys.version_info >= (3, 11):
         import tomllib  # noqa: PLC0415
     else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # noqa: PLC0415
+        import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]  # noqa: PLC0415
     try:
         with open(path, "rb") as f:
             doc = tomllib.load(f)

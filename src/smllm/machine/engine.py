@@ -72,7 +72,7 @@ def offers(state: dict[str, Any], machines: Machines) -> list[Offer]:
     if inst is None:
         out = [_enter_offer(machines)]
         resume = _resume_offer(state, machines)
-        return out + ([resume] if resume else [])
+        return [*out, resume] if resume else out
     machine = machines[inst["machine"]]
     st = machine["states"][inst["state"]]
     own: list[Offer] = []
@@ -82,7 +82,8 @@ def offers(state: dict[str, Any], machines: Machines) -> list[Offer]:
             (n, p["required"], p["pattern"], p["enum"], p["description"])
             for n, p in spec["params"].items()]))
     who = texts.label(inst, machine)
-    return own + [
+    return [
+        *own,
         ("yield", f"Stop for now and stay in {inst['state']}.", [YIELD_NOTE]),
         ("pause", f"Put {who} aside and return to idle.", []),
         ("unmatched", "The request fits none of these; handle it from idle, then resume.", []),
@@ -123,7 +124,7 @@ class Decision:
 
     @property
     def ok(self) -> bool:
-        return self.line["outcome"] != "refused"
+        return bool(self.line["outcome"] != "refused")
 
 
 def _where(inst: dict[str, Any] | None) -> dict[str, Any]:
@@ -133,13 +134,14 @@ def _where(inst: dict[str, Any] | None) -> dict[str, Any]:
             "to": inst["state"]}
 
 
-def _refuse(state: dict[str, Any], machines: Machines, at: int, event: str,
+def _refuse(state: dict[str, Any], machines: Machines, at: int, event: str, *,
             params: dict[str, str], reason: str, trace: list[dict[str, Any]] | None = None,
             output: str | None = None) -> Decision:
     inst = focused(state)
     machine = machines.get(inst["machine"]) if inst else None
     offered = offers(state, machines)
-    text = texts.refused(state["key"], inst, machine, reason, offered, output)
+    text = texts.refused(state["key"], inst, machine, reason=reason, offers=offered,
+                         output=output)
     rec = line(at, state["key"], "fire", event=event, **_where(inst), params=params,
                offered=[o[0] for o in offered], outcome="refused", reason=reason,
                trace=trace or [], reply=texts.digest(text))
@@ -154,11 +156,11 @@ def decide_fire(state: dict[str, Any], machines: Machines, at: int, event: str,
     names = [o[0] for o in offered]
     match = next((o for o in offered if o[0] == event), None)
     if match is None:
-        return _refuse(state, machines, at, event, params,
-                       f"{event} is not offered here (offered: {', '.join(names)})")
+        return _refuse(state, machines, at, event, params=params,
+                       reason=f"{event} is not offered here (offered: {', '.join(names)})")
     problem = _check_params(event, match[2], params)
     if problem is not None:
-        return _refuse(state, machines, at, event, params, problem)
+        return _refuse(state, machines, at, event, params=params, reason=problem)
     inst = focused(state)
     if event == "enter":
         return _enter(state, machines, at, params, new_instance)
@@ -166,8 +168,9 @@ def decide_fire(state: dict[str, Any], machines: Machines, at: int, event: str,
         return _resume(state, machines, at, params)
     assert inst is not None
     if event in ("yield", "pause", "unmatched"):
-        return _builtin(state, machines, inst, at, event, params)
-    return _transition(state, machines, inst, at, event, params, env, cwd)
+        return _builtin(state, machines, inst, at, event=event, params=params)
+    return _transition(state, machines, inst, at, event=event, params=params, env=env,
+                       cwd=cwd)
 
 
 def _enter(state: dict[str, Any], machines: Machines, at: int, params: dict[str, str],
@@ -176,13 +179,13 @@ def _enter(state: dict[str, Any], machines: Machines, at: int, params: dict[str,
     start = params.get("at") or machine["initial"]
     if start not in machine["states"] or (
             start != machine["initial"] and not machine["states"][start]["entryPoint"]):
-        return _refuse(state, machines, at, "enter", params,
-                       f"{machine['id']} has no entry point {start}")
+        return _refuse(state, machines, at, "enter", params=params,
+                       reason=f"{machine['id']} has no entry point {start}")
     inst = {"id": new_instance(), "machine": machine["id"], "state": start, "ref": None,
             "status": "active"}
     st = machine["states"][start]
-    text = texts.arrived(state["key"], inst, machine, f"enter (new {machine['kind']})", params,
-                         st["prompt"], final=st["final"])
+    text = texts.arrived(state["key"], inst, machine, f"enter (new {machine['kind']})",
+                         params=params, prompt=st["prompt"], final=st["final"])
     rec = line(at, state["key"], "fire", event="enter", machine=machine["id"],
                instance=inst["id"], to=start, params=params, reply=texts.digest(text))
     return Decision(rec, text)
@@ -193,14 +196,14 @@ def _resume(state: dict[str, Any], machines: Machines, at: int,
     inst = dict(state["instances"][params["instance"]])
     machine = machines[inst["machine"]]
     st = machine["states"][inst["state"]]
-    text = texts.arrived(state["key"], inst, machine, "resume from idle", params, st["prompt"],
-                         final=False)
+    text = texts.arrived(state["key"], inst, machine, "resume from idle", params=params,
+                         prompt=st["prompt"], final=False)
     rec = line(at, state["key"], "fire", event="resume", machine=inst["machine"],
                instance=inst["id"], to=inst["state"], params=params, reply=texts.digest(text))
     return Decision(rec, text)
 
 
-def _builtin(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at: int,
+def _builtin(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at: int, *,
              event: str, params: dict[str, str]) -> Decision:
     key = state["key"]
     machine = machines[inst["machine"]]
@@ -225,7 +228,7 @@ def _builtin(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at
     return Decision(rec, text)
 
 
-def _transition(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at: int,
+def _transition(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at: int, *,
                 event: str, params: dict[str, str], env: dict[str, str],
                 cwd: str) -> Decision:
     machine = machines[inst["machine"]]
@@ -245,8 +248,9 @@ def _transition(state: dict[str, Any], machines: Machines, inst: dict[str, Any],
         failed = failed or result
     if chosen is None:
         assert failed is not None
-        return _refuse(state, machines, at, event, params, f"{event} refused: {failed.reason}",
-                       trace, failed.output)
+        return _refuse(state, machines, at, event, params=params,
+                       reason=f"{event} refused: {failed.reason}", trace=trace,
+                       output=failed.output)
     if len(candidates) > 1:
         trace.append({"transition": chosen})
     t = candidates[chosen]
@@ -260,7 +264,7 @@ def _transition(state: dict[str, Any], machines: Machines, inst: dict[str, Any],
         text = texts.stayed(state["key"], after, machine, event, params)
     else:
         text = texts.arrived(state["key"], after, machine, f"{event} from {inst['state']}",
-                             params, st["prompt"], final=st["final"])
+                             params=params, prompt=st["prompt"], final=st["final"])
     rec = line(at, state["key"], "fire", event=event, machine=machine["id"],
                instance=inst["id"], **{"from": inst["state"]}, to=target, params=params,
                trace=trace, reply=texts.digest(text))

@@ -10,6 +10,7 @@ guard fails. Every evaluation adds one entry to the audit's ``trace``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from typing import Any
@@ -97,10 +98,8 @@ def _command(guard: dict[str, Any], p: dict[str, Any], params: dict[str, str],
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)  # the group our child leads, nothing else
-        except ProcessLookupError:
-            pass
         out, _ = proc.communicate()
     ms = int((time.monotonic() - start) * 1000)
     text = out.decode("utf-8", "replace")[-OUTPUT_TAIL:]

@@ -179,6 +179,11 @@ def _resolve_transitions(ctx: _Ctx, states: dict[str, Any], events: dict[str, An
 
 
 def _graph(ctx: _Ctx, initial: str, states: dict[str, Any]) -> None:
+    _reachable(ctx, initial, states)
+    _finishable(ctx, states)
+
+
+def _reachable(ctx: _Ctx, initial: str, states: dict[str, Any]) -> None:
     names = list(states)
     if initial not in states:
         ctx.fail(("initial",), f"initial state {initial!r} is not a state "
@@ -198,6 +203,10 @@ def _graph(ctx: _Ctx, initial: str, states: dict[str, Any]) -> None:
         if name not in seen:
             ctx.fail(("states", name), f"state {name} is unreachable from {initial}",
                      "add a transition to it, mark it meta.entryPoint: true, or remove it")
+
+
+def _finishable(ctx: _Ctx, states: dict[str, Any]) -> None:
+    names = list(states)
     finals = {n for n, s in states.items() if s["final"]}
     if not finals:
         ctx.fail(("states",), "the machine has no final state, so work can never finish",

@@ -63,8 +63,8 @@ def _instructions(prompt: str | None) -> str:
     return f"<instructions>\n{prompt}\n</instructions>\n" if prompt else ""
 
 
-def arrived(key: str, inst: dict[str, Any], machine: dict[str, Any], how: str,
-            params: dict[str, str], prompt: str | None, *, final: bool) -> str:
+def arrived(key: str, inst: dict[str, Any], machine: dict[str, Any], how: str, *,
+            params: dict[str, str], prompt: str | None, final: bool) -> str:
     """The reply to an accepted fire that entered a state (seed: ``enter``, ``reproduced``)."""
     text = "<smllm>\n" + header(key, inst, machine) + f"Arrived by: {how}\n"
     text += _params_line(params) + _instructions(prompt)
@@ -82,7 +82,7 @@ def stayed(key: str, inst: dict[str, Any], machine: dict[str, Any], event: str,
             + _params_line(params) + "</smllm>\n")
 
 
-def refused(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None,
+def refused(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None, *,
             reason: str, offers: list[Offer], output: str | None = None) -> str:
     """The reply to a refused fire: the reason, then what may be fired instead."""
     text = "<smllm>\n" + header(key, inst, machine) + f"error: {reason}\n"
