@@ -1,0 +1,216 @@
+# ruff: noqa: PLR0911, S108 - a shell grammar is a big case analysis; /tmp is data here
+"""The analyser's vocabulary: decisions, findings, per-command reports, the context."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Literal
+
+from smllm.shell._parse import Word
+
+Decision = Literal["allow", "ask", "deny"]
+Where = Literal["dynamic", "device", "sensitive", "critical", "outside", "temp", "workspace"]
+
+SEVERITY: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+
+
+def worst(decisions: list[Decision] | tuple[Decision, ...]) -> Decision:
+    """The most restrictive of ``decisions`` (``allow`` when empty)."""
+    out: Decision = "allow"
+    for d in decisions:
+        if SEVERITY[d] > SEVERITY[out]:
+            out = d
+    return out
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fact the analysis found, the built-in rule it falls under and its decision."""
+
+    rule: str
+    decision: Decision
+    reason: str
+
+
+@dataclass(frozen=True)
+class CommandReport:
+    """One top-level simple command: its argv as analysed and what was found in it."""
+
+    argv: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    known_safe: bool
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.argv)
+
+    @property
+    def decision(self) -> Decision:
+        return worst(tuple(f.decision for f in self.findings))
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The analysis of one command string."""
+
+    decision: Decision
+    commands: tuple[CommandReport, ...]
+    findings: tuple[Finding, ...]
+
+    def all_findings(self) -> tuple[Finding, ...]:
+        out = list(self.findings)
+        for c in self.commands:
+            out.extend(c.findings)
+        return tuple(out)
+
+
+SENSITIVE_HOME = (
+    ".ssh",
+    ".bashrc",
+    ".zshrc",
+    ".profile",
+    ".bash_profile",
+    ".bash_login",
+    ".zprofile",
+    ".gitconfig",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".netrc",
+    ".config/smllm",
+    ".local/share/smllm",
+    ".local/state/smllm",
+    ".claude",
+)
+SENSITIVE_ABS = (
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/group",
+    "/etc/hosts",
+    "/etc/ssh",
+    "/etc/crontab",
+    "/etc/cron.d",
+    "/boot",
+)
+SENSITIVE_PROJECT = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".smllm",
+    ".git/hooks",
+    ".git/config",
+)
+TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp")
+HARMLESS_DEVICES = (
+    "/dev/null",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/stdin",
+)
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+@dataclass
+class Context:
+    """Where the command runs; ``cwd`` follows ``cd`` through the script (None: unknown)."""
+
+    root: str
+    cwd: str | None
+    home: str
+    tmpdir: str = "/tmp"
+    extra_sensitive: tuple[str, ...] = ()
+    depth: int = 0
+    budget: list[int] = field(default_factory=lambda: [400])
+
+    def child(self) -> Context:
+        return Context(
+            self.root,
+            self.cwd,
+            self.home,
+            self.tmpdir,
+            self.extra_sensitive,
+            self.depth + 1,
+            self.budget,
+        )
+
+    def resolve(self, value: str) -> str | None:
+        if not os.path.isabs(value):
+            if self.cwd is None:
+                return None
+            value = os.path.join(self.cwd, value)
+        return os.path.normpath(value).replace("//", "/")
+
+    def where(self, word: Word) -> Where:
+        """Classify a path operand."""
+        if word.value is None:
+            return "dynamic"
+        value = word.value
+        if word.glob:
+            cut = min((i for i, ch in enumerate(value) if ch in "*?[{"), default=len(value))
+            value = value[:cut]
+            if not value:
+                value = "."
+            elif not value.endswith("/"):
+                value = os.path.dirname(value) or "."
+        path = self.resolve(value)
+        if path is None:
+            return "dynamic"
+        return self.where_path(path, glob=word.glob)
+
+    def where_path(self, path: str, *, glob: bool = False) -> Where:
+        if (
+            _under(path, "/dev")
+            and path not in HARMLESS_DEVICES
+            and not path.startswith("/dev/fd/")
+        ):
+            return "device"
+        if self.sensitive(path):
+            return "sensitive"
+        if self.critical(path):
+            return "critical"
+        if _under(path, self.root):
+            return "workspace"
+        temps = (*TEMP_ROOTS, self.tmpdir)
+        if any(_under(path, t) and path != t for t in temps) and not (
+            self.root_in_temp() and _under(path, os.path.dirname(self.root))
+        ):
+            real = os.path.realpath(path)
+            if not glob and any(
+                _under(real, t) and real != t
+                for t in (*temps, *(os.path.realpath(t) for t in temps))
+            ):
+                return "temp"
+            return "outside"
+        return "outside"
+
+    def root_in_temp(self) -> bool:
+        """A workspace in a temp folder makes its neighbours someone else's files."""
+        return any(_under(self.root, t) for t in (*TEMP_ROOTS, self.tmpdir))
+
+    def sensitive(self, path: str) -> bool:
+        home = self.home.rstrip("/")
+        if any(_under(path, f"{home}/{name}") for name in SENSITIVE_HOME):
+            return True
+        if any(_under(path, p) for p in SENSITIVE_ABS):
+            return True
+        if any(_under(path, os.path.join(self.root, p)) for p in SENSITIVE_PROJECT):
+            return True
+        return any(_under(path, p) for p in self.extra_sensitive)
+
+    def critical(self, path: str) -> bool:
+        if path == "/" or path.count("/") == 1:
+            return True
+        for anchor in (self.home, self.root):
+            if _under(anchor, path):
+                return True
+        parts = path.strip("/").split("/")
+        return len(parts) == 2 and parts[0] in ("home", "Users", "var", "usr", "opt", "srv")
