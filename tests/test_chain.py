@@ -6,7 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from helpers import smllm
+from smllm import journal
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions" / "billing"
 BILLING_ID = "c7dfaecc-adf6-4348-87df-95576e15136e"
@@ -19,7 +21,8 @@ def trajectory(tmp_path: Path) -> Path:
     log.parent.mkdir()
     shutil.copyfile(FIXTURES / BILLING_ID / "session.jsonl", log)
     out = tmp_path / "trajectory.json"
-    assert 0 == smllm("export", "--session", str(log), "--out", str(out)).returncode
+    expected = 0
+    assert expected == smllm("export", "--session", str(log), "--out", str(out)).returncode
     return out
 
 
@@ -51,8 +54,6 @@ def test_unknown_action_lists_the_known_ones(trajectory: Path) -> None:
 
 def test_export_without_approvals_says_so(tmp_path: Path) -> None:
     """An export with no approval records gets seed 000's explanation, not an empty chain."""
-    from smllm import journal
-
     log = tmp_path / "sid-plain" / "session.jsonl"
     log.parent.mkdir()
     journal.append(log, [journal.fact("session.start", {"session_id": "sid-plain"})])

@@ -5,14 +5,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pty
+import select
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import base, hook, smllm
 
+from helpers import base, hook, smllm
 from smllm import export, journal
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
@@ -206,12 +210,14 @@ SID = "0b5e1c2a-1111-4222-8333-444455556666"
 
 def test_terminated_abnormally_mid_session_then_not_after_session_end(tmp_path: Path) -> None:
     """Exported mid-session: true; after SessionEnd: false."""
-    assert 0 == hook("SessionStart", base("SessionStart", SID, source="startup")).returncode
+    expected = 0
+    assert expected == hook("SessionStart", base("SessionStart", SID, source="startup")).returncode
     hook("UserPromptSubmit", base("UserPromptSubmit", SID, prompt="hello"))
     mid = json.loads(_run_export(journal.log_path(SID), tmp_path / "mid.json"))
     hook("SessionEnd", base("SessionEnd", SID, reason="prompt_input_exit"))
     end = json.loads(_run_export(journal.log_path(SID), tmp_path / "end.json"))
-    assert (True, False) == (mid["session_terminated_abnormally"],
+    expected = (True, False)
+    assert expected == (mid["session_terminated_abnormally"],
                              end["session_terminated_abnormally"])
 
 
@@ -258,7 +264,8 @@ def test_unwritable_out_gets_the_seed_message(tmp_path: Path) -> None:
                        "or drop --out to get trajectory-<timestamp>.json in the current "
                        "folder)\n")
     assert expected == (proc.returncode, proc.stdout, proc.stderr)
-    assert [] == [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    expected = []
+    assert expected == [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def _two_sessions() -> tuple[str, str]:
@@ -288,10 +295,6 @@ def test_tty_bare_export_opens_the_picker(tmp_path: Path) -> None:
 
 def _run_in_pty(args: list[str], answer: bytes, cwd: Path) -> tuple[str, str]:
     """Run ``smllm ARGS`` with stdin/stdout on a pty (stderr captured); return (stdout, all)."""
-    import pty
-    import select
-    import subprocess
-    import sys
 
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "smllm", *args], stdin=slave, stdout=slave,

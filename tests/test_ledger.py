@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
 from helpers import smllm
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions" / "billing"
@@ -30,7 +34,8 @@ def trajectory(tmp_path: Path) -> Path:
     shutil.copyfile(FIXTURES / BILLING_ID / "session.jsonl", log)
     out = tmp_path / "trajectory.json"
     proc = smllm("export", "--session", str(log), "--out", str(out))
-    assert 0 == proc.returncode, proc.stderr
+    expected = 0
+    assert expected == proc.returncode, proc.stderr
     return out
 
 
@@ -38,7 +43,8 @@ def test_plain_ledger_has_the_seed_header_and_rows(trajectory: Path) -> None:
     """The header is seed 000's, and seed 000's rows appear verbatim and in order."""
     lines = smllm("ledger", str(trajectory), "--plain").stdout.splitlines()
     in_order = [ln for ln in lines if ln in SEED_ROWS]
-    assert (SEED_HEADER, SEED_ROWS) == (lines[0], in_order)
+    expected = (SEED_HEADER, SEED_ROWS)
+    assert expected == (lines[0], in_order)
 
 
 def test_plain_ledger_is_the_golden_file(trajectory: Path) -> None:
@@ -58,9 +64,6 @@ def test_authorization_column_counts(trajectory: Path) -> None:
 
 
 def _tty_output(args: list[str], env: dict[str, str]) -> str:
-    import pty
-    import subprocess
-    import sys
 
     master, slave = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "smllm", *args], stdout=slave,

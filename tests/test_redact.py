@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import doctest
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import smllm
 
+from helpers import smllm
 from smllm import journal, redact
 
 CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())
@@ -21,7 +22,8 @@ PLACES = ("prompt", "tool input", "tool output", "nested json")
 def test_corpus_is_large_and_varied() -> None:
     """The corpus holds at least 40 secrets of at least 15 kinds."""
     kinds = {s["kind"] for s in SECRETS}
-    assert (True, True) == (len(SECRETS) >= 40, len(kinds) >= 15)
+    expected = (True, True)
+    assert expected == (len(SECRETS) >= 40, len(kinds) >= 15)
 
 
 def _plant(entry: dict[str, str], place: str, n: int) -> journal.Entry:
@@ -67,7 +69,8 @@ def exports(tmp_path: Path) -> tuple[bytes, bytes]:
     raw, red = tmp_path / "raw.json", tmp_path / "red.json"
     for out, flags in ((raw, ()), (red, ("--redacted",))):
         proc = smllm("export", "--session", str(log), "--out", str(out), *flags)
-        assert 0 == proc.returncode, proc.stderr
+        expected = 0
+        assert expected == proc.returncode, proc.stderr
     return raw.read_bytes(), red.read_bytes()
 
 
@@ -82,7 +85,8 @@ def _forms(secret: str) -> set[str]:
 def test_every_secret_is_planted_in_the_raw_export(exports: tuple[bytes, bytes]) -> None:
     """Sanity: the raw export does contain every secret (so the next test is meaningful)."""
     raw = exports[0].decode()
-    assert [] == [s["kind"] for s in SECRETS if not any(f in raw for f in _forms(s["secret"]))]
+    expected = []
+    assert expected == [s["kind"] for s in SECRETS if not any(f in raw for f in _forms(s["secret"]))]
 
 
 def test_no_secret_survives_redaction(exports: tuple[bytes, bytes]) -> None:
@@ -90,14 +94,16 @@ def test_no_secret_survives_redaction(exports: tuple[bytes, bytes]) -> None:
     red = exports[1].decode()
     survived = [(s["kind"], s["text"][:60]) for s in SECRETS
                 if any(f in red for f in _forms(s["secret"]))]
-    assert [] == survived
+    expected = []
+    assert expected == survived
 
 
 def test_look_alikes_survive_redaction(exports: tuple[bytes, bytes]) -> None:
     """Hex digests, UUIDs, git SHAs, base64 content and certificates are kept verbatim."""
     red = exports[1].decode()
     lost = [s["kind"] for s in SURVIVORS if json.dumps(s["text"])[1:-1] not in red]
-    assert [] == lost
+    expected = []
+    assert expected == lost
 
 
 def _diff(a: Any, b: Any, path: str, out: list[tuple[str, str, str]]) -> None:
@@ -120,7 +126,8 @@ def test_raw_and_redacted_differ_only_where_redacted(exports: tuple[bytes, bytes
     _diff(raw, red, "$", changes)
     bad = [c for c in changes if c[0] != "$.redaction" and "[REDACTED:" not in c[2]]
     header = [c for c in changes if not c[0].startswith("$.events")]
-    assert ([], [("$.redaction", "raw", "redacted")]) == (bad, header)
+    expected = ([], [("$.redaction", "raw", "redacted")])
+    assert expected == (bad, header)
     assert len(changes) >= len(SECRETS) * len(PLACES)
 
 
@@ -136,7 +143,6 @@ def test_redaction_only_removes() -> None:
 
 
 def _markers(text: str) -> list[str]:
-    import re
 
     return re.findall(r"\[REDACTED:[a-z_]+\]", text)
 
@@ -166,4 +172,5 @@ def test_redaction_is_deterministic() -> None:
 def test_module_examples() -> None:
     """The examples in smllm.redact's docstring hold."""
     result = doctest.testmod(redact)
-    assert (0, True) == (result.failed, result.attempted > 0)
+    expected = (0, True)
+    assert expected == (result.failed, result.attempted > 0)

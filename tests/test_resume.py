@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from helpers import base, hook, hook_output, kind, records, smllm
 
 SID = "ff273730-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
@@ -19,7 +20,8 @@ GATE_8 = {"command": "python3 gate.py rec_8", "description": "Unlock rec_8"}
 def _pre(tool_use_id: str, tool_input: dict[str, Any], cwd: Path) -> dict[str, Any] | None:
     proc = hook("PreToolUse", base("PreToolUse", SID, cwd=str(cwd), tool_name="Bash",
                                    tool_input=tool_input, tool_use_id=tool_use_id))
-    assert 0 == proc.returncode, proc.stderr
+    expected = 0
+    assert expected == proc.returncode, proc.stderr
     return hook_output(proc)
 
 
@@ -68,7 +70,8 @@ def test_agent_is_told_the_unknown_effect(project: Path) -> None:
     actual = (f"sequence {seq}: tool:bash python3 gate.py rec_8" in text, "UNKNOWN" in text,
               f"smllm reconcile {seq} --outcome" in text.replace("SEQUENCE", str(seq)),
               "rec_7" in text)
-    assert (True, True, True, False) == actual
+    expected = (True, True, True, False)
+    assert expected == actual
 
 
 def test_clean_resume_has_no_crash_and_no_unknown(project: Path) -> None:
@@ -77,7 +80,8 @@ def test_clean_resume_has_no_crash_and_no_unknown(project: Path) -> None:
     hook("SessionEnd", base("SessionEnd", SID, cwd=str(project), reason="other"))
     proc = hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
     kinds = [kind(r) for r in records(SID)]
-    assert (["session.start", "session.end", "session.resumed"], None) == (
+    expected = (["session.start", "session.end", "session.resumed"], None)
+    assert expected == (
         kinds, hook_output(proc))
 
 
@@ -140,7 +144,8 @@ def test_reconcile_from_inside_claude_code_uses_its_session(project: Path, tmp_p
     hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
     proc = smllm("reconcile", str(seq), "--outcome", "applied", cwd=tmp_path,
                  env={"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": SID})
-    assert (0, "agent") == (proc.returncode, records(SID)[-1]["payload"]["record"]["verified_by"])
+    expected = (0, "agent")
+    assert expected == (proc.returncode, records(SID)[-1]["payload"]["record"]["verified_by"])
 
 
 def test_reconcile_errors(project: Path) -> None:
@@ -174,7 +179,8 @@ def test_bare_resume_without_a_terminal_prints_the_seed_message(project: Path) -
     """Bare `smllm resume` in a pipe exits non-zero with seed 000's message."""
     _crashed_session(project)
     proc = smllm("resume", cwd=project)
-    assert (2, "", NOT_INTERACTIVE) == (proc.returncode, proc.stdout, proc.stderr)
+    expected = (2, "", NOT_INTERACTIVE)
+    assert expected == (proc.returncode, proc.stdout, proc.stderr)
 
 
 def test_resume_check_reports_committed_and_unknown(project: Path) -> None:
