@@ -10,6 +10,7 @@ A test checks that the ``jsonschema`` package agrees on every fixture.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from functools import cache
@@ -137,8 +138,10 @@ class _Validator:
                 self.check(item, props[key], sub)
             elif extra is False:
                 known = ", ".join(props) or "none"
+                close = difflib.get_close_matches(key, list(props), n=1)
+                hint = f"did you mean {close[0]}? " if close else ""
                 raise _Problem(sub, f"{breadcrumb(path)}: unknown key {key!r}",
-                               f"use one of: {known}")
+                               f"{hint}use one of: {known}")
             elif isinstance(extra, dict):
                 self.check(item, extra, sub)
 

@@ -163,6 +163,6 @@ def load(text: str, where: str) -> Marked:
         raise reader.fail((1, 1), f"YAML error: {exc}", "fix the YAML syntax") from None
     if node is None:
         raise reader.fail((1, 1), "the file is empty",
-                          "write a machine: id, initial, states (see docs/machines/format.md)")
+                          "write a machine: id, initial, states; see docs/machines/format.md")
     reader.out.data = reader.convert(node, ())
     return reader.out

@@ -43,7 +43,7 @@ def _regex(ctx: _Ctx, path: Path, pattern: str) -> None:
         re.compile(pattern)
     except re.error as exc:
         ctx.fail(path, f"bad regular expression {pattern!r}: {exc}",
-                 "fix the pattern (Python re syntax, matched against the whole value)",
+                 "fix the pattern: Python re syntax, matched against the whole value",
                  value=True)
 
 
