@@ -16,6 +16,8 @@ from smllm.machine.texts import Offer
 Machines = dict[str, dict[str, Any]]
 #: consecutive blocks in one ``stop_hook_active`` chain before a stop is let through
 STOP_CHAIN_CAP = 4
+#: the status an instance gets from the built-in that sets it aside
+_SET_ASIDE = {"pause": "paused", "unmatched": "unmatched"}
 YIELD_NOTE: texts.Param = ("note", False, None, None, "What you are waiting for.")
 
 
@@ -215,7 +217,7 @@ def _builtin(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at
         where["to"] = None
         who = texts.label(inst, machine)
         after = {**state, "focus": None,
-                 "instances": {**state["instances"], inst["id"]: {**inst, "status": event}}}
+                 "instances": {**state["instances"], inst["id"]: {**inst, "status": _SET_ASIDE[event]}}}
         idle_offers = offers(after, machines)
         offered = [o[0] for o in idle_offers]
         note = (f"Paused: {who} stays in {inst['state']} until you fire resume with "
@@ -340,8 +342,8 @@ def apply(state: dict[str, Any], rec: dict[str, Any], machines: Machines) -> Non
         state["instances"][iid] = {"id": iid, "machine": rec["machine"], "state": rec["to"],
                                    "ref": None, "status": "active"}
     inst = state["instances"][iid]
-    if event in ("pause", "unmatched"):
-        inst["status"] = event
+    if event in _SET_ASIDE:
+        inst["status"] = _SET_ASIDE[event]
         state["focus"] = None
         return
     inst["status"] = "active"
