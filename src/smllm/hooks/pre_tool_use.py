@@ -1,6 +1,7 @@
 """PreToolUse: decide, then make the intent durable before the tool may run.
 
-Order: reconciliation hold → the state's tool rules → the approval gate. Whatever
+Order: reconciliation hold → the state's tool rules → the approval gate
+(:func:`smllm.gate.evaluate`, which journals any approval chain first). Whatever
 the outcome, a ``side_effect_intent`` carrying ``policy_decision`` is fsynced before
 this hook returns; an allowed call also gets ``tool_batch.effect.started``. If the
 intent cannot be journaled, the call is denied (the caller turns the exception into
@@ -37,7 +38,12 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
         decision, reason = rule
         return gate.Verdict("deny" if decision == "deny" else "ask", f"{decision}:machine",
                             reason, rule="machine.tools")
-    return gate.evaluate(ctx)
+    try:
+        return gate.evaluate(ctx)
+    except Exception as exc:  # fail closed, but still journal the intent
+        return gate.Verdict("deny", "deny:policy", f"smllm could not evaluate this call and "
+                            f"denies it (fail closed): {type(exc).__name__}: {exc}",
+                            rule="gate.internal-error")
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
@@ -61,6 +67,9 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 rule=verdict.rule,
                 reason=verdict.reason,
                 pending_action_id=verdict.pending_action_id,
+                rule_source=verdict.facts.get("rule_source"),
+                smllm_verdict=verdict.facts.get("smllm_verdict"),
+                findings=verdict.facts.get("findings"),
                 input=p["tool_input"],
                 permission_mode=p.get("permission_mode"),
                 agent_id=ctx.agent_id,
@@ -77,6 +86,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             open_intents = dict(txn.state.get("open_intents") or {})
             open_intents[tool_use_id] = {
                 "seq": intent.sequence, "key": key, "operation": op, "input": p["tool_input"],
+                "tool_name": p["tool_name"], "decision": verdict.policy_decision,
+                "pending": verdict.pending_action_id,
             }
             txn.set_state("open_intents", open_intents)
         txn.set_state("last_activity_ms", ctx.now_ms)
