@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from smllm import paths
+from smllm import faults, paths
 from smllm.errors import SessionNotFound
 from smllm.filelock import locked
 
@@ -109,10 +109,12 @@ def append_audit(key: str, line: dict[str, Any]) -> int:
         end = os.lseek(fd, 0, os.SEEK_END)
         if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
             data = b"\n" + data  # a torn last line (crash mid-write) stays on its own line
+        faults.point("audit-before-write")
         written = os.write(fd, data)
         while written < len(data):
             written += os.write(fd, data[written:])
         os.fsync(fd)
+        faults.point("audit-after-fsync")
         return os.fstat(fd).st_size
     finally:
         os.close(fd)

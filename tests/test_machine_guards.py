@@ -1,0 +1,130 @@
+"""Command and param guards (acceptance 4): evidence backs the claim, or the event is refused."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from machine_project import Project, machine_yaml
+from smllm.machine import engine, session, store
+
+EVENTS = ("    check:\n      description: Fire when the check holds.\n"
+          "      params: { kind: { required: false, description: \"A kind.\" } }\n")
+
+
+def _machine(guard: str) -> str:
+    states = ("  A:\n    entry: { type: prompt, params: { text: \"Do A.\" } }\n"
+              f"    on:\n      check:\n        target: B\n        guard: {guard}\n"
+              "  B:\n    type: final\n")
+    return machine_yaml(states, events=EVENTS)
+
+
+def _fire(tmp_path: Path, guard: str, **params: str) -> tuple[bool, str, dict[str, object],
+                                                               float]:
+    project = Project(tmp_path / "p", {"m.smllm.yaml": _machine(guard)})
+    _, key, _ = project.fire(None, "enter", stateMachine="m")
+    start = time.monotonic()
+    ok, _, text = project.fire(key, "check", **params)
+    took = time.monotonic() - start
+    return ok, text, store.read_audit(key)[-1], took
+
+
+CASES = [
+    ("passing check", '{ type: command, params: { run: "echo all good", expect: pass } }',
+     {}, True, None),
+    ("failing check refuses with its output",
+     '{ type: command, params: { run: "echo boom; exit 3", expect: pass } }', {}, False,
+     "check refused: check `echo boom; exit 3` failed (exit 3) but must pass"),
+    ("a reproducing test must fail",
+     '{ type: command, description: "the test must fail", '
+     'params: { run: "exit 0", expect: fail } }', {}, False,
+     "check refused: the test must fail: check `exit 0` passed (exit 0) but must fail"),
+    ("params reach the check as env vars, never as shell text",
+     '{ type: command, params: { run: "test \\"$SMLLM_PARAM_kind\\" = \'a;b\'", '
+     'expect: pass } }', {"kind": "a;b"}, True, None),
+    ("paramIn", '{ type: paramIn, params: { param: kind, values: [x, w] } }', {"kind": "z"},
+     False, "check refused: kind must be one of: x, w"),
+    ("not", '{ type: not, guards: [ { type: paramIn, params: { param: kind, values: [z] } } ] }',
+     {"kind": "z"}, False, "check refused: not (kind must be one of: z)"),
+]
+
+
+@pytest.mark.parametrize(("name", "guard", "params", "ok", "reason"), CASES,
+                         ids=[c[0] for c in CASES])
+def test_guards(tmp_path: Path, name: str, guard: str, params: dict[str, str], ok: bool,
+                reason: str | None) -> None:
+    """Each guard allows or refuses the transition, and the audit says why."""
+    got_ok, _, line, _ = _fire(tmp_path, guard, **params)
+    assert (ok, "accepted" if ok else "refused", reason) == (
+        got_ok, line["outcome"], line["reason"])
+    assert line["trace"], "every evaluated guard leaves a trace entry"
+
+
+def test_failing_check_shows_its_output_and_is_traced(tmp_path: Path) -> None:
+    """The refusal shows the check's output; the trace has its exit status and output."""
+    ok, text, line, _ = _fire(
+        tmp_path, '{ type: command, params: { run: "echo boom; exit 3", expect: pass } }')
+    entry = line["trace"][0]
+    assert (False, "<output>\nboom\n</output>\n") == (ok, text[text.index("<output>"):
+                                                                text.index("Fire one")])
+    assert ("command", 3, False, False, "boom\n") == (
+        entry["guard"], entry["exit"], entry["timedOut"], entry["ok"], entry["output"])
+
+
+def test_hanging_check_is_stopped_at_its_timeout(tmp_path: Path) -> None:
+    """A check that hangs is killed (with its children) at the timeout and refuses."""
+    pidfile = tmp_path / "child.pid"
+    guard = ('{ type: command, params: { run: "sleep 60 & echo $! > ' + str(pidfile)
+             + '; wait", expect: pass, timeout: 1 } }')
+    ok, text, line, took = _fire(tmp_path, guard)
+    entry = line["trace"][0]
+    child = int(pidfile.read_text())
+    time.sleep(0.2)
+    alive = _alive(child)
+    assert (False, True, False) == (ok, entry["timedOut"], alive)
+    assert "check refused: check `sleep 60" in line["reason"]
+    assert "timed out after 1s and was stopped" in text
+    assert took < 20
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(("kind", "target", "ref", "trace"), [
+    ("b", "B", None, [{"guard": "paramIn", "param": "kind", "ok": True}, {"transition": 0}]),
+    ("c", "C", "J-1", [{"guard": "paramIn", "param": "kind", "ok": False},
+                       {"guard": "paramIn", "param": "kind", "ok": True}, {"transition": 1}]),
+    ("a", "A", None, [{"guard": "paramIn", "param": "kind", "ok": False},
+                      {"guard": "paramIn", "param": "kind", "ok": False}, {"transition": 2}]),
+])
+def test_first_passing_transition_wins_and_is_replayable(
+        tmp_path: Path, kind: str, target: str, ref: str | None,
+        trace: list[dict[str, object]]) -> None:
+    """With several guarded transitions the first that passes is taken, and replay agrees."""
+    states = ("  A:\n    entry: { type: prompt, params: { text: \"Do A.\" } }\n    on:\n"
+              "      check:\n"
+              "        - { target: B, guard: { type: paramIn, params: { param: kind, "
+              "values: [b] } } }\n"
+              "        - { target: C, actions: setRef, guard: { type: paramIn, params: "
+              "{ param: kind, values: [c] } } }\n"
+              "        - { target: A }\n"
+              "  B:\n    type: final\n  C:\n    type: final\n")
+    events = ("    check:\n      description: Go.\n      params: { kind: { required: false } "
+              "}\n")
+    project = Project(tmp_path / "p", {"m.smllm.yaml": machine_yaml(states, events=events)})
+    _, key, _ = project.fire(None, "enter", stateMachine="m")
+    ok, _, _ = project.fire(key, "check", kind=kind, job="J-1")
+    state, machines = session.location(key)
+    replayed = engine.replay(key, store.read_audit(key), machines)
+    inst = next(iter(state["instances"].values()))
+    assert (True, target, ref, trace) == (ok, inst["state"], inst["ref"],
+                                          store.read_audit(key)[-1]["trace"])
+    assert {k: v for k, v in state.items() if k != "auditSize"} == {
+        k: v for k, v in replayed.items() if k != "auditSize"}
