@@ -1,15 +1,33 @@
 """PermissionRequest: Claude Code is about to show its own approval prompt.
 
-The request is journaled as an ``approval.review`` requested of the ``user`` reviewer;
-smllm does not answer it (the person at the prompt does).
+The request is journaled as an ``approval.review`` requested of the ``user`` reviewer,
+threaded to the call's intent: the open intent with the same tool and input gets the
+``pending_action_id`` (the gate's own, when smllm escalated with ``ask``; a new one
+with an ``approval_wait.effect.started`` otherwise). When the call then runs,
+PostToolUse records the person's approval (``allow:user``). smllm does not answer the
+prompt itself.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from smllm import journal, sessionstate, transcript
+from smllm import clock, journal, sessionstate, transcript
+from smllm.gate import CHOICES
 from smllm.hooks._context import HookContext
+
+
+def _matching_intent(open_intents: dict[str, Any], tool_name: str,
+                     tool_input: Any) -> str | None:
+    best: tuple[int, str] | None = None
+    for tool_use_id, entry in open_intents.items():
+        if not isinstance(entry, dict) or entry.get("prompted"):
+            continue
+        if entry.get("tool_name") == tool_name and entry.get("input") == tool_input:
+            seq = int(entry.get("seq") or 0)
+            if best is None or seq > best[0]:
+                best = (seq, tool_use_id)
+    return best[1] if best else None
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
@@ -17,18 +35,32 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     with ctx.transaction() as txn:
         sessionstate.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
+        open_intents = dict(txn.state.get("open_intents") or {})
+        tool_use_id = _matching_intent(open_intents, str(p["tool_name"]), p["tool_input"])
+        entry = dict(open_intents.get(tool_use_id) or {}) if tool_use_id else {}
+        pending = entry.get("pending") or clock.new_id("pa-")
         txn.append(
             journal.fact(
                 "approval.review",
                 {
                     "state": "requested",
                     "reviewer": "user",
+                    "pending_action_id": pending,
+                    "tool_use_id": tool_use_id,
                     "operation": sessionstate.operation(str(p["tool_name"])),
                     "tool_name": p["tool_name"],
                     "action": p["tool_input"],
-                    "choices": ["allow_once", "always_allow_in_workspace", "reject"],
+                    "choices": CHOICES,
                     "permission_suggestions": p.get("permission_suggestions"),
                 },
             )
         )
+        if not entry.get("pending"):
+            txn.append(journal.fact("approval_wait.effect.started",
+                                    {"pending_action_id": pending, "tool_use_id": tool_use_id,
+                                     "reviewers": ["user"]}))
+        if tool_use_id:
+            entry.update(prompted=True, pending=pending)
+            open_intents[tool_use_id] = entry
+            txn.set_state("open_intents", open_intents)
     return None

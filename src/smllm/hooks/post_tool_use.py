@@ -1,4 +1,12 @@
-"""PostToolUse / PostToolUseFailure: the effect's terminal record."""
+"""PostToolUse / PostToolUseFailure: the effect's terminal record, with who authorized it.
+
+``authorized_by`` is what was observed, never assumed: smllm's own allow
+(``allow:policy``, ``allow:llm_judge``, …) when smllm answered ``allow``; otherwise the
+call ran because Claude Code let it: ``allow:user`` if its prompt was shown
+(PermissionRequest, or smllm escalated with ``ask``), else ``allow:host``. A pending
+user approval is closed first with ``decision_applied`` (inferred from the call
+running) and ``approval_wait.effect.terminal``.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +14,31 @@ from typing import Any
 
 from smllm import journal, sessionstate, transcript
 from smllm.hooks._context import HookContext
+
+
+def authorized_by(intent: dict[str, Any]) -> str | None:
+    """Who let this call run, from its open-intent entry (None when unknown)."""
+    decision = intent.get("decision")
+    if not isinstance(decision, str):
+        return None
+    if intent.get("prompted") or decision == "ask:user":
+        return "allow:user"
+    if decision.startswith("allow:") and decision != "allow:yolo":
+        return decision
+    return "allow:host"
+
+
+def _close_user_wait(txn: journal.Transaction, intent: dict[str, Any], tool_use_id: str,
+                     event: str) -> None:
+    pending = intent.get("pending")
+    if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
+        return
+    txn.append(journal.fact("decision_applied", {
+        "pending_action_id": pending, "decision": "approved", "policy_result": "allow",
+        "decision_source": {"kind": "user", "observed_via": event,
+                            "inferred": "the call ran after Claude Code's prompt"}}))
+    txn.append(journal.fact("approval_wait.effect.terminal", {
+        "pending_action_id": pending, "outcome": "approved", "tool_use_id": tool_use_id}))
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
@@ -19,6 +52,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         transcript.ingest(txn, ctx.transcript)
         open_intents = dict(txn.state.get("open_intents") or {})
         intent = open_intents.pop(tool_use_id, None) or {}
+        _close_user_wait(txn, intent, tool_use_id, ctx.event)
         record: dict[str, Any] = {
             "tool_use_id": tool_use_id,
             "idempotency_key": sessionstate.idempotency_key(ctx.session_id, tool_use_id),
@@ -26,6 +60,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             "operation": sessionstate.operation(str(p["tool_name"])),
             "outcome": outcome,
             "observed_via": "hook",
+            "authorized_by": authorized_by(intent),
             "duration_ms": p.get("duration_ms"),
         }
         if failed:
