@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 def _describe(u: dict[str, Any]) -> str:
     inp = u.get("input") or {}
     what = inp.get("command") if isinstance(inp, dict) and "command" in inp else json.dumps(inp)
-    return f"- sequence {u.get('sequence')}: {u.get('operation')} {str(what)[:300]}"
+    where = f"{u['stream']} " if u.get("stream") else ""
+    return f"- {where}sequence {u.get('sequence')}: {u.get('operation')} {str(what)[:300]}"
 
 
 def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:

@@ -1,13 +1,30 @@
 """SessionStart: ``session.start``, or on ``resume`` the crash inference and
-``session.resumed``; then the agent's bearings (unknown effects, machine location)."""
+``session.resumed``; then the agent's bearings (unknown effects, machine location).
+
+On a resume after a crash (the log's last start or resume has no ``session.end``):
+
+1. the intents still open are taken out of the sidecar *before* the transcript is
+   read, so a synthetic ``tool_result`` the host writes for the killed call cannot be
+   mistaken for an observed outcome — they are **unknown**;
+2. the transcript's tail is ingested (the crashed run's model calls are history);
+3. ``session.end`` ``crash_inferred`` closes the crashed run, in the main log and in
+   every subagent log it left open, and ``session.resumed`` records
+   ``prior_turn_count``, ``resumed_from_sequence`` and the unknown effects;
+4. the agent is told each unknown effect (see :mod:`smllm.reconcile`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import os
 
 from smllm import VERSION, journal, sessionstate, transcript
 from smllm.hooks import _features
-from smllm.hooks._context import HookContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from smllm.hooks._context import HookContext
 
 
 def _start_record(ctx: HookContext, source: str) -> journal.Entry:
@@ -39,15 +56,47 @@ def _end_crashed(txn: journal.Transaction) -> None:
     txn.set_state("open", False)
 
 
-def _resume(ctx: HookContext, txn: journal.Transaction) -> list[dict[str, Any]]:
-    crashed = bool(txn.state.get("open"))
+def _in_flight(txn: journal.Transaction, stream: str | None = None) -> list[dict[str, Any]]:
+    """The intents still open in ``txn``'s sidecar, oldest first; removes them from it."""
+    open_intents = txn.state.get("open_intents") or {}
+    out = []
+    for tid, v in sorted(open_intents.items(), key=lambda kv: int(kv[1].get("seq") or 0)):
+        u = {"sequence": v.get("seq"), "tool_use_id": tid, "operation": v.get("operation"),
+             "idempotency_key": v.get("key"), "input": v.get("input")}
+        if stream is not None:
+            u["stream"] = stream
+        out.append(u)
+    if open_intents:
+        txn.set_state("open_intents", {})
+    return out
+
+
+def _close_subagents(main_log: str) -> list[dict[str, Any]]:
+    """Close every subagent log a crash left open; their unknown effects."""
+    from pathlib import Path  # noqa: PLC0415 - only after a crash, off the hot path
+
+    root = os.path.join(os.path.dirname(main_log), "subagent")
+    try:
+        agents = sorted(os.listdir(root))
+    except OSError:
+        return []
+    unknown: list[dict[str, Any]] = []
+    for agent in agents:
+        log = os.path.join(root, agent, journal.LOG_NAME)
+        if not os.path.isfile(log):
+            continue
+        with journal.transaction(Path(log)) as child:
+            if not child.state.get("open"):
+                continue
+            unknown += _in_flight(child, f"subagent/{agent}")
+            _end_crashed(child)
+    return unknown
+
+
+def _resume(ctx: HookContext, txn: journal.Transaction,
+            unknown: list[dict[str, Any]], crashed: bool) -> None:
     if crashed:
         _end_crashed(txn)
-    unknown = [
-        {"sequence": v.get("seq"), "tool_use_id": tid, "operation": v.get("operation"),
-         "idempotency_key": v.get("key"), "input": v.get("input")}
-        for tid, v in sorted(txn.state.get("open_intents", {}).items(), key=lambda kv: kv[1]["seq"])
-    ] if crashed else []
     resumed_from = txn.next_sequence - 1
     txn.append(
         journal.fact(
@@ -57,14 +106,18 @@ def _resume(ctx: HookContext, txn: journal.Transaction) -> list[dict[str, Any]]:
                 "prior_turn_count": int(txn.state.get("turns", 0)),
                 "resumed_from_sequence": resumed_from,
                 "crash_inferred": crashed,
-                "unknown_effects": [u["sequence"] for u in unknown],
+                "unknown_effects": [u["sequence"] for u in unknown if "stream" not in u],
+                "unknown_subagent_effects": [
+                    {"stream": u["stream"], "sequence": u["sequence"]}
+                    for u in unknown if "stream" in u],
             },
         )
     )
-    if unknown:
-        txn.set_state("unknown", {str(u["sequence"]): u for u in unknown})
-        txn.set_state("open_intents", {})
-    return unknown
+    mine = {str(u["sequence"]): u for u in unknown if "stream" not in u}
+    if mine:
+        held = dict(txn.state.get("unknown") or {})
+        held.update(mine)
+        txn.set_state("unknown", held)
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
@@ -72,9 +125,14 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     unknown: list[dict[str, Any]] = []
     with ctx.transaction() as txn:
         sessionstate.ensure(txn)
+        crashed = bool(txn.state.get("open")) and source == "resume"
+        if crashed:
+            unknown = _in_flight(txn)
         transcript.ingest(txn, ctx.transcript)
         if source == "resume":
-            unknown = _resume(ctx, txn)
+            if crashed and ctx.agent_id is None:
+                unknown += _close_subagents(str(txn.path))
+            _resume(ctx, txn, unknown, crashed)
         elif source == "compact":
             txn.append(journal.fact("session.compacted", {"session_id": ctx.session_id}))
         else:
