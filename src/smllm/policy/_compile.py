@@ -228,8 +228,8 @@ def _rules(
         if not matchers:
             raise PolicyError(
                 f"rule {rid!r} matches nothing",
-                "add tool, command or path (or use a built-in rule id to "
-                "change that rule's decision)",
+                "add tool, command or path; or use a built-in rule id to "
+                "change that rule's decision",
                 where=source,
             )
         out["rules"].append(

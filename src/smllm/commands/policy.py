@@ -1,0 +1,148 @@
+"""``smllm policy``: explain a decision, list and revoke grants, check the policy files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from smllm.errors import PolicyError, UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    sub.required = True
+    ex = sub.add_parser("explain", help="the decision on a command or tool input, and why",
+                        description="Print the decision (allow, ask or deny), the rule and "
+                        "its source, and the facts the analysis found.")
+    ex.add_argument("--json", action="store_true", help="print one JSON object")
+    ex.add_argument("--tool", default="Bash", metavar="NAME",
+                    help="the tool (default Bash); for other tools give the input as JSON "
+                    "or a file path")
+    ex.add_argument("--cwd", default=None, metavar="DIR", help="where the call runs "
+                    "(default: the current directory)")
+    ex.add_argument("input", nargs=argparse.REMAINDER, metavar="-- COMMAND_OR_INPUT")
+    gr = sub.add_parser("grants", help="list workspace amendments; --revoke ID ends one")
+    gr.add_argument("--revoke", metavar="ID", help="revoke this grant")
+    gr.add_argument("--all", action="store_true", help="include revoked grants")
+    gr.add_argument("--json", action="store_true", help="print JSON")
+    ch = sub.add_parser("check", help="validate the policy files in effect")
+    ch.add_argument("--cwd", default=None, metavar="DIR", help="the project (default: cwd)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "explain":
+        return explain(args)
+    if args.action == "grants":
+        return grants_cmd(args)
+    return check_cmd(args)
+
+
+def _tool_input(tool: str, words: list[str]) -> dict[str, Any]:
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words:
+        raise UsageError("nothing to explain", "give the command after --, e.g. "
+                         "smllm policy explain -- rm -rf build")
+    text = " ".join(words)
+    if tool == "Bash":
+        return {"command": text}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"file_path": text}
+    if not isinstance(value, dict):
+        raise UsageError(f"the input for {tool} must be a JSON object", 'e.g. '
+                         '\'{"file_path": "src/app.py", "content": "..."}\'')
+    return value
+
+
+def explain(args: argparse.Namespace) -> int:
+    from smllm import policy  # noqa: PLC0415
+    from smllm.policy.assess import assess  # noqa: PLC0415
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    tool_input = _tool_input(args.tool, list(args.input))
+    project = policy.project_root(cwd)
+    compiled = policy.load(project)
+    if compiled.get("error"):
+        out = {"decision": "deny", "rule": "policy.invalid", "source": compiled["error"],
+               "reason": f"the policy is invalid, so every call is denied: {compiled['error']}"}
+        _emit(args, out)
+        return 1
+    a = assess(args.tool, tool_input, cwd=cwd, project=project, compiled=compiled)
+    out = {
+        "decision": a.decision, "rule": a.rule, "source": a.source, "reason": a.reason,
+        "tool": args.tool, "mode": compiled["mode"], "authority": compiled["authority"],
+        "reviewers": compiled["reviewers"], "project": str(project),
+        "facts": a.facts(), "commands": list(a.commands),
+    }
+    _emit(args, out)
+    return 0
+
+
+def _emit(args: argparse.Namespace, out: dict[str, Any]) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+        return
+    lines = [f"decision: {out['decision']}", f"rule:     {out['rule']} ({out['source']})",
+             f"reason:   {out['reason']}"]
+    if "mode" in out:
+        lines.append(f"policy:   mode {out['mode']}, authority {out['authority']}, "
+                     f"reviewers {', '.join(out['reviewers']) or '(none)'}")
+    for f in out.get("facts", []):
+        lines.append(f"  {f['decision']:<5}  {f['rule']}  {f['reason']}")
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def grants_cmd(args: argparse.Namespace) -> int:
+    from smllm.policy import grants  # noqa: PLC0415
+
+    if args.revoke:
+        grant = grants.revoke(args.revoke)
+        _journal_revocation(grant)
+        sys.stdout.write(f"revoked {grant['id']} ({grant['tool_name']}: {grant['match']})\n")
+        return 0
+    items = grants.list_grants(include_revoked=args.all)
+    if args.json:
+        sys.stdout.write(json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    if not items:
+        sys.stdout.write("no grants\n")
+        return 0
+    for g in items:
+        state = f", revoked {g['revoked_at']}" if g.get("revoked_at") else ""
+        sys.stdout.write(f"{g['id']}  {g['workspace']}  {g['tool_name']}: {g['match']}  "
+                         f"(by {g['granted_by']} at {g['created_at']}{state})\n")
+    return 0
+
+
+def _journal_revocation(grant: dict[str, Any]) -> None:
+    """Record the revocation in the journal of the session that made the grant."""
+    from smllm import journal  # noqa: PLC0415
+
+    sid = grant.get("session_id")
+    if not isinstance(sid, str):
+        return
+    try:
+        path = journal.log_path(sid)
+    except Exception:  # noqa: BLE001 - an invalid id in the store: nothing to journal
+        return
+    if not Path(path).exists():
+        return
+    journal.append(path, [journal.fact("policy.amendment", {"action": "revoked", **grant})])
+
+
+def check_cmd(args: argparse.Namespace) -> int:
+    from smllm import policy  # noqa: PLC0415
+
+    project = policy.project_root(os.path.abspath(args.cwd or os.getcwd()))
+    problems = policy.check(project)
+    if problems:
+        raise PolicyError(problems[0])
+    names = ", ".join(str(p) for p in policy.files(project)) or "no policy files (defaults)"
+    sys.stdout.write(f"policy OK: {names}\n")
+    return 0
