@@ -14,23 +14,32 @@ stub that a postinstall script replaces; the real program is the ELF binary of t
 platform package ``@anthropic-ai/claude-code-<os>-<arch>``. It needs no node at run time,
 which matters because 2.1.332 declares node >= 22 and this machine has node 20.
 
+The same step fills a **wheelhouse** (``ensure_wheels()``): wheels of smllm's runtime
+dependencies and of its build backend, for this Python version, in
+``$SMLLM_TEST_CACHE/wheels-<key>``. The installer and plugin-bootstrap tests then run
+pip with ``--no-index --find-links`` that folder, so the tests themselves talk only to
+127.0.0.1; only this set-up step uses the network (npm and the package index).
+
 Command line (``tests/run.sh`` calls the first form before pytest)::
 
-    python tests/e2e/claude_cli.py ensure     # install if missing, print the binary path
+    python tests/e2e/claude_cli.py ensure     # install what is missing, print the binary path
     python tests/e2e/claude_cli.py path       # print where it would be (no install)
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parent.parent.parent
 CLAUDE_VERSION = "2.1.332"
 PACKAGE = "@anthropic-ai/claude-code"
 INSTALL_TIMEOUT = 600
@@ -129,9 +138,57 @@ def ensure_claude(version: str = CLAUDE_VERSION) -> Path:
     return binary
 
 
+def runtime_requirements() -> list[str]:
+    """pyproject's runtime dependencies plus its build requirements."""
+    text = (REPO / "pyproject.toml").read_text()
+    found: list[str] = []
+    for key in ("requires", "dependencies"):
+        match = re.search(rf"^{key}\s*=\s*\[(.*?)\]", text, re.S | re.M)
+        if match:
+            found += re.findall(r'"([^"]+)"', match.group(1))
+    return [*found, "wheel"]
+
+
+def wheels_dir() -> Path:
+    reqs = "\n".join(sorted(runtime_requirements()))
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}-{sys.platform}-{platform.machine()}"
+    key = hashlib.sha256(f"{tag}\n{reqs}".encode()).hexdigest()[:12]
+    return cache_root() / f"wheels-{tag}-{key}"
+
+
+def ensure_wheels() -> Path:
+    """A folder of wheels from which smllm and its dependencies install without an index."""
+    target = wheels_dir()
+    if (target / ".complete").exists():
+        return target
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / "wheels.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (target / ".complete").exists():
+            return target
+        tmp = Path(tempfile.mkdtemp(prefix=".wheels.", dir=root))
+        try:
+            cmd = [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
+                   "--wheel-dir", str(tmp), *runtime_requirements()]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
+                                  check=False, stdin=subprocess.DEVNULL)
+            if proc.returncode != 0:
+                raise ClaudeInstallError(f"`{' '.join(cmd)}` failed:\n{proc.stderr[-2000:]}")
+            (tmp / ".complete").write_text("ok\n")
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(tmp, target)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
 def main(argv: list[str]) -> int:
     if argv == ["ensure"]:
         try:
+            ensure_wheels()
             print(ensure_claude())
         except ClaudeInstallError as exc:
             print(f"claude_cli: error: {exc}", file=sys.stderr)

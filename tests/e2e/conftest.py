@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from claude_cli import ensure_claude
+from claude_cli import ensure_claude, ensure_wheels
 from harness import Harness
 
 
@@ -24,10 +24,17 @@ def claude_bin() -> Path:
     return ensure_claude()
 
 
+@pytest.fixture(scope="session")
+def wheelhouse() -> Path:
+    """Wheels of smllm's dependencies, so pip in the tests never needs the network."""
+    return ensure_wheels()
+
+
 @pytest.fixture
-def claude(tmp_path: Path, claude_bin: Path, smllm_home: Path) -> Iterator[Harness]:
+def claude(tmp_path: Path, claude_bin: Path, wheelhouse: Path,
+           smllm_home: Path) -> Iterator[Harness]:
     """A scratch HOME, git project, SMLLM_HOME and mock model; cleaned up by PID."""
-    h = Harness(tmp_path / "e2e", claude_bin, smllm_home)
+    h = Harness(tmp_path / "e2e", claude_bin, smllm_home, wheelhouse)
     try:
         yield h
     finally:

@@ -265,10 +265,12 @@ class MockServer:
 class Harness:
     """A scratch HOME + project + mock model, and the pinned ``claude`` binary."""
 
-    def __init__(self, root: Path, binary: Path, smllm_home: Path) -> None:
+    def __init__(self, root: Path, binary: Path, smllm_home: Path,
+                 wheels: Path | None = None) -> None:
         self.root = root
         self.binary = binary
         self.smllm_home = smllm_home
+        self.wheels = wheels  # pip installs come from here, never from the network
         self.home = root / "home"
         self.project = root / "project"
         self.home.mkdir(parents=True, exist_ok=True)
@@ -300,6 +302,9 @@ class Harness:
             "CLAUDE_CODE_MAX_RETRIES": "0",
             "GIT_CONFIG_NOSYSTEM": "1",
         })
+        if self.wheels is not None:
+            env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(self.wheels),
+                       PIP_DISABLE_PIP_VERSION_CHECK="1")
         if self._mock is not None:
             env["ANTHROPIC_BASE_URL"] = self._mock.url
         for k, v in (extra or {}).items():
@@ -433,11 +438,24 @@ class Harness:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
 
+    def bootstrap_pids(self) -> list[int]:
+        """PIDs of plugin bootstraps our runs started (they detach, so they leave a pid file)."""
+        pids = []
+        for pid_file in (self.home / ".claude" / "plugins" / "data").glob("*/bootstrap.pid"):
+            with contextlib.suppress(OSError, ValueError):
+                pids.append(int(pid_file.read_text().strip()))
+        return pids
+
     def close(self) -> None:
         """Kill every process group this harness started, then the mock (by PID)."""
         for pgid in list(self._groups):
             self._kill_group(pgid)
         self._groups.clear()
+        for pid in self.bootstrap_pids():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)  # setsid made it a group leader
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         if self._mock is not None:
             self._mock.stop()
             self._mock = None

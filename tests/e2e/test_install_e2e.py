@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claude_cli import cache_root
 from harness import REPO, Harness, Run
 
 pytestmark = pytest.mark.e2e
@@ -54,7 +53,7 @@ def test_fresh_clone_installer_then_claude_runs_two_tools(claude: Harness, tmp_p
     venv = tmp_path / "venv"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(claude.home), "PYTHON": _base_python(),
            "SMLLM_VENV": str(venv), "SMLLM_HOME": str(claude.smllm_home),
-           "PIP_CACHE_DIR": str(cache_root() / "pip")}
+           "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(claude.wheels)}
     proc = subprocess.run(["bash", str(clone / "installer" / "install.sh"), str(claude.project)],
                           env=env, capture_output=True, text=True, timeout=600, check=False)
     assert 0 == proc.returncode, proc.stdout + proc.stderr
