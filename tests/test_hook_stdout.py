@@ -52,14 +52,14 @@ def test_stray_print_cannot_reach_stdout(event: str, tmp_path: Path) -> None:
     """Output printed by code inside a handler goes to stderr, never around the decision."""
     site = tmp_path / "site"
     site.mkdir()
-    # sitecustomize runs before smllm: it wraps json.loads to print noise on every call
+    # sitecustomize runs before smllm: it makes every fsync (the journal's) print noise
     (site / "sitecustomize.py").write_text(
-        "import json, builtins\n"
-        "_loads = json.loads\n"
-        "def loads(*a, **k):\n"
+        "import os\n"
+        "_fsync = os.fsync\n"
+        "def fsync(fd):\n"
         "    print('NOISE FROM A HANDLER')\n"
-        "    return _loads(*a, **k)\n"
-        "json.loads = loads\n"
+        "    return _fsync(fd)\n"
+        "os.fsync = fsync\n"
     )
     import os
 

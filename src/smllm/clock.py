@@ -9,8 +9,6 @@ store, so a run of several processes hands them out in order.
 from __future__ import annotations
 
 import os
-import secrets
-import string
 import time
 
 from smllm.errors import UsageError
@@ -41,6 +39,9 @@ def iso_utc(ms: int) -> str:
 
 
 def _random_suffix(prefix: str) -> str:
+    import secrets  # noqa: PLC0415 - off the hot path
+    import string  # noqa: PLC0415
+
     if prefix == "i-":
         return "".join(secrets.choice(string.digits) for _ in range(6))
     if prefix == "sm-":
@@ -68,9 +69,14 @@ def _take_planned(prefix: str, planned: list[str]) -> str | None:
     candidates = [p for p in planned if p.startswith(prefix)]
     if not candidates:
         return None
-    ledger = paths.ensure_private_tree(paths.state_dir(), paths.state_dir()) / "ids-taken"
-    with locked(ledger.with_suffix(".lock")):
-        used = set(ledger.read_text().split()) if ledger.exists() else set()
+    root = paths.ensure_private_tree(paths.state_root(), paths.state_root())
+    ledger = os.path.join(root, "ids-taken")
+    with locked(ledger + ".lock"):
+        try:
+            with open(ledger, encoding="utf-8") as fh:
+                used = set(fh.read().split())
+        except FileNotFoundError:
+            used = set()
         for cand in candidates:
             if cand not in used:
                 fd = os.open(ledger, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

@@ -7,9 +7,9 @@ hook process at exactly that step and check that every reader still accepts the 
 from __future__ import annotations
 
 import os
-import signal
 
 POINTS = ("open", "locked", "before-write", "mid-write", "after-write", "after-fsync", "state")
+_SIGKILL = 9
 
 
 def armed(name: str) -> bool:
@@ -19,4 +19,4 @@ def armed(name: str) -> bool:
 def point(name: str) -> None:
     """Die at once (no cleanup, no flush) if the fault ``name`` is armed."""
     if os.environ.get("SMLLM_FAULT") == name:
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), _SIGKILL)

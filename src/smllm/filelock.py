@@ -6,42 +6,71 @@ POSIX uses ``flock``; Windows locks the first byte with ``msvcrt.locking``. The
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from collections.abc import Iterator
-from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
 
 
-@contextlib.contextmanager
-def locked_fd(fd: int) -> Iterator[int]:
-    """Hold an exclusive lock on an open file descriptor."""
+def _lock(fd: int) -> None:
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         import msvcrt  # noqa: PLC0415
 
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-        try:
-            yield fd
-        finally:
-            os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         return
     import fcntl  # noqa: PLC0415
 
     fcntl.flock(fd, fcntl.LOCK_EX)
-    try:
-        yield fd
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+def _unlock(fd: int) -> None:
+    if sys.platform == "win32":  # pragma: no cover
+        import msvcrt  # noqa: PLC0415
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl  # noqa: PLC0415
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+class locked_fd:  # noqa: N801 - used like a function: ``with locked_fd(fd):``
+    """Hold an exclusive lock on an open file descriptor."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __enter__(self) -> int:
+        _lock(self.fd)
+        return self.fd
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        _unlock(self.fd)
+
+
+class locked:  # noqa: N801
     """Hold an exclusive lock on ``path`` (created 0600 if missing)."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        with locked_fd(fd):
-            yield
-    finally:
-        os.close(fd)
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self.fd = -1
+
+    def __enter__(self) -> None:
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            _lock(self.fd)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            _unlock(self.fd)
+        finally:
+            os.close(self.fd)

@@ -25,19 +25,23 @@ offset, open intents). It is a cache: the log is the record.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import os
-import secrets
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal
 
-from smllm import clock, faults, paths
+from smllm import clock, faults, jsonfast, paths
+from smllm.digest import tagged
 from smllm.errors import JournalError
 from smllm.filelock import locked_fd
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from pathlib import Path
+    from types import TracebackType
+    from typing import Any, Literal
+
+    Durability = Literal["durable", "live_only"]
+    LineStatus = Literal["record", "unparseable", "torn"]
+    StrPath = str | os.PathLike[str]
 
 SCHEMA_VERSION = 1
 STRING_LIMIT = 32 * 1024
@@ -48,18 +52,21 @@ _HASH_SUFFIX_LEN = len(',"hash":"sha256:') + 64 + len('"}')
 _TAIL_CHUNK = 64 * 1024
 _TAIL_MAX = 64 * 1024 * 1024
 
-Durability = Literal["durable", "live_only"]
-LineStatus = Literal["record", "unparseable", "torn"]
 
-
-@dataclass(frozen=True)
 class Entry:
     """What a caller asks to append; the journal adds the envelope."""
 
-    payload: dict[str, Any]
-    payload_type: str | None = None
-    durability: Durability = "durable"
-    causation_id: str | None = None
+    __slots__ = ("causation_id", "durability", "payload", "payload_type")
+
+    def __init__(self, payload: dict[str, Any], payload_type: str | None = None,
+                 durability: Durability = "durable", causation_id: str | None = None) -> None:
+        self.payload = payload
+        self.payload_type = payload_type
+        self.durability = durability
+        self.causation_id = causation_id
+
+    def __repr__(self) -> str:
+        return f"Entry({self.payload_type or self.payload.get('event', {}).get('kind')!r})"
 
 
 def event(kind: str, /, **fields: Any) -> Entry:
@@ -67,28 +74,42 @@ def event(kind: str, /, **fields: Any) -> Entry:
     return Entry({"event": {"kind": kind, **fields}})
 
 
-def fact(payload_type: str, record: dict[str, Any], *, durability: Durability = "durable") -> Entry:
+def fact(payload_type: str, record: dict[str, Any], *, durability: Durability = "durable",
+         causation_id: str | None = None) -> Entry:
     """A stream fact: ``payload_type`` is set, ``payload`` is ``{kind, record}``."""
     kind = payload_type.replace(".", "_")
-    return Entry({"kind": kind, "record": record}, payload_type=payload_type, durability=durability)
+    return Entry({"kind": kind, "record": record}, payload_type, durability, causation_id)
 
 
-@dataclass(frozen=True)
 class Written:
-    sequence: int
-    id: str
-    hash: str
+    """Where an appended record landed."""
+
+    __slots__ = ("hash", "id", "sequence")
+
+    def __init__(self, sequence: int, rid: str, digest: str) -> None:
+        self.sequence = sequence
+        self.id = rid
+        self.hash = digest
+
+    def __repr__(self) -> str:
+        return f"Written(sequence={self.sequence}, id={self.id!r})"
 
 
-@dataclass(frozen=True)
 class Line:
     """One physical line of a log, as every reader sees it."""
 
-    number: int
-    offset: int
-    raw: bytes
-    status: LineStatus
-    record: dict[str, Any] | None = None
+    __slots__ = ("number", "offset", "raw", "record", "status")
+
+    def __init__(self, number: int, offset: int, raw: bytes, status: LineStatus,
+                 record: dict[str, Any] | None = None) -> None:
+        self.number = number
+        self.offset = offset
+        self.raw = raw
+        self.status = status
+        self.record = record
+
+    def __repr__(self) -> str:
+        return f"Line({self.number}, {self.status!r})"
 
 
 # --------------------------------------------------------------------- large values
@@ -102,8 +123,7 @@ def omit_large(value: Any, limit: int = STRING_LIMIT) -> tuple[Any, int]:
         data = value.encode("utf-8", "surrogatepass")
         if len(data) <= limit:
             return value, 0
-        digest = hashlib.sha256(data).hexdigest()
-        return {"omitted_live_only": {"bytes": len(data), "sha256": f"sha256:{digest}"}}, 1
+        return {"omitted_live_only": {"bytes": len(data), "sha256": tagged(data)}}, 1
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         total = 0
@@ -125,15 +145,16 @@ def omit_large(value: Any, limit: int = STRING_LIMIT) -> tuple[Any, int]:
 # --------------------------------------------------------------------- serialisation
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+def new_record_id() -> str:
+    return "r-" + os.urandom(8).hex()
 
 
 def encode_record(
-    entry: Entry, *, sequence: int, prev: str, recorded_at: str, skipped: int
+    entry: Entry, *, sequence: int, prev: str, recorded_at: str, skipped: int,
+    rid: str | None = None,
 ) -> tuple[bytes, str, str]:
     """The line (with newline), its id and its hash."""
-    rid = "r-" + secrets.token_hex(8)
+    rid = rid or new_record_id()
     payload, _ = omit_large(entry.payload)
     body: dict[str, Any] = {
         "sequence": sequence,
@@ -149,10 +170,10 @@ def encode_record(
     if skipped:
         body["skipped"] = skipped
     body["prev"] = prev
-    text = _dumps(body)
-    digest = "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    line = text[:-1] + ',"hash":"' + digest + '"}\n'
-    return line.encode("utf-8", "surrogatepass"), rid, digest
+    text = jsonfast.dumps(body).encode("utf-8", "surrogatepass")
+    digest = tagged(text)
+    line = text[:-1] + b',"hash":"' + digest.encode() + b'"}\n'
+    return line, rid, digest
 
 
 def line_hash(raw: bytes) -> tuple[str | None, str | None]:
@@ -163,15 +184,14 @@ def line_hash(raw: bytes) -> tuple[str | None, str | None]:
     if not suffix.startswith(b',"hash":"sha256:'):
         return None, None
     declared = suffix[len(b',"hash":"') : -2].decode("ascii", "replace")
-    body = raw[:-_HASH_SUFFIX_LEN] + b"}"
-    return declared, "sha256:" + hashlib.sha256(body).hexdigest()
+    return declared, tagged(raw[:-_HASH_SUFFIX_LEN] + b"}")
 
 
 def parse_line(raw: bytes) -> dict[str, Any] | None:
     """The record on ``raw`` (no newline), or None if it is not one."""
     try:
-        obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        obj = jsonfast.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if isinstance(obj, dict) and isinstance(obj.get("sequence"), int):
         return obj
@@ -181,44 +201,47 @@ def parse_line(raw: bytes) -> dict[str, Any] | None:
 # --------------------------------------------------------------------- reading
 
 
-def iter_lines(path: Path) -> Iterator[Line]:
+def iter_lines(path: StrPath) -> Iterator[Line]:
     """Every physical line of the log, streaming; the last one may be torn."""
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed in finally, generator-safe
     except FileNotFoundError:
         raise JournalError(
-            f"no journal at {path}", "check the session id with `smllm session list`"
+            f"no journal at {os.fspath(path)}", "check the session id with `smllm verify`"
         ) from None
     try:
         offset = 0
         number = 0
         for raw in fh:
             number += 1
-            complete = raw.endswith(b"\n")
-            body = raw[:-1] if complete else raw
-            if not complete:
-                yield Line(number, offset, body, "torn", parse_line(body))
-            else:
+            if raw.endswith(b"\n"):
+                body = raw[:-1]
                 rec = parse_line(body)
                 yield Line(number, offset, body, "record" if rec else "unparseable", rec)
+            else:
+                yield Line(number, offset, raw, "torn", parse_line(raw))
             offset += len(raw)
     finally:
         fh.close()
 
 
-def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+def iter_records(path: StrPath) -> Iterator[dict[str, Any]]:
     """The parseable, complete records of a log, in order."""
     for line in iter_lines(path):
         if line.status == "record" and line.record is not None:
             yield line.record
 
 
-@dataclass(frozen=True)
 class Tail:
-    sequence: int
-    hash: str
-    torn_bytes: int
-    skipped: int
+    """The last record of a log as a writer needs it."""
+
+    __slots__ = ("hash", "sequence", "skipped", "torn_bytes")
+
+    def __init__(self, sequence: int, digest: str, torn_bytes: int, skipped: int) -> None:
+        self.sequence = sequence
+        self.hash = digest
+        self.torn_bytes = torn_bytes
+        self.skipped = skipped
 
 
 def read_tail(fd: int, size: int) -> Tail:
@@ -247,7 +270,7 @@ def read_tail(fd: int, size: int) -> Tail:
                 return Tail(int(rec["sequence"]), declared or GENESIS, torn, skipped)
             skipped += 1
         if chunk >= size or chunk >= _TAIL_MAX:
-            return Tail(0, GENESIS, torn, skipped + (len(lines) - len(lines[start:])))
+            return Tail(0, GENESIS, torn, skipped + start)
         chunk = min(size, chunk * 4)
 
 
@@ -259,56 +282,77 @@ def _date_path(ms: int) -> str:
     return f"{iso[0:4]}/{iso[5:7]}/{iso[8:10]}"
 
 
-def session_dir(host_session_id: str, *, create: bool = False, now_ms: int | None = None) -> Path:
-    """``sessions/YYYY/MM/DD/<id>/`` of a host session (the date of its first record)."""
+def _read_small(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read().strip()
+
+
+def session_folder(host_session_id: str, *, create: bool = False,
+                   now_ms: int | None = None) -> str:
+    """``sessions/YYYY/MM/DD/<id>`` of a host session (dated by its first record)."""
     sid = paths.check_id(host_session_id)
-    root = paths.sessions_dir()
-    index = root / "by-id" / sid
+    root = os.path.join(paths.data_root(), "sessions")
+    index = os.path.join(root, "by-id", sid)
     try:
-        return root / index.read_text().strip() / sid
+        return os.path.join(root, _read_small(index), sid)
     except FileNotFoundError:
         if not create:
             raise
-    paths.ensure_private_tree(index.parent, paths.data_dir())
+    paths.ensure_private_tree(os.path.dirname(index), paths.data_root())
     rel = _date_path(clock.now_ms() if now_ms is None else now_ms)
     try:
         fd = os.open(index, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return root / index.read_text().strip() / sid
+        return os.path.join(root, _read_small(index), sid)
     try:
         os.write(fd, rel.encode() + b"\n")
     finally:
         os.close(fd)
-    d = root / rel / sid
-    paths.ensure_private_tree(d, paths.data_dir())
-    return d
+    folder = os.path.join(root, rel, sid)
+    paths.ensure_private_tree(folder, paths.data_root())
+    return folder
+
+
+def locate(host_session_id: str, *, agent_id: str | None = None, create: bool = False) -> str:
+    """The log of a host session (or of one of its subagents), as a ``str``."""
+    folder = session_folder(host_session_id, create=create)
+    if agent_id is not None:
+        folder = os.path.join(folder, "subagent", paths.check_id(agent_id, "agent id"))
+        if create:
+            paths.ensure_private_tree(folder, paths.data_root())
+    return os.path.join(folder, LOG_NAME)
+
+
+def session_dir(host_session_id: str, *, create: bool = False) -> Path:
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(session_folder(host_session_id, create=create))
 
 
 def log_path(host_session_id: str, *, agent_id: str | None = None, create: bool = False) -> Path:
-    d = session_dir(host_session_id, create=create)
-    if agent_id is not None:
-        d = d / "subagent" / paths.check_id(agent_id, "agent id")
-        if create:
-            paths.ensure_private_tree(d, paths.data_dir())
-    return d / LOG_NAME
+    """Like :func:`locate`, as a ``pathlib.Path`` (for commands, not the hot path)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(locate(host_session_id, agent_id=agent_id, create=create))
 
 
 # --------------------------------------------------------------------- writing
 
 
-@dataclass
 class Transaction:
     """Appends made under one hold of the log's lock, plus the sidecar state."""
 
-    path: Path
-    fd: int
-    tail: Tail
-    state: dict[str, Any]
-    now_ms: int
-    pending: list[bytes] = field(default_factory=list)
-    written: list[Written] = field(default_factory=list)
-    durable: bool = False
-    state_dirty: bool = False
+    def __init__(self, path: str, fd: int, tail: Tail, state: dict[str, Any],
+                 now_ms: int) -> None:
+        self.path = path
+        self.fd = fd
+        self.tail = tail
+        self.state = state
+        self.now_ms = now_ms
+        self.pending: list[bytes] = []
+        self.written: list[Written] = []
+        self.durable = False
+        self.state_dirty = False
 
     @property
     def next_sequence(self) -> int:
@@ -343,7 +387,7 @@ class Transaction:
         if not self.pending:
             return
         data = b"".join(self.pending)
-        if self.tail.torn_bytes and len(self.written) == len(self.pending):
+        if self.tail.torn_bytes:
             data = b"\n" + data
         faults.point("before-write")
         if faults.armed("mid-write"):
@@ -363,58 +407,31 @@ class Transaction:
         self.durable = False
 
 
-def _read_state(path: Path) -> dict[str, Any]:
+def _state_file(path: str) -> str:
+    return os.path.join(os.path.dirname(path), STATE_NAME)
+
+
+def _read_state(path: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_bytes())
+        with open(path, "rb") as fh:
+            data = jsonfast.loads(fh.read())
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _write_state(path: Path, state: dict[str, Any]) -> None:
-    tmp = path.with_name(f".{STATE_NAME}.{os.getpid()}")
+def _write_state(path: str, state: dict[str, Any]) -> None:
+    tmp = os.path.join(os.path.dirname(path), f".{STATE_NAME}.{os.getpid()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        os.write(fd, _dumps(state).encode())
+        os.write(fd, jsonfast.dumps(state).encode("utf-8", "surrogatepass"))
     finally:
         os.close(fd)
     faults.point("state")
     os.replace(tmp, path)
 
 
-@contextlib.contextmanager
-def transaction(path: Path, *, now_ms: int | None = None) -> Iterator[Transaction]:
-    """Hold the log's lock; on a clean exit, write, fsync and save the state."""
-    created = not path.exists()
-    if created:
-        paths.ensure_private_tree(path.parent, paths.data_dir())
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-    except OSError as exc:
-        raise JournalError(f"cannot open journal {path}: {exc.strerror}") from exc
-    faults.point("open")
-    try:
-        with locked_fd(fd):
-            faults.point("locked")
-            size = os.fstat(fd).st_size
-            txn = Transaction(
-                path=path,
-                fd=fd,
-                tail=read_tail(fd, size),
-                state=_read_state(path.with_name(STATE_NAME)),
-                now_ms=clock.now_ms() if now_ms is None else now_ms,
-            )
-            yield txn
-            txn.flush()
-            if created or size == 0:
-                _fsync_dir(path.parent)
-            if txn.state_dirty:
-                _write_state(path.with_name(STATE_NAME), txn.state)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
+def _fsync_dir(path: str) -> None:
     if os.name != "posix":  # pragma: no cover
         return
     dfd = os.open(path, os.O_RDONLY)
@@ -424,8 +441,64 @@ def _fsync_dir(path: Path) -> None:
         os.close(dfd)
 
 
-def append(path: Path, entries: Iterable[Entry]) -> list[Written]:
+class transaction:  # noqa: N801 - used like a function: ``with journal.transaction(p) as txn``
+    """Hold the log's lock; on a clean exit, write, fsync and save the state."""
+
+    def __init__(self, path: StrPath, *, now_ms: int | None = None) -> None:
+        self.path = os.fspath(path)
+        self.now_ms = now_ms
+        self.fd = -1
+        self.lock: locked_fd | None = None
+        self.txn: Transaction | None = None
+        self.created = False
+
+    def __enter__(self) -> Transaction:
+        self.created = not os.path.exists(self.path)
+        if self.created:
+            paths.ensure_private_tree(os.path.dirname(self.path), paths.data_root())
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise JournalError(f"cannot open journal {self.path}: {exc.strerror}") from exc
+        try:
+            faults.point("open")
+            self.lock = locked_fd(self.fd)
+            self.lock.__enter__()
+            faults.point("locked")
+            size = os.fstat(self.fd).st_size
+            self.created = self.created or size == 0
+            self.txn = Transaction(
+                self.path, self.fd, read_tail(self.fd, size),
+                _read_state(_state_file(self.path)),
+                clock.now_ms() if self.now_ms is None else self.now_ms,
+            )
+        except BaseException:
+            self._release()
+            raise
+        return self.txn
+
+    def _release(self) -> None:
+        try:
+            if self.lock is not None:
+                self.lock.__exit__(None, None, None)
+        finally:
+            os.close(self.fd)
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            txn = self.txn
+            if et is None and txn is not None:
+                txn.flush()
+                if self.created:
+                    _fsync_dir(os.path.dirname(self.path))
+                if txn.state_dirty:
+                    _write_state(_state_file(self.path), txn.state)
+        finally:
+            self._release()
+
+
+def append(path: StrPath, entries: Iterable[Entry]) -> list[Written]:
     """Append ``entries`` durably in one lock hold; return their sequences and ids."""
     with transaction(path) as txn:
-        out = txn.extend(entries)
-    return out
+        return txn.extend(entries)

@@ -1,46 +1,51 @@
 """Every on-disk location smllm uses, in one place.
 
 ``SMLLM_HOME=DIR`` puts data, state and user config under ``DIR``. Otherwise the
-locations are platformdirs' (appname ``smllm``). On Linux they are computed here
-with the standard library, because hooks run on every tool call and importing
-platformdirs would cost more than the rest of a hook; a test checks that both agree.
+locations are platformdirs' (appname ``smllm``). On Linux they are computed here with
+the standard library, because hooks run on every tool call and importing platformdirs
+(or even ``pathlib``) would cost more than the rest of a hook; a test checks that both
+agree. The ``*_root()`` functions return ``str`` for the hot path; the ``*_dir()``
+functions return ``pathlib.Path`` for everything else.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
-from pathlib import Path
 
 from smllm.errors import InvalidSessionId
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 APP = "smllm"
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 
-_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_ID_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_ID_CHARS = _ID_FIRST | frozenset("._-")
 
 
-def _home_override() -> Path | None:
+def _home_override() -> str | None:
     home = os.environ.get("SMLLM_HOME")
-    return Path(home).expanduser().absolute() if home else None
+    return os.path.abspath(os.path.expanduser(home)) if home else None
 
 
-def _xdg(var: str, default: str) -> Path:
+def _xdg(var: str, default: str) -> str:
     value = os.environ.get(var, "").strip()
-    base = Path(value) if value and os.path.isabs(value) else Path.home() / default
-    return base / APP
+    base = value if value and os.path.isabs(value) else os.path.join(os.path.expanduser("~"),
+                                                                     default)
+    return os.path.join(base, APP)
 
 
-def _platformdirs(kind: str) -> Path:
-    import platformdirs  # noqa: PLC0415 - only off Linux, off the hot path
+def _platformdirs(kind: str) -> str:
+    import platformdirs  # noqa: PLC0415 - only off Linux
 
-    func = getattr(platformdirs, f"user_{kind}_dir")
-    return Path(func(APP, appauthor=False))
+    return str(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
 
 
-def data_dir() -> Path:
+def data_root() -> str:
     """Where journals live (``~/.local/share/smllm`` on Linux)."""
     home = _home_override()
     if home is not None:
@@ -50,7 +55,7 @@ def data_dir() -> Path:
     return _platformdirs("data")
 
 
-def state_dir() -> Path:
+def state_root() -> str:
     """Where smllm sessions and their audit live (``~/.local/state/smllm`` on Linux)."""
     home = _home_override()
     if home is not None:
@@ -60,8 +65,8 @@ def state_dir() -> Path:
     return _platformdirs("state")
 
 
-def config_dir() -> Path:
-    """Where the user-level ``config.toml`` and policy live."""
+def config_root() -> str:
+    """Where the user-level ``config.toml`` and ``policy.toml`` live."""
     home = _home_override()
     if home is not None:
         return home
@@ -70,22 +75,58 @@ def config_dir() -> Path:
     return _platformdirs("config")
 
 
+def _path(value: str) -> Path:
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(value)
+
+
+def data_dir() -> Path:
+    return _path(data_root())
+
+
+def state_dir() -> Path:
+    return _path(state_root())
+
+
+def config_dir() -> Path:
+    return _path(config_root())
+
+
 def sessions_dir() -> Path:
-    return data_dir() / "sessions"
+    return _path(os.path.join(data_root(), "sessions"))
 
 
 def audit_dir() -> Path:
-    return state_dir() / "audit"
+    return _path(os.path.join(state_root(), "audit"))
+
+
+def cache_root() -> str:
+    """Compiled config caches (policy, machines); safe to delete at any time."""
+    return os.path.join(state_root(), "cache")
 
 
 def cache_dir() -> Path:
-    """Compiled config caches (policy, machines); safe to delete at any time."""
-    return state_dir() / "cache"
+    return _path(cache_root())
+
+
+def logs_root() -> str:
+    """Internal error reports of hooks and commands."""
+    return os.path.join(state_root(), "logs")
 
 
 def logs_dir() -> Path:
-    """Internal error reports of hooks and commands."""
-    return state_dir() / "logs"
+    return _path(logs_root())
+
+
+def is_safe_id(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 128
+        and value[0] in _ID_FIRST
+        and all(ch in _ID_CHARS for ch in value)
+        and ".." not in value
+    )
 
 
 def check_id(value: object, what: str = "session id") -> str:
@@ -98,36 +139,30 @@ def check_id(value: object, what: str = "session id") -> str:
     ...
     smllm.errors.InvalidSessionId: invalid session id '../../etc' (ids are 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit)
     """
-    if isinstance(value, str) and _ID_RE.fullmatch(value) and ".." not in value:
-        return value
+    if is_safe_id(value):
+        return value  # type: ignore[return-value]
     raise InvalidSessionId(
         f"invalid {what} {value!r}",
         "ids are 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
     )
 
 
-def ensure_dir(path: Path) -> Path:
-    """Create ``path`` (and parents under the store) with mode 0700."""
-    try:
-        path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    except FileExistsError:
-        pass
-    return path
-
-
-def ensure_private_tree(path: Path, root: Path) -> Path:
+def ensure_private_tree(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str:
     """Create ``path`` and every missing directory between ``root`` and it as 0700."""
-    missing: list[Path] = []
-    cur = path
-    while not cur.exists():
+    target = os.fspath(path)
+    stop = os.fspath(root)
+    missing: list[str] = []
+    cur = target
+    while not os.path.isdir(cur):
         missing.append(cur)
-        if cur == root or cur.parent == cur:
+        parent = os.path.dirname(cur)
+        if cur == stop or parent == cur:
             break
-        cur = cur.parent
+        cur = parent
     for p in reversed(missing):
         try:
-            p.mkdir(mode=DIR_MODE)
+            os.mkdir(p, DIR_MODE)
         except FileExistsError:
             continue
         os.chmod(p, DIR_MODE)  # mkdir's mode is masked by the umask
-    return path
+    return target

@@ -12,16 +12,17 @@ rebuilt by one scan of the log. Keys:
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-from typing import Any
-
 from smllm import journal
+from smllm.digest import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def idempotency_key(session_id: str, tool_use_id: str) -> str:
     """The key an intent carries: one per host tool call, stable across retries."""
-    digest = hashlib.sha256(f"{session_id}\0{tool_use_id}".encode()).hexdigest()
+    digest = sha256_hex(f"{session_id}\0{tool_use_id}".encode())
     return f"idem-{digest[:32]}"
 
 
@@ -49,7 +50,7 @@ def _ms(rec: dict[str, Any]) -> int:
     return calendar.timegm(t) * 1000 + int(at[20:23] or 0)
 
 
-def rebuild(path: Path) -> dict[str, Any]:
+def rebuild(path: str) -> dict[str, Any]:
     """Recompute the sidecar's counters from the log itself."""
     state: dict[str, Any] = {"open": False, "turns": 0, "open_intents": {}}
     for rec in journal.iter_records(path):

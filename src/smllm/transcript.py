@@ -10,12 +10,13 @@ batch has run), becomes a ``tool_batch.effect.terminal`` observed via the transc
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
-from typing import Any
 
-from smllm import journal
+from smllm import journal, jsonfast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 READ_LIMIT = 4 * 1024 * 1024
 EMITTED_MEMORY = 64
@@ -28,7 +29,7 @@ def _preview(content: Any) -> str:
             str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
         ]
         content = "\n".join(parts)
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    text = content if isinstance(content, str) else jsonfast.dumps(content)
     return text[:PREVIEW]
 
 
@@ -126,7 +127,7 @@ class _Ingest:
         self.emit_pending()
 
 
-def ingest(txn: journal.Transaction, transcript: Path | None, *, flush: bool = False) -> None:
+def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = False) -> None:
     """Record what the transcript gained since the last call (under ``txn``'s lock)."""
     if transcript is None:
         return
@@ -149,8 +150,8 @@ def ingest(txn: journal.Transaction, transcript: Path | None, *, flush: bool = F
     work = _Ingest(txn, st)
     for raw in data[:end].splitlines():
         try:
-            line = json.loads(raw)
-        except ValueError:
+            line = jsonfast.loads(raw)
+        except (ValueError, RecursionError):
             continue
         if not isinstance(line, dict):
             continue

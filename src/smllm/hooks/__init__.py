@@ -12,12 +12,14 @@ The contract (product.md §4, claude-code-contract.md §2):
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Any
 
 from smllm.hooks._context import HookContext, HookInputError, parse_input
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: host event -> handler module in this package (a static registry, imported lazily)
 HANDLERS: dict[str, str] = {
@@ -75,10 +77,9 @@ def run(event: str, raw: bytes) -> dict[str, Any] | None:
             )
         payload = parse_input(event, raw)
         ctx = HookContext.create(event, payload)
-        import importlib  # noqa: PLC0415
-
-        module = importlib.import_module(f"smllm.hooks.{HANDLERS[event]}")
-        result: dict[str, Any] | None = module.handle(ctx)
+        name = f"smllm.hooks.{HANDLERS[event]}"
+        __import__(name)
+        result: dict[str, Any] | None = sys.modules[name].handle(ctx)
         return result
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
@@ -102,7 +103,7 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
         sid = salvage_session_id(raw)
         if sid is None:
             return
-        path = journal.log_path(sid, create=True)
+        path = journal.locate(sid, create=True)
         journal.append(
             path,
             [
@@ -138,11 +139,14 @@ def _report(event: str, exc: BaseException) -> str:
 
         from smllm import clock, paths  # noqa: PLC0415
 
-        logs = paths.ensure_private_tree(paths.logs_dir(), paths.state_dir())
-        path = logs / f"hook-{event}-{clock.now_ms()}-{os.getpid()}.log"
-        path.write_text("".join(traceback.format_exception(exc)))
-        os.chmod(path, 0o600)
-        return str(path)
+        logs = paths.ensure_private_tree(paths.logs_root(), paths.state_root())
+        path = os.path.join(logs, f"hook-{event}-{clock.now_ms()}-{os.getpid()}.log")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, "".join(traceback.format_exception(exc)).encode())
+        finally:
+            os.close(fd)
+        return path
     except Exception:  # noqa: BLE001
         return "unavailable"
 
@@ -167,6 +171,16 @@ def main(argv: list[str]) -> int:
     finally:
         sys.stdout = real_stdout
     if result is not None:
-        real_stdout.write(json.dumps(result, ensure_ascii=False))
+        from smllm import jsonfast  # noqa: PLC0415
+
+        real_stdout.write(jsonfast.dumps(result))
         real_stdout.flush()
     return 0
+
+
+def cli() -> None:
+    """What an installed hook runs: ``python -c "from smllm.hooks import cli; cli()" EVENT``.
+
+    ``python -c`` skips ``runpy``, which ``python -m smllm`` would import on every call.
+    """
+    raise SystemExit(main(sys.argv[1:]))

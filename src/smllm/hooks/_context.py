@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
-from smllm import clock, journal, paths
+from smllm import clock, journal, jsonfast, paths
 from smllm.errors import InvalidSessionId, SmllmError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TOOL_EVENTS = frozenset(
     {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
 )
-_SID_RE = re.compile(rb'"session_id"\s*:\s*"([A-Za-z0-9._-]{1,128})"')
 
 
 class HookInputError(SmllmError):
     """The hook's stdin is not what Claude Code sends."""
 
 
-def _require(payload: dict[str, Any], key: str, kind: type, event: str) -> None:
+def _require(payload: dict[str, Any], key: str, kind: type[object], event: str) -> None:
     if key not in payload:
         raise HookInputError(f"{event} input has no {key!r} field", "is this Claude Code calling?")
     if not isinstance(payload[key], kind):
@@ -41,8 +39,8 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise HookInputError(f"hook input is not valid UTF-8 (byte {exc.start})") from None
     try:
-        payload = json.loads(text)
-    except ValueError as exc:
+        payload = jsonfast.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise HookInputError(f"hook input is not JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise HookInputError(f"hook input is a JSON {type(payload).__name__}, not an object")
@@ -78,33 +76,35 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
 
 def salvage_session_id(raw: bytes) -> str | None:
     """A valid session id found in input that failed to parse, if any."""
-    m = _SID_RE.search(raw[:65536])
+    import re  # noqa: PLC0415 - only for rejected input
+
+    m = re.search(rb'"session_id"\s*:\s*"([A-Za-z0-9._-]{1,128})"', raw[:65536])
     if m is None:
         return None
     sid = m.group(1).decode()
-    return sid if ".." not in sid else None
+    return sid if paths.is_safe_id(sid) else None
 
 
-def safe_transcript(value: object) -> Path | None:
+def safe_transcript(value: object) -> str | None:
     """The transcript path from input, if it is a plain absolute ``.jsonl`` path."""
     if not isinstance(value, str) or not value.endswith(".jsonl") or "\x00" in value:
         return None
-    p = Path(value)
-    if not p.is_absolute() or ".." in p.parts:
+    if not os.path.isabs(value) or ".." in value.replace("\\", "/").split("/"):
         return None
-    return p
+    return value
 
 
-@dataclass
 class HookContext:
     """What a handler knows: the event, its input, the clock and its journal."""
 
-    event: str
-    payload: dict[str, Any]
-    session_id: str
-    agent_id: str | None
-    now_ms: int
-    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    def __init__(self, event: str, payload: dict[str, Any], session_id: str,
+                 agent_id: str | None, now_ms: int, env: dict[str, str] | None = None) -> None:
+        self.event = event
+        self.payload = payload
+        self.session_id = session_id
+        self.agent_id = agent_id
+        self.now_ms = now_ms
+        self.env = dict(os.environ) if env is None else env
 
     @classmethod
     def create(cls, event: str, payload: dict[str, Any]) -> HookContext:
@@ -118,13 +118,13 @@ class HookContext:
         )
 
     @property
-    def log_path(self) -> Path:
+    def log_path(self) -> str:
         """The journal this event belongs to (a subagent's own, inside a subagent)."""
-        return journal.log_path(self.session_id, agent_id=self.agent_id, create=True)
+        return journal.locate(self.session_id, agent_id=self.agent_id, create=True)
 
     @property
-    def main_log_path(self) -> Path:
-        return journal.log_path(self.session_id, create=True)
+    def main_log_path(self) -> str:
+        return journal.locate(self.session_id, create=True)
 
     @property
     def cwd(self) -> str:
@@ -132,9 +132,9 @@ class HookContext:
         return cwd if isinstance(cwd, str) and cwd else os.getcwd()
 
     @property
-    def transcript(self) -> Path | None:
+    def transcript(self) -> str | None:
         return safe_transcript(self.payload.get("transcript_path"))
 
-    def transaction(self, *, main: bool = False) -> Any:
+    def transaction(self, *, main: bool = False) -> journal.transaction:
         path = self.main_log_path if main else self.log_path
         return journal.transaction(path, now_ms=self.now_ms)

@@ -6,9 +6,11 @@ crash reconciliation). A feature module is imported only when its hook runs.
 
 from __future__ import annotations
 
-from typing import Any
-
 from smllm.hooks._context import HookContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from smllm import journal, sessionstate, transcript
 from smllm.hooks._context import HookContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:

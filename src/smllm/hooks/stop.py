@@ -7,11 +7,13 @@ rule), and a stop with ``stop_hook_active`` is never blocked by the journal itse
 
 from __future__ import annotations
 
-from typing import Any
-
 from smllm import journal, sessionstate, transcript
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PREVIEW = 2000
 

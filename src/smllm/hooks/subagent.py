@@ -3,10 +3,12 @@ linked both ways with the parent's."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from smllm import journal, transcript
 from smllm.hooks._context import HookContext, safe_transcript
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PREVIEW = 2000
 

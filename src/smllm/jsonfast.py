@@ -1,0 +1,84 @@
+"""JSON for the hot path, without importing the ``json`` package.
+
+``import json`` pulls in ``re`` and costs about as much as half an interpreter start,
+which a hook on every tool call cannot afford. This module drives CPython's C
+accelerator (``_json``) directly, with the same output as
+``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))`` and the same input
+rules as ``json.loads``. Where ``_json`` is missing it falls back to ``json``; errors
+are re-raised by ``json`` itself so messages stay the standard ones.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+try:
+    import _json as _c
+except ImportError:  # pragma: no cover - other Pythons
+    _c = None  # type: ignore[assignment]
+
+_WS = " \t\n\r"
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+
+class _Context:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = staticmethod(_CONSTANTS.__getitem__)
+    memo: dict[str, str] = {}
+
+
+def _default(obj: object) -> object:
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+
+_scan = _c.make_scanner(_Context()) if _c is not None else None
+_encode = (
+    _c.make_encoder(None, _default, _c.encode_basestring, None, ":", ",", False, False, True)
+    if _c is not None
+    else None
+)
+
+
+def _slow_loads(text: str | bytes) -> Any:
+    import json  # noqa: PLC0415 - error path and fallback only
+
+    return json.loads(text)
+
+
+def loads(data: str | bytes) -> Any:
+    """Like ``json.loads``; raises ``ValueError`` (``json.JSONDecodeError``) on bad input."""
+    if _scan is None:
+        return _slow_loads(data)
+    text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    if text.startswith("\ufeff"):
+        return _slow_loads(text)
+    start = len(text) - len(text.lstrip(_WS))
+    try:
+        obj, end = _scan(text, start)
+    except RecursionError:
+        raise
+    except Exception:  # noqa: BLE001 - the C scanner reports errors through json.decoder;
+        return _slow_loads(text)  # let json itself raise the standard error
+    finally:
+        _Context.memo.clear()
+    if end != len(text) and text[end:].strip(_WS):
+        return _slow_loads(text)
+    return obj
+
+
+def dumps(obj: object) -> str:
+    """Compact JSON, non-ASCII kept: ``json.dumps(obj, ensure_ascii=False,
+    separators=(",", ":"))``."""
+    if _encode is None:
+        import json  # noqa: PLC0415
+
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    if isinstance(obj, str):
+        return str(_c.encode_basestring(obj))
+    return "".join(_encode(obj, 0))
