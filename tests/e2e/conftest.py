@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from claude_cli import ensure_claude, ensure_wheels
-from harness import Harness
+from harness import Harness, snapshot_repo
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -22,6 +22,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def claude_bin() -> Path:
     """The native binary of the pinned CLI (installed into the cache on first use)."""
     return ensure_claude()
+
+
+@pytest.fixture(scope="session")
+def plugin_clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clean copy of the repository (no .venv, no caches): the plugin as users get it."""
+    return snapshot_repo(tmp_path_factory.mktemp("clone") / "smllm")
 
 
 @pytest.fixture(scope="session")

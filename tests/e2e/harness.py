@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -53,6 +54,21 @@ MOCK_LIFETIME = 900.0
 _SCRUB_PREFIXES = ("CLAUDE", "ANTHROPIC_", "IS_SANDBOX", "DISABLE_", "MCP_")
 
 KillAfter = float | Callable[["Run"], bool] | None
+
+
+def snapshot_repo(dest: Path) -> Path:
+    """A clean copy of this repository's working tree (what `git clone` of it would hold,
+    plus uncommitted edits): tracked and untracked-but-not-ignored files, no .venv."""
+    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                              "--exclude-standard"], cwd=REPO, capture_output=True, check=True)
+    for rel in filter(None, listing.stdout.decode().split("\0")):
+        src = REPO / rel
+        if not src.is_file():
+            continue  # deleted in the working tree
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target)
+    return dest
 
 
 def _jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ def _first_positions(kinds: list[str], wanted: list[str]) -> list[int]:
     return [kinds.index(k) if k in kinds else -1 for k in wanted]
 
 
-def _assert_two_tools_journaled(run: Run) -> None:
+def assert_journaled(run: Run) -> None:
     kinds = run.journal_kinds()
     positions = _first_positions(kinds, LIFECYCLE)
     assert (True, sorted(positions)) == (-1 not in positions, positions), run.describe()
@@ -62,7 +62,7 @@ def test_fresh_clone_installer_then_claude_runs_two_tools(claude: Harness, tmp_p
     assert command.startswith(str(venv / "bin" / "python") + " ")
     run = claude.run("write a.txt then read it", script=TWO_TOOLS)
     assert (0, "Both done.") == (run.returncode, (run.result or {}).get("result")), run.describe()
-    _assert_two_tools_journaled(run)
+    assert_journaled(run)
     assert run.model_saw("hi")
     verify = subprocess.run([str(venv / "bin" / "smllm"), "verify", run.session_id], env=env,
                             capture_output=True, text=True, check=False)
@@ -77,7 +77,7 @@ def test_project_and_local_installs_fire(claude: Harness, flags: tuple[str, ...]
     assert [name] == sorted(p.name for p in (claude.project / ".claude").iterdir())
     run = claude.run("go", script=TWO_TOOLS)
     assert 0 == run.returncode, run.describe()
-    _assert_two_tools_journaled(run)
+    assert_journaled(run)
 
 
 def test_user_install_fires(claude: Harness) -> None:
@@ -87,7 +87,7 @@ def test_user_install_fires(claude: Harness) -> None:
     assert not (claude.project / ".claude").exists()
     run = claude.run("go", script=TWO_TOOLS)
     assert 0 == run.returncode, run.describe()
-    _assert_two_tools_journaled(run)
+    assert_journaled(run)
 
 
 OTHER_HOOK = r'''
@@ -143,6 +143,6 @@ def test_smllm_and_a_project_hook_share_an_event(claude: Harness) -> None:
     _add_other_hook(claude)
     run = claude.run("go", script=TWO_TOOLS)
     assert (0, "Both done.") == (run.returncode, (run.result or {}).get("result")), run.describe()
-    _assert_two_tools_journaled(run)
+    assert_journaled(run)
     assert_ran_side_by_side(run, claude.project)
     assert "hi\n" == (claude.project / "a.txt").read_text()
