@@ -45,6 +45,7 @@ def test_audit_files_are_private(tmp_path: Path) -> None:
     """The audit and state files are 0600 in 0700 folders."""
     project = Project(tmp_path / "p")
     _, key, _ = project.fire(None, "enter", stateMachine="fix")
+    audit = Path(store.audit_path(key))
     modes = [oct(p.stat().st_mode & 0o777) for p in
-             (store.audit_path(key), store.state_path(key), store.audit_path(key).parent)]
+             (audit, Path(store.state_path(key)), audit.parent)]
     assert ["0o600", "0o600", "0o700"] == modes

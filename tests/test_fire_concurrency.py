@@ -27,7 +27,7 @@ def test_concurrent_fires_lose_nothing(tmp_path: Path) -> None:
     outs = [p.communicate(timeout=120) for p in procs]
     replies = [json.loads(o[0]) for o in outs]
     lines = store.read_audit(key)
-    raw = store.audit_path(key).read_text().splitlines()
+    raw = Path(store.audit_path(key)).read_text().splitlines()
     state, machines = session.location(key)
     replayed = engine.replay(key, lines, machines)
     assert (N + 1, N + 1) == (len(lines), len(raw))

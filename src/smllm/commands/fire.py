@@ -7,11 +7,14 @@ event prints the reason and what is offered, and exits 1.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from smllm.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

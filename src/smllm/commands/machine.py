@@ -34,7 +34,7 @@ def _configured_files() -> list[Path]:
     if not configs:
         raise ConfigError(f"no .smllm/config.toml in {os.getcwd()} or above",
                           "name files to validate, or create the config")
-    return [Path(f) for c in configs for f in catalog._read_config(c)]
+    return [Path(f) for c in configs for f in catalog.read_config(c)]
 
 
 def _validate(files: list[str]) -> int:

@@ -3,46 +3,59 @@
 The hot path (hooks, ``smllm fire``) stats the config and machine files and reads
 one cached JSON file; only when a stamp (path, mtime_ns, size) changed does it take
 the slow path (tomllib, yaml, the schema: :mod:`smllm.machine.loader`) and rewrite
-the cache under ``paths.cache_dir()/machines``.
+the cache under ``<state dir>/cache/machines``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-from pathlib import Path
-from typing import Any
 
 from smllm import paths
 from smllm.errors import ConfigError, MachineDefinitionError
+from smllm.machine import store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Machines = dict[str, dict[str, Any]]
 
 CONFIG_DIR = ".smllm"
 CONFIG_NAME = "config.toml"
 CACHE_VERSION = 3
 
-Machines = dict[str, dict[str, Any]]
+
+def _user_config() -> str:
+    fast = getattr(paths, "config_root", None)
+    base = str(fast()) if fast is not None else os.fspath(paths.config_dir())
+    return os.path.join(base, CONFIG_NAME)
 
 
 def find_configs(cwd: str) -> list[str]:
     """The project config (nearest ``.smllm/config.toml`` upwards) and the user config."""
     found: list[str] = []
-    cur = Path(cwd).absolute()
-    for d in (cur, *cur.parents):
-        cand = d / CONFIG_DIR / CONFIG_NAME
-        if cand.is_file():
-            found.append(str(cand))
+    cur = os.path.abspath(cwd)
+    while True:
+        cand = os.path.join(cur, CONFIG_DIR, CONFIG_NAME)
+        if os.path.isfile(cand):
+            found.append(cand)
             break
-    user = paths.config_dir() / CONFIG_NAME
-    if user.is_file() and str(user) not in found and _has_machines(user):
-        found.append(str(user))
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    user = _user_config()
+    if os.path.isfile(user) and user not in found and _has_machines(user):
+        found.append(user)
     return found
 
 
-def _has_machines(path: Path) -> bool:
+def _has_machines(path: str) -> bool:
     try:
-        return b"[machines]" in path.read_bytes()
+        with open(path, "rb") as f:
+            return b"[machines]" in f.read()
     except OSError:
         return False
 
@@ -50,9 +63,9 @@ def _has_machines(path: Path) -> bool:
 def project_root(configs: list[str]) -> str | None:
     """The folder holding the project's ``.smllm`` (where command guards run)."""
     for c in configs:
-        p = Path(c)
-        if p.parent.name == CONFIG_DIR:
-            return str(p.parent.parent)
+        folder = os.path.dirname(c)
+        if os.path.basename(folder) == CONFIG_DIR:
+            return os.path.dirname(folder)
     return None
 
 
@@ -64,9 +77,12 @@ def _stamp(path: str) -> list[Any] | None:
     return [path, st.st_mtime_ns, st.st_size]
 
 
-def _cache_file(configs: list[str]) -> Path:
-    digest = hashlib.sha256(json.dumps(configs).encode()).hexdigest()[:24]
-    return paths.cache_dir() / "machines" / f"{digest}.json"
+def _cache_file(configs: list[str]) -> str:
+    import binascii  # noqa: PLC0415 - builtin, cheap
+
+    blob = "\0".join(configs).encode("utf-8", "surrogateescape")
+    name = f"{binascii.crc32(blob):08x}-{len(blob)}.json"
+    return os.path.join(store.cache_dir(), "machines", name)
 
 
 def load(configs: list[str]) -> Machines:
@@ -75,17 +91,20 @@ def load(configs: list[str]) -> Machines:
         return {}
     cache = _cache_file(configs)
     try:
-        data = json.loads(cache.read_bytes())
+        with open(cache, "rb") as f:
+            data = json.loads(f.read())
     except (OSError, ValueError):
         data = None
     if (isinstance(data, dict) and data.get("v") == CACHE_VERSION
+            and data.get("configs") == configs
             and all(_stamp(s[0]) == s for s in data["stamps"])):
         machines: Machines = data["machines"]
         return machines
     return _compile(configs, cache)
 
 
-def _read_config(path: str) -> list[str]:
+def read_config(path: str) -> list[str]:
+    """The machine files a config names, as absolute paths (slow path: tomllib)."""
     if sys.version_info >= (3, 11):
         import tomllib  # noqa: PLC0415
     else:  # pragma: no cover - Python 3.10
@@ -103,22 +122,24 @@ def _read_config(path: str) -> list[str]:
         raise ConfigError("[machines] files must be a list of file names",
                           'write files = ["fix.smllm.yaml"] (relative to the config\'s folder)',
                           where=path)
-    base = Path(path).parent
-    return [str((base / f).resolve()) for f in files]
+    base = os.path.dirname(path)
+    return [os.path.realpath(os.path.join(base, f)) for f in files]
 
 
-def _compile(configs: list[str], cache: Path) -> Machines:
-    from smllm.machine import loader  # noqa: PLC0415 - the slow path
+def _compile(configs: list[str], cache: str) -> Machines:
+    from pathlib import Path  # noqa: PLC0415 - the slow path
+
+    from smllm.machine import loader  # noqa: PLC0415
 
     stamps: list[list[Any]] = []
     machines: Machines = {}
     for config in configs:
         stamp = _stamp(config)
         if stamp is None:
-            raise ConfigError(f"config {config} no longer exists", "restore it or start a "
-                              "new session")
+            raise ConfigError(f"config {config} no longer exists",
+                              "restore it or start a new session")
         stamps.append(stamp)
-        for file in _read_config(config):
+        for file in read_config(config):
             machine = loader.load(Path(file))
             if machine["id"] in machines:
                 other = machines[machine["id"]]["file"]
@@ -129,16 +150,20 @@ def _compile(configs: list[str], cache: Path) -> Machines:
             file_stamp = _stamp(file)
             if file_stamp is not None:
                 stamps.append(file_stamp)
-    _write_cache(cache, {"v": CACHE_VERSION, "stamps": stamps, "machines": machines})
+    _write_cache(cache, {"v": CACHE_VERSION, "configs": configs, "stamps": stamps,
+                         "machines": machines})
     return machines
 
 
-def _write_cache(cache: Path, data: dict[str, Any]) -> None:
+def _write_cache(cache: str, data: dict[str, Any]) -> None:
     try:
-        paths.ensure_private_tree(cache.parent, paths.state_dir())
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-        os.chmod(tmp, paths.FILE_MODE)
+        store.ensure(os.path.dirname(cache))
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, paths.FILE_MODE)
+        try:
+            os.write(fd, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+        finally:
+            os.close(fd)
         os.replace(tmp, cache)
     except OSError:
         pass  # a cache that cannot be written only costs speed

@@ -7,13 +7,16 @@
 
 from __future__ import annotations
 
-import re
-from typing import Any
-
 from smllm.machine import guards, texts
-from smllm.machine.texts import Offer
 
-Machines = dict[str, dict[str, Any]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from smllm.machine.texts import Offer
+
+    Machines = dict[str, dict[str, Any]]
+
 #: consecutive blocks in one ``stop_hook_active`` chain before a stop is let through
 STOP_CHAIN_CAP = 4
 #: the status an instance gets from the built-in that sets it aside
@@ -106,6 +109,9 @@ def _check_params(event: str, spec: list[texts.Param], params: dict[str, str]) -
                 return f"{event} needs {name} (required{bits})"
             continue
         value = params[name]
+        if pattern:
+            import re  # noqa: PLC0415 - only when a param has a pattern
+
         if pattern and re.fullmatch(pattern, value) is None:
             return f'{name} = "{value}" does not match {pattern}'
         if enum and value not in enum:
@@ -216,8 +222,8 @@ def _builtin(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at
     else:
         where["to"] = None
         who = texts.label(inst, machine)
-        after = {**state, "focus": None,
-                 "instances": {**state["instances"], inst["id"]: {**inst, "status": _SET_ASIDE[event]}}}
+        aside = {**inst, "status": _SET_ASIDE[event]}
+        after = {**state, "focus": None, "instances": {**state["instances"], inst["id"]: aside}}
         idle_offers = offers(after, machines)
         offered = [o[0] for o in idle_offers]
         note = (f"Paused: {who} stays in {inst['state']} until you fire resume with "

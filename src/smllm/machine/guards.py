@@ -10,10 +10,11 @@ guard fails. Every evaluation adds one entry to the audit's ``trace``.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 OUTPUT_TAIL = 2000
 DEFAULT_TIMEOUT = 60.0
@@ -39,6 +40,8 @@ def evaluate(guard: dict[str, Any], params: dict[str, str], env: dict[str, str],
     if kind == "command":
         return _command(guard, p, params, env, cwd)
     if kind == "paramMatches":
+        import re  # noqa: PLC0415
+
         value = params.get(p["param"], "")
         ok = re.fullmatch(p["pattern"], value) is not None
         return Result(ok, [{"guard": kind, "param": p["param"], "pattern": p["pattern"],
@@ -80,7 +83,8 @@ def _describe(guard: dict[str, Any], default: str) -> str:
 
 def _command(guard: dict[str, Any], p: dict[str, Any], params: dict[str, str],
              env: dict[str, str], cwd: str) -> Result:
-    import signal  # noqa: PLC0415 - only when a machine has command guards
+    import contextlib  # noqa: PLC0415 - only when a machine has command guards
+    import signal  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
     import time  # noqa: PLC0415
 

@@ -9,12 +9,16 @@ and the hooks all go through here.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from smllm import clock
 from smllm.errors import ConfigError, SessionNotFound, SmllmError
 from smllm.machine import catalog, engine, store
-from smllm.machine.engine import Decision, Machines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from smllm.machine.engine import Decision, Machines
 
 
 class NoSession(SmllmError):
@@ -121,7 +125,8 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | 
     ``None`` when the project configures no machines. A host session bound before
     (resume, compaction, ``/clear``) keeps its smllm session and gets its location.
     """
-    with store.binding_lock(harness, host) as keyfile:
+    lock, keyfile = store.binding_files(harness, host)
+    with lock:
         key = store.read_binding(harness, host)
         if key is not None and store.exists(key):
             state, machines = location(key)
@@ -136,7 +141,8 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | 
             state = engine.new_state(key)
             decision = engine.decide_bind(state, machines, now_ms, binding)
             _commit(key, state, decision, machines)
-        tmp = keyfile.with_name(f".{keyfile.name}.{os.getpid()}.tmp")
-        tmp.write_text(key + "\n")
+        tmp = f"{keyfile}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(key + "\n")
         os.replace(tmp, keyfile)
     return key, decision.text

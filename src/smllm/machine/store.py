@@ -5,49 +5,72 @@
 holds the session's state, rebuilt by replaying the audit whenever it does not
 match the audit's size (a crash between the two writes). Every change happens under
 an exclusive lock on ``sessions/<KEY>.lock``, so concurrent fires are serialized.
+
+Hot path: plain ``os.path`` strings, no pathlib.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 from smllm import faults, paths
 from smllm.errors import SessionNotFound
 from smllm.filelock import locked
 
-
-def sessions_dir() -> Path:
-    return paths.state_dir() / "sessions"
-
-
-def bindings_dir() -> Path:
-    return paths.state_dir() / "bindings"
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-def audit_path(key: str) -> Path:
-    return paths.audit_dir() / f"{paths.check_id(key, 'smllm session')}.jsonl"
+def root() -> str:
+    """The state folder (``~/.local/state/smllm`` on Linux, or ``$SMLLM_HOME``)."""
+    fast = getattr(paths, "state_root", None)
+    return str(fast()) if fast is not None else os.fspath(paths.state_dir())
 
 
-def state_path(key: str) -> Path:
-    return sessions_dir() / f"{paths.check_id(key, 'smllm session')}.json"
+def sessions_dir() -> str:
+    return os.path.join(root(), "sessions")
+
+
+def bindings_dir() -> str:
+    return os.path.join(root(), "bindings")
+
+
+def audit_dir() -> str:
+    return os.path.join(root(), "audit")
+
+
+def cache_dir() -> str:
+    return os.path.join(root(), "cache")
+
+
+def _id(key: str) -> str:
+    return paths.check_id(key, "smllm session")
+
+
+def audit_path(key: str) -> str:
+    return os.path.join(audit_dir(), f"{_id(key)}.jsonl")
+
+
+def state_path(key: str) -> str:
+    return os.path.join(sessions_dir(), f"{_id(key)}.json")
 
 
 def ensure_root() -> None:
     """Create the state folder (0700) and, if missing, its parents (``~/.local/state``)."""
-    root = paths.state_dir()
-    if not root.is_dir():
-        os.makedirs(root.parent, exist_ok=True)
-        paths.ensure_private_tree(root, root)
+    top = root()
+    if not os.path.isdir(top):
+        os.makedirs(os.path.dirname(top), exist_ok=True)
+        paths.ensure_private_tree(top, top)
 
 
-def _ensure(path: Path) -> Path:
-    ensure_root()
-    return Path(paths.ensure_private_tree(path, paths.state_dir()))
+def ensure(folder: str) -> str:
+    """Create a folder under the state folder, 0700 all the way down."""
+    if not os.path.isdir(folder):
+        ensure_root()
+        paths.ensure_private_tree(folder, root())
+    return folder
 
 
 def dumps(obj: Any) -> str:
@@ -55,28 +78,25 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-@contextlib.contextmanager
-def session_lock(key: str) -> Iterator[None]:
-    lock = _ensure(sessions_dir()) / f"{paths.check_id(key, 'smllm session')}.lock"
-    with locked(lock):
-        yield
+def session_lock(key: str) -> locked:
+    return locked(os.path.join(ensure(sessions_dir()), f"{_id(key)}.lock"))
 
 
-@contextlib.contextmanager
-def binding_lock(harness: str, host: str) -> Iterator[Path]:
-    folder = _ensure(bindings_dir() / paths.check_id(harness, "harness"))
+def binding_files(harness: str, host: str) -> tuple[locked, str]:
+    """The lock guarding a host session's binding, and the file naming its smllm session."""
+    folder = ensure(os.path.join(bindings_dir(), paths.check_id(harness, "harness")))
     host = paths.check_id(host, "host session id")
-    with locked(folder / f"{host}.lock"):
-        yield folder / f"{host}.key"
+    return locked(os.path.join(folder, f"{host}.lock")), os.path.join(folder, f"{host}.key")
 
 
 def exists(key: str) -> bool:
-    return audit_path(key).exists()
+    return os.path.exists(audit_path(key))
 
 
 def read_state(key: str) -> dict[str, Any] | None:
     try:
-        data: dict[str, Any] = json.loads(state_path(key).read_bytes())
+        with open(state_path(key), "rb") as f:
+            data: dict[str, Any] = json.loads(f.read())
     except (OSError, ValueError):
         return None
     return data
@@ -90,8 +110,8 @@ def audit_size(key: str) -> int:
 
 
 def write_state(key: str, state: dict[str, Any]) -> None:
-    path = _ensure(sessions_dir()) / state_path(key).name
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    path = os.path.join(ensure(sessions_dir()), f"{_id(key)}.json")
+    tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, paths.FILE_MODE)
     try:
         os.write(fd, json.dumps(state, ensure_ascii=False).encode("utf-8"))
@@ -102,7 +122,7 @@ def write_state(key: str, state: dict[str, Any]) -> None:
 
 def append_audit(key: str, line: dict[str, Any]) -> int:
     """Append one audit line and fsync it; return the audit's new size in bytes."""
-    path = _ensure(paths.audit_dir()) / audit_path(key).name
+    path = os.path.join(ensure(audit_dir()), f"{_id(key)}.jsonl")
     data = (dumps(line) + "\n").encode("utf-8")
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, paths.FILE_MODE)
     try:
@@ -123,7 +143,8 @@ def append_audit(key: str, line: dict[str, Any]) -> int:
 def read_audit(key: str) -> list[dict[str, Any]]:
     """Every complete audit line of a session (a torn last line is skipped)."""
     try:
-        raw = audit_path(key).read_bytes()
+        with open(audit_path(key), "rb") as f:
+            raw = f.read()
     except FileNotFoundError:
         raise SessionNotFound(f"no smllm session {key!r}",
                               "run `smllm session list` to see the sessions") from None
@@ -142,8 +163,10 @@ def read_audit(key: str) -> list[dict[str, Any]]:
 
 def read_binding(harness: str, host: str) -> str | None:
     try:
-        folder = bindings_dir() / paths.check_id(harness, "harness")
-        key = (folder / f"{paths.check_id(host, 'host session id')}.key").read_text().strip()
+        harness = paths.check_id(harness, "harness")
+        host = paths.check_id(host, "host session id")
+        with open(os.path.join(bindings_dir(), harness, f"{host}.key"), encoding="utf-8") as f:
+            key = f.read().strip()
     except (OSError, ValueError):
         return None
     return key or None
@@ -151,7 +174,7 @@ def read_binding(harness: str, host: str) -> str | None:
 
 def all_keys() -> list[str]:
     try:
-        names = os.listdir(paths.audit_dir())
+        names = os.listdir(audit_dir())
     except OSError:
         return []
     return sorted(n[: -len(".jsonl")] for n in names if n.endswith(".jsonl"))

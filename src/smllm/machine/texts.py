@@ -6,9 +6,19 @@ every text is assembled here from lines, each ending in ``\\n``.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+try:  # the builtin SHA-256 imports in microseconds; hashlib loads OpenSSL
+    from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - before Python 3.12
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
 
 #: one offered event: (name, description, [(param, required, pattern, enum, description)])
 Param = tuple[str, bool, "str | None", "list[str] | None", str]
@@ -19,7 +29,8 @@ def digest(text: str | None) -> str | None:
     """``sha256:<hex>`` of a text shown to the agent (the audit's ``reply``)."""
     if text is None:
         return None
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    hexdigest: str = sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + hexdigest
 
 
 def label(inst: dict[str, Any], machine: dict[str, Any] | None) -> str:

@@ -1,0 +1,84 @@
+"""Benchmark: Stop hook and `smllm fire` wall time against a bare `python -c pass`.
+
+Everything is measured in this run, interleaved round by round so that machine load
+affects all commands alike; the script prints medians and ratios to the baseline.
+The target (issue 5) is a ratio of at most 1.5 for both, with machines compiled and
+cached (the first call compiles; the measured calls hit the cache).
+
+    .venv/bin/python bench/bench_machine.py [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SEED = REPO / "tests" / "golden" / "seed001"
+
+
+def _time(cmd: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)
+    took = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd} failed: {proc.stderr.decode()}")
+    return took
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="smllm-bench-"))
+    try:
+        project = tmp / "project"
+        (project / ".smllm").mkdir(parents=True)
+        for name in ("config.toml", "fix.smllm.yaml"):
+            shutil.copy(SEED / name, project / ".smllm" / name)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SMLLM_", "CLAUDE"))}
+        env["SMLLM_HOME"] = str(tmp / "home")
+        py = sys.executable
+        script = str(Path(py).with_name("smllm"))
+        start = {"session_id": "bench-1", "cwd": str(project), "hook_event_name": "SessionStart",
+                 "source": "startup"}
+        subprocess.run([py, "-m", "smllm", "hook", "SessionStart"], env=env, cwd=project,
+                       input=json.dumps(start).encode(), capture_output=True, check=True)
+        key = (tmp / "home" / "bindings" / "claude" / "bench-1.key").read_text().strip()
+        subprocess.run([py, "-m", "smllm", "fire", "--session", key, "enter", "--param",
+                        "stateMachine=fix"], env=env, cwd=project, capture_output=True,
+                       check=True)
+        stop = json.dumps({"session_id": "bench-1", "cwd": str(project),
+                           "hook_event_name": "Stop", "stop_hook_active": False,
+                           "transcript_path": str(tmp / "none.jsonl")}).encode()
+        cases: dict[str, tuple[list[str], bytes | None]] = {
+            "python -c pass (baseline)": ([py, "-c", "pass"], None),
+            "smllm fire (console script)": ([script, "fire", "--session", key, "yield"], None),
+            "python -m smllm fire": ([py, "-m", "smllm", "fire", "--session", key, "yield"],
+                                     None),
+            "Stop hook (python -m smllm hook Stop)": ([py, "-m", "smllm", "hook", "Stop"], stop),
+        }
+        times: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(args.rounds):
+            for name, (cmd, stdin) in cases.items():
+                times[name].append(_time(cmd, env, project, stdin))
+        base = statistics.median(times["python -c pass (baseline)"])
+        print(f"python: {py}  rounds: {args.rounds}")
+        for name, xs in times.items():
+            med = statistics.median(xs)
+            print(f"{name:<40} median {med * 1000:7.1f} ms   ratio {med / base:5.2f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
