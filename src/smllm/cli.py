@@ -3,22 +3,28 @@
 Each subcommand lives in ``smllm.commands.<module>`` with two functions,
 ``add_arguments(parser)`` and ``run(args) -> int``. Only the module of the
 command being run is imported, so ``smllm fire`` and ``smllm hook`` start fast.
-``smllm hook EVENT`` skips argparse altogether: it is the hot path.
+``smllm hook EVENT`` skips argparse altogether: it is the hot path; so does a plain
+``smllm fire`` (``commands.fire.fast``), which agents run at every step.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
+TYPE_CHECKING = False  # typing costs milliseconds at every start
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 
-class Command(NamedTuple):
-    module: str
-    summary: str
+class Command:
+    """A subcommand: its module under ``smllm.commands`` and its one-line summary."""
+
+    __slots__ = ("module", "summary")
+
+    def __init__(self, module: str, summary: str) -> None:
+        self.module = module
+        self.summary = summary
 
 
 COMMANDS: dict[str, Command] = {
@@ -88,6 +94,12 @@ def _dispatch(argv: list[str]) -> int:
         from smllm.hooks import main as hook_main  # noqa: PLC0415
 
         return hook_main(rest)
+    if name == "fire":
+        from smllm.commands.fire import fast  # noqa: PLC0415
+
+        code = fast(rest)
+        if code is not None:
+            return code
     if name not in COMMANDS:
         choices = ", ".join(COMMANDS)
         raise UsageError(f"unknown command {name!r}", f"use one of: {choices}")
