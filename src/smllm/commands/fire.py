@@ -41,14 +41,51 @@ def parse_params(items: list[str]) -> dict[str, str]:
     return params
 
 
+def fast(argv: list[str]) -> int | None:
+    """Run a plain ``fire`` command line without argparse; None to let argparse handle it.
+
+    argparse (with the gettext and shutil it pulls in) would cost more than the fire
+    itself; anything this parser does not know (``--help``, typos) goes to argparse.
+    """
+    event: str | None = None
+    session: str | None = None
+    items: list[str] = []
+    as_json = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, inline = arg.partition("=")
+        if arg == "--json":
+            as_json = True
+        elif name in ("--session", "--param") and (eq or i + 1 < len(argv)):
+            value = inline if eq else argv[i + 1]
+            i += 0 if eq else 1
+            if name == "--session":
+                session = value
+            else:
+                items.append(value)
+        elif not arg.startswith("-") and event is None:
+            event = arg
+        else:
+            return None
+        i += 1
+    if event is None:
+        return None
+    return _fire(event, session, parse_params(items), as_json=as_json)
+
+
 def run(args: argparse.Namespace) -> int:
+    return _fire(args.event, args.session, parse_params(args.param), as_json=args.json)
+
+
+def _fire(event: str, session_key: str | None, params: dict[str, str], *,
+          as_json: bool) -> int:
     from smllm.machine import session, store  # noqa: PLC0415
 
-    key = args.session or os.environ.get("SMLLM_SESSION") or None
-    params = parse_params(args.param)
-    key, decision, location = session.fire(key, args.event, params, cwd=os.getcwd())
+    key = session_key or os.environ.get("SMLLM_SESSION") or None
+    key, decision, location = session.fire(key, event, params, cwd=os.getcwd())
     text = decision.text or ""
-    if args.json:
+    if as_json:
         out = {"ok": decision.ok, "session": key, "location": location, "text": text}
         sys.stdout.write(store.dumps(out) + "\n")
     else:
