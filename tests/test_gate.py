@@ -75,12 +75,12 @@ def test_judge_approves_seed_chain(project: Path, judge: JudgeServer) -> None:
     policy(project, JUDGE_GATE)
     judge.verdict("allow_once", "a stale cache file inside the project")
     out = pre(project, "s-approve", "rm -rf stale_cache.txt", "t1", judge_env(judge))
-    assert "allow" == decision(out)
+    assert decision(out) == "allow"
     recs = records("s-approve")
-    assert CHAIN == [kind(r) for r in recs]
+    assert [kind(r) for r in recs] == CHAIN
     ids = {r["payload"].get("record", r["payload"].get("event", {})).get("pending_action_id")
            for r in recs[:6]}
-    assert 1 == len(ids)
+    assert len(ids) == 1
     applied = bodies("s-approve", "decision_applied")[0]
     digest = "sha256:" + hashlib.sha256(judge.bodies[0]).hexdigest()
     expected = {"decision": "approved", "policy_result": "allow", "kind": "llm_judge",
@@ -89,9 +89,9 @@ def test_judge_approves_seed_chain(project: Path, judge: JudgeServer) -> None:
               **{k: applied["decision_source"][k] for k in ("kind", "prompt_version",
                                                             "params_version", "context_digest")}}
     assert expected == actual
-    assert "allow:llm_judge" == intents("s-approve")[0]["policy_decision"]
+    assert intents("s-approve")[0]["policy_decision"] == "allow:llm_judge"
     assert "smllm-approval-judge" in json.loads(judge.bodies[0])["system"]
-    assert "sk-test" == judge.headers[0].get("x-api-key")
+    assert judge.headers[0].get("x-api-key") == "sk-test"
 
 
 def test_judge_rejects(project: Path, judge: JudgeServer) -> None:
@@ -99,12 +99,12 @@ def test_judge_rejects(project: Path, judge: JudgeServer) -> None:
     policy(project, JUDGE_GATE)
     judge.verdict("reject", "the user never asked to delete caches")
     out = pre(project, "s-reject", "rm -rf stale_cache.txt", "t1", judge_env(judge))
-    assert "deny" == decision(out)
+    assert decision(out) == "deny"
     assert "the user never asked to delete caches" in out["hookSpecificOutput"][
         "permissionDecisionReason"]
-    assert ["deny:llm_judge"] == [i["policy_decision"] for i in intents("s-reject")]
-    assert ["rejected"] == [r["outcome"] for r in bodies("s-reject",
-                                                          "approval_wait.effect.terminal")]
+    assert [i["policy_decision"] for i in intents("s-reject")] == ["deny:llm_judge"]
+    assert [r["outcome"] for r in bodies("s-reject",
+                                                          "approval_wait.effect.terminal")] == ["rejected"]
 
 
 @pytest.mark.parametrize(("answer", "error_part"), [
@@ -120,12 +120,12 @@ def test_judge_failure_never_allows(project: Path, judge: JudgeServer, answer: d
     policy(project, JUDGE_GATE.replace("timeout = 2", "timeout = 1"))
     judge.answers.append(answer)
     out = pre(project, "s-fail", "rm -rf stale_cache.txt", "t1", judge_env(judge))
-    assert "deny" == decision(out)
+    assert decision(out) == "deny"
     failed = bodies("s-fail", "stage_requirement_resolved")[0]
-    assert ("failed", True) == (failed["outcome"], error_part in failed["error"])
+    assert (failed["outcome"], error_part in failed["error"]) == ("failed", True)
     applied = bodies("s-fail", "decision_applied")[0]
-    assert ("rejected", "fallback") == (applied["decision"], applied["decision_source"]["kind"])
-    assert ["deny:policy"] == [i["policy_decision"] for i in intents("s-fail")]
+    assert (applied["decision"], applied["decision_source"]["kind"]) == ("rejected", "fallback")
+    assert [i["policy_decision"] for i in intents("s-fail")] == ["deny:policy"]
 
 
 def test_judge_unreachable_falls_back_to_user(project: Path) -> None:
@@ -133,9 +133,9 @@ def test_judge_unreachable_falls_back_to_user(project: Path) -> None:
     policy(project, 'reviewers = ["llm_judge", "user"]\n[llm_judge]\ntimeout = 1\n')
     env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k"}
     out = pre(project, "s-down", "rm -rf stale_cache.txt", "t1", env)
-    assert "ask" == decision(out)
+    assert decision(out) == "ask"
     stages = [(r["stage"], r["outcome"]) for r in bodies("s-down", "stage_requirement_resolved")]
-    assert [("llm_judge", "failed"), ("user", "delegated")] == stages
+    assert stages == [("llm_judge", "failed"), ("user", "delegated")]
 
 
 @pytest.mark.parametrize(("authority", "mode", "command", "expected", "stamp"), [
@@ -175,9 +175,9 @@ def test_broken_policy_denies_everything(project: Path, text: str, where: str) -
     for command in ("ls", "echo hi"):
         out = pre(project, "s-broken", command, f"t-{command}")
         reason = out["hookSpecificOutput"]["permissionDecisionReason"]
-        assert ("deny", True) == (decision(out), where in reason)
+        assert (decision(out), where in reason) == ("deny", True)
     proc = smllm("policy", "check", "--cwd", str(project))
-    assert (1, True) == (proc.returncode, where in proc.stderr)
+    assert (proc.returncode, where in proc.stderr) == (1, True)
 
 
 def test_amendment_applies_and_revokes(project: Path, judge: JudgeServer) -> None:
@@ -185,20 +185,20 @@ def test_amendment_applies_and_revokes(project: Path, judge: JudgeServer) -> Non
     policy(project, JUDGE_GATE)
     judge.verdict("always_allow_in_workspace", "routine cache cleanup")
     env = judge_env(judge)
-    assert "allow" == decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t1", env))
+    assert decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t1", env)) == "allow"
     amendment = bodies("s-grant", "policy.amendment")[0]
-    assert ("added", "llm_judge") == (amendment["action"], amendment["granted_by"])
-    assert "allow" == decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t2", env))
+    assert (amendment["action"], amendment["granted_by"]) == ("added", "llm_judge")
+    assert decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t2", env)) == "allow"
     later = intents("s-grant")[1]
     assert ("allow:policy", f"amendment:{amendment['id']}", 1) == (
         later["policy_decision"], later["rule"], len(judge.bodies))
     listed = smllm("policy", "grants")
     assert amendment["id"] in listed.stdout
     revoked = smllm("policy", "grants", "--revoke", amendment["id"])
-    assert 0 == revoked.returncode
-    assert ["added", "revoked"] == [a["action"] for a in bodies("s-grant", "policy.amendment")]
+    assert revoked.returncode == 0
+    assert [a["action"] for a in bodies("s-grant", "policy.amendment")] == ["added", "revoked"]
     judge.verdict("reject", "not again")
-    assert "deny" == decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t3", env))
+    assert decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t3", env)) == "deny"
 
 
 def test_command_reviewer(project: Path, tmp_path: Path) -> None:
@@ -214,7 +214,7 @@ def test_command_reviewer(project: Path, tmp_path: Path) -> None:
     outs = [decision(pre(project, "s-cmd", c, f"t{i}")) for i, c in
             enumerate(["rm -rf stale_cache.txt", "rm -rf check_costs.py"])]
     stamps = [i["policy_decision"] for i in intents("s-cmd")]
-    assert (["allow", "deny"], ["allow:command", "deny:command"]) == (outs, stamps)
+    assert (outs, stamps) == (["allow", "deny"], ["allow:command", "deny:command"])
 
 
 @pytest.mark.parametrize(("tool", "tool_input", "expected"), [
@@ -248,16 +248,16 @@ def test_post_tool_use_records_authorizer(project: Path) -> None:
                        tool_response={"stdout": ""}, duration_ms=1)
         hook("PostToolUse", payload, cwd=project)
     terminal = [r["authorized_by"] for r in bodies(sid, "tool_batch.effect.terminal")]
-    assert ["allow:host", "allow:user"] == terminal
+    assert terminal == ["allow:host", "allow:user"]
     user = [r["decision_source"]["kind"] for r in bodies(sid, "decision_applied")]
-    assert ["user"] == user
+    assert user == ["user"]
 
 
 def test_yolo_stamps_and_abstains(project: Path) -> None:
     """yolo: no approvals, smllm abstains, and the intent says so."""
     policy(project, 'mode = "yolo"\n')
     out = pre(project, "s-yolo", "git reset --hard", "t1")
-    assert ("abstain", "allow:yolo") == (decision(out), intents("s-yolo")[0]["policy_decision"])
+    assert (decision(out), intents("s-yolo")[0]["policy_decision"]) == ("abstain", "allow:yolo")
 
 
 @pytest.mark.parametrize(("mode", "command", "expected"), [

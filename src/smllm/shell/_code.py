@@ -80,7 +80,7 @@ def scan_code(code: str, ctx: Context, where: str) -> list[Finding]:
         if worst:
             out.append(
                 Finding(
-                    "code.inline-destructive",
+                    "code.inline-destructive-protected",
                     "deny",
                     f"{where} deletes the protected path {worst}",
                 )

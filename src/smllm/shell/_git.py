@@ -185,7 +185,7 @@ def _worktree(values: list[str], args: list[Word], ctx: Context) -> list[Finding
         flags = _flags(values[1:])
         if flags & {"-f", "--force"}:
             return _discard("git worktree remove --force discards its changes")
-        return [Finding("git.destroy-refs", "ask", "git worktree remove deletes a worktree")]
+        return [Finding("git.worktree-remove", "ask", "git worktree remove deletes a worktree")]
     return []
 
 

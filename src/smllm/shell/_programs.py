@@ -16,6 +16,8 @@ from smllm.shell._model import Context, Finding
 from smllm.shell._parse import Simple, Word, parse
 
 Result = tuple[list[Finding], bool]
+_RESERVED = frozenset({"{", "}", "!", "(", ")", "then", "do", "else", "time", "if", "while",
+                       "until", "elif"})
 Handler = Callable[[str, list[Word], Simple, Context], Result]
 
 DYNAMIC = Word("<run-time value>", None)
@@ -201,6 +203,8 @@ def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> Result:
     if problem is not None or name is None:
         return [problem] if problem else [], False
     args = words[1:]
+    if (re.fullmatch(r"[a-z_][a-z0-9_]*=.*", name, re.DOTALL) or name in _RESERVED) and args:
+        return judge_argv(args, cmd, ctx)  # an assignment after a launcher (sudo FOO=1 cmd)
     handler = HANDLERS.get(name)
     if handler is None:
         handler = _family(name)

@@ -1,0 +1,85 @@
+"""The shell parser and analyser: unit tables and Hypothesis properties."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from smllm.shell import analyse
+from smllm.shell._parse import parse
+
+CWD, HOME = "/work/proj", "/home/me"
+
+PARSE = [
+    ("r''m -rf ~", [["rm", "-rf", HOME]]),
+    ("$'\\x72\\x6d' x", [["rm", "x"]]),
+    ("rm -r\\\nf x", [["rm", "-rf", "x"]]),
+    ("a | b && c; d &", [["a"], ["b"], ["c"], ["d"]]),
+    ("echo $(git status)", [["git", "status"], ["echo", None]]),
+    ("git $(echo reset) --hard", [["echo", "reset"], ["git", "reset", "--hard"]]),
+    ("for f in a b; do rm $f; done", [["rm", None]]),
+    ("f(){ rm -rf x; }; f", [["rm", "-rf", "x"], ["f"]]),
+    ("cat <<'EOF'\n$(rm -rf /)\nEOF", [["cat"]]),
+    ('cat <<EOF\n$(rm -rf /)\nEOF', [["cat"], ["rm", "-rf", "/"]]),
+    ('echo "$HOME/x" "${TMPDIR:-/tmp}"', [["echo", f"{HOME}/x", "/tmp"]]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PARSE)
+def test_parse(text: str, expected: list[list[str | None]]) -> None:
+    """Words after quote removal and known expansions; unknown values are None."""
+    script = parse(text, cwd=CWD, home=HOME)
+    assert expected == [[w.value for w in c.words] for c in script.commands]
+
+
+def test_heredoc_body() -> None:
+    """A heredoc's body is the command's stdin."""
+    script = parse("bash <<EOF\ngit reset --hard\nEOF\necho after", cwd=CWD, home=HOME)
+    assert [[w.value for w in c.words] for c in script.commands] == [["bash"], ["echo", "after"]]
+    assert script.commands[0].redirects[0].body == "git reset --hard\n"
+
+
+DANGEROUS = ["rm -rf ~", "git reset --hard", "rm -rf /", "dd if=/dev/zero of=/dev/sda",
+             "git push --force", "chmod -R 777 /", "mkfs.ext4 /dev/sda1", "git clean -fdx"]
+WRAPPERS = ["{}", "sudo {}", "env {}", "command {}", "timeout 5 {}", "nice -n 5 {}",
+            "FOO=1 {}", "bash -c '{}'", "sh -c \"{}\"", "eval '{}'", "echo $( {} )",
+            "echo `{}`", "cat <({})", "({})", "{{ {}; }}", "true && {}", "false || {}",
+            "echo ok | {}", "{} &", "nohup {}", "sudo -u root -- {}", "busybox {}",
+            "echo '{}' | bash", "bash <<<'{}'", "xargs -I@ sh -c '{}'", "if true; then {}; fi",
+            "python3 -c 'import os; os.system(\"{}\")'", "for i in 1; do {}; done",
+            "ssh host '{}'", "echo x > $( {} )"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=300))
+def test_any_string_is_decided_quickly(text: str) -> None:
+    """For any string: terminates quickly, never raises, returns allow, ask or deny."""
+    started = time.monotonic()
+    result = analyse(text, cwd=CWD, home=HOME)
+    elapsed = time.monotonic() - started
+    assert (result.decision in ("allow", "ask", "deny"), elapsed < 2.0) == (True, True)
+
+
+SHELLISH = st.text(alphabet=st.sampled_from(list("rm -f/~$(){};|&<>'\"\\`\n*?=ab")), max_size=80)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SHELLISH)
+def test_shellish_strings_are_decided(text: str) -> None:
+    """Strings made of shell metacharacters also get one of the three decisions."""
+    assert analyse(text, cwd=CWD, home=HOME).decision in ("allow", "ask", "deny")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(DANGEROUS), st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=3))
+def test_dangerous_in_any_wrapper_is_never_allowed(danger: str, wrappers: list[str]) -> None:
+    """A dangerous command nested in any generated wrapper position is never allowed."""
+    command = danger
+    for w in wrappers:
+        if any(q in w and q in command for q in ("'", '"', "`")):
+            continue  # these quotes cannot nest unescaped: skip that layer
+        command = w.format(command)
+    assert analyse(command, cwd=CWD, home=HOME).decision != "allow", command
