@@ -34,7 +34,7 @@ PARSE = [
 def test_parse_verdict(text: str, expected: object) -> None:
     """Only exactly one {verdict, reason} object with a known verdict is accepted."""
     if expected is ValueError:
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"verdict|JSON"):
             reviewers.parse_verdict(text)
         return
     assert expected == reviewers.parse_verdict(text)
