@@ -148,21 +148,28 @@ def check_id(value: object, what: str = "session id") -> str:
 
 
 def ensure_private_tree(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str:
-    """Create ``path`` and every missing directory between ``root`` and it as 0700."""
+    """Create ``path`` and its missing parents; ``root`` and everything below it is 0700.
+
+    Missing folders above ``root`` (``~/.local/state`` on a new machine) are created with
+    the usual modes: they are not smllm's.
+    """
     target = os.fspath(path)
-    stop = os.fspath(root)
+    stop = os.path.abspath(os.fspath(root))
     missing: list[str] = []
-    cur = target
+    cur = os.path.abspath(target)
     while not os.path.isdir(cur):
         missing.append(cur)
         parent = os.path.dirname(cur)
-        if cur == stop or parent == cur:
+        if parent == cur:
             break
         cur = parent
+    inside = stop + os.sep
     for p in reversed(missing):
+        ours = p == stop or p.startswith(inside)
         try:
-            os.mkdir(p, DIR_MODE)
+            os.mkdir(p, DIR_MODE if ours else 0o777)
         except FileExistsError:
             continue
-        os.chmod(p, DIR_MODE)  # mkdir's mode is masked by the umask
+        if ours:
+            os.chmod(p, DIR_MODE)  # mkdir's mode is masked by the umask
     return target
