@@ -42,7 +42,7 @@ if [ -x "$VENV/bin/python" ]; then
   say "reusing the environment $VENV"
 else
   say "creating an isolated environment in $VENV (with $("$PY" -V 2>&1))"
-  mkdir -p "$(dirname "$VENV")"
+  ( umask 077 && mkdir -p "$(dirname "$VENV")" )  # the store is private (0700)
   "$PY" -m venv "$VENV" \
     || die "could not create a virtual environment (on Debian/Ubuntu: apt install python3-venv)"
 fi
