@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,20 @@ def test_observing_hooks_exit_quietly(event: str, name: str, raw: bytes, reason:
     proc = hook(event, raw)
     assert (0, b"") == (proc.returncode, proc.stdout)
     assert b"Traceback" not in proc.stderr
+
+
+def test_pre_tool_use_denies_when_the_intent_cannot_be_journaled(tmp_path: Path) -> None:
+    """The store is unusable (a file where the folder should be): the gate fails closed."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    proc = hook("PreToolUse", GOOD, env={"SMLLM_HOME": str(blocker)})
+    assert (0, b"") == (proc.returncode, proc.stderr)
+    out = hook_output(proc)
+    assert out is not None
+    spec = out["hookSpecificOutput"]
+    assert "deny" == spec["permissionDecision"]
+    assert spec["permissionDecisionReason"].startswith(
+        "smllm could not decide on this call and denies it (fail closed): NotADirectoryError")
+    for event in OBSERVERS:  # observers fail open: nothing on stdout
+        payload = dict(GOOD, hook_event_name=event)
+        assert b"" == hook(event, payload, env={"SMLLM_HOME": str(blocker)}).stdout
