@@ -49,13 +49,13 @@ def _call(arguments: dict[str, Any]) -> dict[str, Any]:
         return _text("smllm: error: params must map names to strings "
                      "(e.g. {\"bugId\": \"BUG-7\"})", True)
     try:
-        key, decision, location = session.fire(key if isinstance(key, str) else None, event,
+        _, decision, location = session.fire(key if isinstance(key, str) else None, event,
                                                dict(params), cwd=os.getcwd(), harness="mcp")
     except SmllmError as exc:
         return _text(f"smllm: error: {exc.render()}", True)
-    result = _text(decision.text or "", not decision.ok)
-    result["structuredContent"] = {"ok": decision.ok, "session": key, "location": location}
-    return result
+    # no structuredContent: Claude Code would show the model that instead of the text
+    del location
+    return _text(decision.text or "", not decision.ok)
 
 
 def _text(text: str, error: bool) -> dict[str, Any]:
