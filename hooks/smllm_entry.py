@@ -12,6 +12,7 @@ Besides every ``smllm`` command, the slash commands use:
 
 * ``@ledger [SESSION]``: export the session (default: the latest of this folder) to a
   temporary file and print ``smllm ledger --plain`` of it;
+* ``@export [ARGS]``: ``smllm export ARGS``, with ``--last`` unless ARGS name a session;
 * ``@audit [KEY]``: ``smllm session show KEY --audit`` for KEY, else ``$SMLLM_SESSION``,
   else the list of smllm sessions.
 """
@@ -55,6 +56,12 @@ def _ledger(main, args):
         os.unlink(out)
 
 
+def _export(main, args):
+    picks = ("--last", "--session")
+    named = any(a in picks or a.startswith("--session=") for a in args)
+    return main(["export", *([] if named else ["--last"]), *args])
+
+
 def _audit(main, args):
     key = args[0] if args else os.environ.get("SMLLM_SESSION", "")
     if not key:
@@ -80,7 +87,7 @@ def run(argv):
 
 
 def _dispatch(main, argv):
-    views = {"@ledger": _ledger, "@audit": _audit}
+    views = {"@ledger": _ledger, "@audit": _audit, "@export": _export}
     if argv[:1] and argv[0] in views:
         return views[argv[0]](main, argv[1:])
     return main(argv)
