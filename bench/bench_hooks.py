@@ -1,0 +1,131 @@
+"""Hook latency, journal throughput and hook memory, as ratios to a baseline of the same run.
+
+    .venv/bin/python bench/bench_hooks.py [--rounds N]
+
+Baseline: a bare ``python -c pass`` of the same interpreter. Each hook event runs as the
+installed hook runs it (``python -c "from smllm.hooks import cli; cli()" EVENT`` with the
+event's JSON on stdin), interleaved with the baseline; ``python -m smllm hook`` is shown too. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
+≥ 1,000 fsynced appends per second from one writer; 16 concurrent writers lose nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _util import PYTHON, interleaved, median_ms, peak_kib  # noqa: E402
+
+SID = "b3e1c2d4-0000-4000-8000-00000000beef"
+
+
+def payloads(cwd: str, transcript: str) -> dict[str, dict[str, object]]:
+    common = {"session_id": SID, "transcript_path": transcript, "cwd": cwd}
+    tool = {"tool_name": "Read", "tool_input": {"file_path": f"{cwd}/x.py"}, "tool_use_id": "t1"}
+    return {
+        "SessionStart": {**common, "hook_event_name": "SessionStart", "source": "startup"},
+        "UserPromptSubmit": {**common, "hook_event_name": "UserPromptSubmit", "prompt": "go",
+                             "permission_mode": "default"},
+        "PreToolUse": {**common, "hook_event_name": "PreToolUse", "permission_mode": "default",
+                       **tool},
+        "PostToolUse": {**common, "hook_event_name": "PostToolUse", "tool_response": {}, **tool},
+        "PermissionRequest": {**common, "hook_event_name": "PermissionRequest",
+                              "tool_name": "Read", "tool_input": {"file_path": "/x"}},
+        "Stop": {**common, "hook_event_name": "Stop", "stop_hook_active": False},
+        "SessionEnd": {**common, "hook_event_name": "SessionEnd", "reason": "other"},
+    }
+
+
+def bench_latency(rounds: int, home: str) -> bool:
+    env = dict(os.environ, SMLLM_HOME=home)
+    cwd = tempfile.mkdtemp(prefix="smllm-bench-proj-")
+    transcript = os.path.join(cwd, "transcript.jsonl")
+    Path(transcript).write_text("")
+    cases = {"baseline: python -c pass": ([PYTHON, "-c", "pass"], b"")}
+    hook = [PYTHON, "-c", "from smllm.hooks import cli; cli()"]
+    for event, payload in payloads(cwd, transcript).items():
+        cases[event] = ([*hook, event], json.dumps(payload).encode())
+    stop = json.dumps(payloads(cwd, transcript)["Stop"]).encode()
+    cases["Stop via python -m smllm"] = ([PYTHON, "-m", "smllm", "hook", "Stop"], stop)
+    results = interleaved(cases, rounds, env=env, cwd=cwd)
+    base = median_ms(results["baseline: python -c pass"])
+    base_rss = peak_kib(results["baseline: python -c pass"])
+    print(f"\nhook latency ({rounds} rounds, interleaved; target ≤ 1.50× baseline)")
+    print(f"  {'case':<26} {'median ms':>9} {'ratio':>7} {'peak RSS KiB':>13}")
+    ok = True
+    for name, samples in results.items():
+        ratio = median_ms(samples) / base
+        exempt = name.startswith("baseline") or "-m smllm" in name
+        flag = "" if exempt or ratio <= 1.5 else "  OVER"
+        ok = ok and not flag
+        print(f"  {name:<26} {median_ms(samples):9.1f} {ratio:6.2f}× {peak_kib(samples):13d}{flag}")
+    print(f"  peak memory of a hook process: {max(peak_kib(s) for s in results.values())} KiB "
+          f"(bare interpreter {base_rss} KiB)")
+    return ok
+
+
+def bench_throughput(home: str) -> bool:
+    os.environ["SMLLM_HOME"] = home
+    from smllm import journal
+
+    path = Path(home) / "throughput" / "session.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    n = 2000
+    t0 = time.perf_counter()
+    for i in range(n):
+        journal.append(path, [journal.event("bench", i=i, note="x" * 100)])
+    rate = n / (time.perf_counter() - t0)
+    print(f"\njournal: {rate:,.0f} fsynced appends/s from one writer (target ≥ 1,000)")
+    return rate >= 1000
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from smllm import journal
+path = Path(sys.argv[1])
+for i in range(int(sys.argv[3])):
+    journal.append(path, [journal.event("stress", writer=sys.argv[2], i=i)])
+"""
+
+
+def bench_concurrent(home: str) -> bool:
+    from smllm import journal
+    from smllm.verify import verify
+
+    path = Path(home) / "concurrent" / "session.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    writers, each = 16, 200
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen([PYTHON, "-c", WRITER, str(path), str(w), str(each)])
+             for w in range(writers)]
+    codes = [p.wait() for p in procs]
+    wall = time.perf_counter() - t0
+    recs = list(journal.iter_records(path))
+    seqs = [r["sequence"] for r in recs]
+    ok = codes == [0] * writers and seqs == list(range(1, writers * each + 1)) and verify(path).ok
+    print(f"\n{writers} concurrent writers × {each}: {len(recs)} records in {wall:.2f}s "
+          f"({len(recs) / wall:,.0f}/s), gapless={seqs == list(range(1, len(recs) + 1))}, "
+          f"lost={writers * each - len(recs)}, verify ok={verify(path).ok}")
+    return ok
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=25)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="smllm-bench-") as home:
+        results = [bench_latency(args.rounds, home), bench_throughput(home),
+                   bench_concurrent(home)]
+    print("\nall targets met" if all(results) else "\nSOME TARGETS MISSED")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
