@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - the one place that renders crashes
+    except Exception as exc:
         return _report_crash(exc)
 
 
@@ -135,10 +135,16 @@ def _report_crash(exc: BaseException) -> int:
     report = "".join(traceback.format_exception(exc))
     where = "stderr"
     try:
-        logs = paths.ensure_private_tree(paths.logs_dir(), paths.state_dir())
-        log = logs / f"crash-{clock.now_ms()}.log"
-        log.write_text(f"{_version()}\nargv: {sys.argv!r}\n\n{report}")
-        where = str(log)
+        import os  # noqa: PLC0415
+
+        logs = paths.ensure_private_tree(paths.logs_root(), paths.state_root())
+        log = os.path.join(logs, f"crash-{clock.now_ms()}.log")
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, f"{_version()}\nargv: {sys.argv!r}\n\n{report}".encode())
+        finally:
+            os.close(fd)
+        where = log
     except OSError:
         sys.stderr.write(report)
     sys.stderr.write(

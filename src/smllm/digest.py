@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-try:
-    from _sha256 import sha256  # Python 3.10, 3.11
-except ImportError:  # pragma: no cover - depends on the Python version
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from hashlib import sha256
+else:
     try:
-        from _sha2 import sha256  # Python 3.12+
-    except ImportError:
-        from hashlib import sha256
+        from _sha256 import sha256  # Python 3.10, 3.11
+    except ImportError:  # pragma: no cover - depends on the Python version
+        try:
+            from _sha2 import sha256  # Python 3.12+
+        except ImportError:
+            from hashlib import sha256
 
 
 def sha256_hex(data: bytes) -> str:

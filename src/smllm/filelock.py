@@ -38,7 +38,7 @@ def _unlock(fd: int) -> None:
     fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-class locked_fd:  # noqa: N801 - used like a function: ``with locked_fd(fd):``
+class locked_fd:
     """Hold an exclusive lock on an open file descriptor."""
 
     def __init__(self, fd: int) -> None:
@@ -53,7 +53,7 @@ class locked_fd:  # noqa: N801 - used like a function: ``with locked_fd(fd):``
         _unlock(self.fd)
 
 
-class locked:  # noqa: N801
+class locked:
     """Hold an exclusive lock on ``path`` (created 0600 if missing)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

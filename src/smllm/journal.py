@@ -211,9 +211,7 @@ def iter_lines(path: StrPath) -> Iterator[Line]:
         ) from None
     try:
         offset = 0
-        number = 0
-        for raw in fh:
-            number += 1
+        for number, raw in enumerate(fh, 1):
             if raw.endswith(b"\n"):
                 body = raw[:-1]
                 rec = parse_line(body)
@@ -441,7 +439,7 @@ def _fsync_dir(path: str) -> None:
         os.close(dfd)
 
 
-class transaction:  # noqa: N801 - used like a function: ``with journal.transaction(p) as txn``
+class transaction:
     """Hold the log's lock; on a clean exit, write, fsync and save the state."""
 
     def __init__(self, path: StrPath, *, now_ms: int | None = None) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, ClassVar
 
 try:
     import _json as _c
@@ -30,14 +30,14 @@ class _Context:
     parse_float = float
     parse_int = int
     parse_constant = staticmethod(_CONSTANTS.__getitem__)
-    memo: dict[str, str] = {}
+    memo: ClassVar[dict[str, str]] = {}
 
 
 def _default(obj: object) -> object:
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
-_scan = _c.make_scanner(_Context()) if _c is not None else None
+_scan = _c.make_scanner(_Context()) if _c is not None else None  # type: ignore[arg-type]
 _encode = (
     _c.make_encoder(None, _default, _c.encode_basestring, None, ":", ",", False, False, True)
     if _c is not None
@@ -63,7 +63,7 @@ def loads(data: str | bytes) -> Any:
         obj, end = _scan(text, start)
     except RecursionError:
         raise
-    except Exception:  # noqa: BLE001 - the C scanner reports errors through json.decoder;
+    except Exception:
         return _slow_loads(text)  # let json itself raise the standard error
     finally:
         _Context.memo.clear()

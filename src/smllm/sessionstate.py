@@ -67,8 +67,8 @@ def rebuild(path: str) -> dict[str, Any]:
             state["open_intents"].pop(body.get("tool_use_id"), None)
         elif isinstance(ev, dict) and ev.get("kind") == "accepted":
             state["turns"] = int(ev.get("turn") or state["turns"] + 1)
-        elif isinstance(ev, dict) and ev.get("kind") == "side_effect_intent":
-            if str(ev.get("policy_decision", "")).startswith("allow"):
+        elif (isinstance(ev, dict) and ev.get("kind") == "side_effect_intent"
+              and str(ev.get("policy_decision", "")).startswith("allow")):
                 state["open_intents"][ev.get("tool_use_id")] = {
                     "seq": rec["sequence"],
                     "key": ev.get("idempotency_key"),

@@ -25,9 +25,8 @@ PREVIEW = 2000
 
 def _preview(content: Any) -> str:
     if isinstance(content, list):
-        parts = [
-            str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-        ]
+        parts = [str(b.get("text", "")) for b in content
+                 if isinstance(b, dict) and b.get("type") == "text"]
         content = "\n".join(parts)
     text = content if isinstance(content, str) else jsonfast.dumps(content)
     return text[:PREVIEW]

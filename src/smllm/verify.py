@@ -119,7 +119,8 @@ class _Checker:
         elif kind == "tool_batch.effect.started":
             tid = body.get("tool_use_id")
             if not isinstance(tid, str) or tid not in self.intents:
-                self.fail(n, f"effect {tid} started without a durable side_effect_intent before it")
+                self.fail(n, f"effect {tid} started without a durable side_effect_intent "
+                             "before it")
 
 
 def verify(path: Path) -> Report:

@@ -68,7 +68,8 @@ def run(event: str, raw: bytes) -> dict[str, Any] | None:
     gating = event in GATING
     try:
         if event not in HANDLERS:
-            return _journal_other(event, raw)
+            _journal_other(event, raw)
+            return None
         limit = _max_input()
         if len(raw) > limit:
             raise HookInputError(
@@ -84,7 +85,7 @@ def run(event: str, raw: bytes) -> dict[str, Any] | None:
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
         return deny(f"smllm refused this call: {exc.render()}") if gating else None
-    except Exception as exc:  # noqa: BLE001 - a hook never crashes into a non-decision
+    except Exception as exc:
         where = _report(event, exc)
         if gating:
             return deny(
@@ -113,7 +114,7 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
                 )
             ],
         )
-    except Exception:  # noqa: BLE001, S110 - best effort: the decision matters more
+    except Exception:  # noqa: S110 - best effort: the decision matters more
         pass
 
 
@@ -127,9 +128,8 @@ def _journal_other(event: str, raw: bytes) -> None:
         fields = {k: v for k, v in payload.items() if k not in ("transcript_path",)}
         with journal.transaction(ctx.log_path) as txn:
             txn.append(journal.fact("host.event", fields))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         _report(event, exc)
-    return None
 
 
 def _report(event: str, exc: BaseException) -> str:
@@ -147,7 +147,7 @@ def _report(event: str, exc: BaseException) -> str:
         finally:
             os.close(fd)
         return path
-    except Exception:  # noqa: BLE001
+    except Exception:
         return "unavailable"
 
 

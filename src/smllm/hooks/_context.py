@@ -30,6 +30,17 @@ def _require(payload: dict[str, Any], key: str, kind: type[object], event: str) 
         )
 
 
+def _check_ids(payload: dict[str, Any], event: str) -> None:
+    _require(payload, "session_id", str, event)
+    try:
+        paths.check_id(payload["session_id"])
+        if "agent_id" in payload:
+            _require(payload, "agent_id", str, event)
+            paths.check_id(payload["agent_id"], "agent id")
+    except InvalidSessionId as exc:
+        raise HookInputError(exc.what, exc.fix) from None
+
+
 def parse_input(event: str, raw: bytes) -> dict[str, Any]:
     """Decode and check one hook input; raise :class:`HookInputError` if malformed."""
     if not raw.strip():
@@ -44,23 +55,13 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
         raise HookInputError(f"hook input is not JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise HookInputError(f"hook input is a JSON {type(payload).__name__}, not an object")
-    _require(payload, "session_id", str, event)
-    try:
-        paths.check_id(payload["session_id"])
-    except InvalidSessionId as exc:
-        raise HookInputError(exc.what, exc.fix) from None
+    _check_ids(payload, event)
     name = payload.get("hook_event_name")
     if name is not None and name != event:
         raise HookInputError(
             f"hook input is for {name!r} but this hook handles {event!r}",
             "check the event name in the hook's command line",
         )
-    if "agent_id" in payload:
-        _require(payload, "agent_id", str, event)
-        try:
-            paths.check_id(payload["agent_id"], "agent id")
-        except InvalidSessionId as exc:
-            raise HookInputError(exc.what, exc.fix) from None
     if event in TOOL_EVENTS:
         _require(payload, "tool_name", str, event)
         _require(payload, "tool_input", dict, event)
@@ -97,7 +98,7 @@ def safe_transcript(value: object) -> str | None:
 class HookContext:
     """What a handler knows: the event, its input, the clock and its journal."""
 
-    def __init__(self, event: str, payload: dict[str, Any], session_id: str,
+    def __init__(self, event: str, payload: dict[str, Any], *, session_id: str,
                  agent_id: str | None, now_ms: int, env: dict[str, str] | None = None) -> None:
         self.event = event
         self.payload = payload
