@@ -19,25 +19,71 @@ Claude Code's own permissions decide, unless the host runs in ``bypassPermission
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
 
+TYPE_CHECKING = False  # typing and dataclasses cost milliseconds on every tool call
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from smllm.hooks._context import HookContext
     from smllm.policy.assess import Assessment
 
-HostDecision = Literal["allow", "ask", "deny", "abstain"]
+    HostDecision = Literal["allow", "ask", "deny", "abstain"]
+
 CHOICES = ["allow_once", "always_allow_in_workspace", "reject"]
 
 
-@dataclass(frozen=True)
 class Verdict:
+    """What smllm answers the host and what the intent is stamped with (immutable)."""
+
+    __slots__ = ("decision", "facts", "pending_action_id", "policy_decision", "reason", "rule")
     decision: HostDecision
     policy_decision: str
     reason: str
-    rule: str | None = None
-    pending_action_id: str | None = None
-    facts: dict[str, Any] = field(default_factory=dict)
+    rule: str | None
+    pending_action_id: str | None
+    facts: dict[str, Any]
+
+    def __init__(  # noqa: PLR0917 - the constructor callers already use
+        self,
+        decision: HostDecision,
+        policy_decision: str,
+        reason: str,
+        rule: str | None = None,
+        pending_action_id: str | None = None,
+        facts: dict[str, Any] | None = None,
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "decision", decision)
+        set_(self, "policy_decision", policy_decision)
+        set_(self, "reason", reason)
+        set_(self, "rule", rule)
+        set_(self, "pending_action_id", pending_action_id)
+        set_(self, "facts", facts if facts is not None else {})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("Verdict is frozen")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Verdict) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key()[:5])
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.decision,
+            self.policy_decision,
+            self.reason,
+            self.rule,
+            self.pending_action_id,
+            self.facts,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Verdict({self.decision!r}, {self.policy_decision!r}, {self.reason!r}, "
+            f"rule={self.rule!r})"
+        )
 
 
 def evaluate(ctx: HookContext) -> Verdict:

@@ -129,7 +129,7 @@ def _journal_revocation(grant: dict[str, Any]) -> None:
         return
     try:
         path = journal.log_path(sid)
-    except Exception:  # noqa: BLE001 - an invalid id in the store: nothing to journal
+    except Exception:
         return
     if not Path(path).exists():
         return

@@ -10,15 +10,16 @@ prompt itself.
 
 from __future__ import annotations
 
-from typing import Any
-
 from smllm import clock, journal, sessionstate, transcript
 from smllm.gate import CHOICES
 from smllm.hooks._context import HookContext
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def _matching_intent(open_intents: dict[str, Any], tool_name: str,
-                     tool_input: Any) -> str | None:
+
+def _matching_intent(open_intents: dict[str, Any], tool_name: str, tool_input: Any) -> str | None:
     best: tuple[int, str] | None = None
     for tool_use_id, entry in open_intents.items():
         if not isinstance(entry, dict) or entry.get("prompted"):
@@ -56,9 +57,16 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             )
         )
         if not entry.get("pending"):
-            txn.append(journal.fact("approval_wait.effect.started",
-                                    {"pending_action_id": pending, "tool_use_id": tool_use_id,
-                                     "reviewers": ["user"]}))
+            txn.append(
+                journal.fact(
+                    "approval_wait.effect.started",
+                    {
+                        "pending_action_id": pending,
+                        "tool_use_id": tool_use_id,
+                        "reviewers": ["user"],
+                    },
+                )
+            )
         if tool_use_id:
             entry.update(prompted=True, pending=pending)
             open_intents[tool_use_id] = entry

@@ -10,10 +10,12 @@ running) and ``approval_wait.effect.terminal``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from smllm import journal, sessionstate, transcript
 from smllm.hooks._context import HookContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def authorized_by(intent: dict[str, Any]) -> str | None:
@@ -28,25 +30,44 @@ def authorized_by(intent: dict[str, Any]) -> str | None:
     return "allow:host"
 
 
-def _close_user_wait(txn: journal.Transaction, intent: dict[str, Any], tool_use_id: str,
-                     event: str) -> None:
+def _close_user_wait(
+    txn: journal.Transaction, intent: dict[str, Any], tool_use_id: str, event: str
+) -> None:
     pending = intent.get("pending")
     if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
         return
-    txn.append(journal.fact("decision_applied", {
-        "pending_action_id": pending, "decision": "approved", "policy_result": "allow",
-        "decision_source": {"kind": "user", "observed_via": event,
-                            "inferred": "the call ran after Claude Code's prompt"}}))
-    txn.append(journal.fact("approval_wait.effect.terminal", {
-        "pending_action_id": pending, "outcome": "approved", "tool_use_id": tool_use_id}))
+    txn.append(
+        journal.fact(
+            "decision_applied",
+            {
+                "pending_action_id": pending,
+                "decision": "approved",
+                "policy_result": "allow",
+                "decision_source": {
+                    "kind": "user",
+                    "observed_via": event,
+                    "inferred": "the call ran after Claude Code's prompt",
+                },
+            },
+        )
+    )
+    txn.append(
+        journal.fact(
+            "approval_wait.effect.terminal",
+            {"pending_action_id": pending, "outcome": "approved", "tool_use_id": tool_use_id},
+        )
+    )
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     p = ctx.payload
     tool_use_id = str(p["tool_use_id"])
     failed = ctx.event == "PostToolUseFailure"
-    outcome = "interrupted" if failed and p.get("is_interrupt") else ("failed" if failed else
-                                                                     "succeeded")
+    outcome = (
+        "interrupted"
+        if failed and p.get("is_interrupt")
+        else ("failed" if failed else "succeeded")
+    )
     with ctx.transaction() as txn:
         sessionstate.ensure(txn)
         transcript.ingest(txn, ctx.transcript)

@@ -10,11 +10,13 @@ a deny).
 
 from __future__ import annotations
 
-from typing import Any
-
 from smllm import gate, journal, sessionstate, transcript
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _output(decision: str, reason: str) -> dict[str, Any] | None:
@@ -36,14 +38,22 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
     rule = _features.machine_tool_rule(ctx)
     if rule is not None:
         decision, reason = rule
-        return gate.Verdict("deny" if decision == "deny" else "ask", f"{decision}:machine",
-                            reason, rule="machine.tools")
+        return gate.Verdict(
+            "deny" if decision == "deny" else "ask",
+            f"{decision}:machine",
+            reason,
+            rule="machine.tools",
+        )
     try:
         return gate.evaluate(ctx)
     except Exception as exc:  # fail closed, but still journal the intent
-        return gate.Verdict("deny", "deny:policy", f"smllm could not evaluate this call and "
-                            f"denies it (fail closed): {type(exc).__name__}: {exc}",
-                            rule="gate.internal-error")
+        return gate.Verdict(
+            "deny",
+            "deny:policy",
+            f"smllm could not evaluate this call and "
+            f"denies it (fail closed): {type(exc).__name__}: {exc}",
+            rule="gate.internal-error",
+        )
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
@@ -79,14 +89,22 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             txn.append(
                 journal.fact(
                     "tool_batch.effect.started",
-                    {"tool_use_id": tool_use_id, "idempotency_key": key,
-                     "intent_sequence": intent.sequence, "operation": op},
+                    {
+                        "tool_use_id": tool_use_id,
+                        "idempotency_key": key,
+                        "intent_sequence": intent.sequence,
+                        "operation": op,
+                    },
                 )
             )
             open_intents = dict(txn.state.get("open_intents") or {})
             open_intents[tool_use_id] = {
-                "seq": intent.sequence, "key": key, "operation": op, "input": p["tool_input"],
-                "tool_name": p["tool_name"], "decision": verdict.policy_decision,
+                "seq": intent.sequence,
+                "key": key,
+                "operation": op,
+                "input": p["tool_input"],
+                "tool_name": p["tool_name"],
+                "decision": verdict.policy_decision,
                 "pending": verdict.pending_action_id,
             }
             txn.set_state("open_intents", open_intents)

@@ -7,94 +7,116 @@ Two levels, read in this order (the later wins for settings; rules of both apply
   its parents)
 
 plus the built-in rules in ``smllm/data/policy_defaults.toml``. The hot path
-(:func:`load`) stats the files, and reads the compiled JSON from
-``paths.cache_dir()`` keyed by path + mtime_ns + size; only a cache miss imports the
-TOML parser (:mod:`smllm.policy._compile`). A broken file compiles to an ``error``
+(:func:`load`) stats the files, and reads the compiled JSON from the cache folder
+keyed by path + mtime_ns + size; only a cache miss imports the TOML parser
+(:mod:`smllm.policy._compile`). A broken file compiles to an ``error``
 (``file:line: what (how to fix)``) that the gate turns into a deny for every call.
+Only ``os`` and smllm's light ``jsonfast``/``digest`` are imported here.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-from pathlib import Path
-from typing import Any
 
-from smllm import paths
+from smllm import jsonfast, paths
+from smllm.digest import sha256_hex
 
-PROJECT_FILE = (".smllm", "policy.toml")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+PROJECT_FILE = os.path.join(".smllm", "policy.toml")
 USER_FILE = "policy.toml"
-_DEFAULTS = Path(__file__).resolve().parent.parent / "data" / "policy_defaults.toml"
+_DEFAULTS = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "policy_defaults.toml"
+)
 
 
-def project_root(cwd: str | None = None) -> Path:
+def project_root(cwd: str | None = None) -> str:
     """The project folder: ``CLAUDE_PROJECT_DIR``, else the nearest folder with ``.smllm/``
-    or ``.git`` above ``cwd``, else ``cwd``."""
+    or ``.git`` at or above ``cwd``, else ``cwd``."""
     env = os.environ.get("CLAUDE_PROJECT_DIR")
     if env and os.path.isabs(env):
-        return Path(env)
-    start = Path(cwd or os.getcwd())
-    for folder in (start, *start.parents):
-        if (folder / ".smllm").is_dir() or (folder / ".git").exists():
+        return os.path.normpath(env)
+    start = os.path.abspath(cwd or os.getcwd())
+    folder = start
+    while True:
+        if os.path.isdir(os.path.join(folder, ".smllm")) or os.path.exists(
+            os.path.join(folder, ".git")
+        ):
             return folder
-    return start
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
 
 
-def files(project: Path) -> list[Path]:
+def _candidates(project: str | os.PathLike[str]) -> list[str]:
+    return [
+        os.path.join(paths.config_root(), USER_FILE),
+        os.path.join(os.fspath(project), PROJECT_FILE),
+    ]
+
+
+def files(project: str | os.PathLike[str]) -> list[str]:
     """The policy files in effect, lowest precedence first (existing ones only)."""
-    out = [paths.config_dir() / USER_FILE, project.joinpath(*PROJECT_FILE)]
-    return [p for p in out if p.is_file()]
+    return [p for p in _candidates(project) if os.path.isfile(p)]
 
 
-def _stamp(path: Path) -> str:
+def _stamp(path: str) -> str:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return f"{path}:missing"
     return f"{path}:{st.st_mtime_ns}:{st.st_size}"
 
 
-def load(project: Path) -> dict[str, Any]:
+def load(project: str | os.PathLike[str]) -> dict[str, Any]:
     """The compiled policy for ``project`` (cached; never raises for a bad file)."""
-    candidates = [paths.config_dir() / USER_FILE, project.joinpath(*PROJECT_FILE)]
+    candidates = _candidates(project)
     key_src = "\n".join([_stamp(_DEFAULTS), *(_stamp(p) for p in candidates)])
-    key = hashlib.sha256(key_src.encode()).hexdigest()[:32]
-    cache = paths.cache_dir() / f"policy-{key}.json"
+    key = sha256_hex(key_src.encode())[:32]
+    cache = os.path.join(paths.cache_root(), f"policy-{key}.json")
     try:
-        data: dict[str, Any] = json.loads(cache.read_bytes())
+        with open(cache, "rb") as fh:
+            data: dict[str, Any] = jsonfast.loads(fh.read())
         if data.get("version") == 1:
             return data
     except (OSError, ValueError):
         pass
-    data = _build([p for p in candidates if p.is_file()])
+    data = _build([p for p in candidates if os.path.isfile(p)])
     _save(cache, data)
     return data
 
 
-def _build(policy_files: list[Path]) -> dict[str, Any]:
+def _build(policy_files: list[str]) -> dict[str, Any]:
+    from pathlib import Path  # noqa: PLC0415 - slow path only
+
     from smllm.errors import SmllmError  # noqa: PLC0415
     from smllm.policy import _compile as compiler  # noqa: PLC0415
 
     try:
-        return compiler.compile_files(policy_files)
+        return compiler.compile_files([Path(p) for p in policy_files])
     except SmllmError as exc:
         return {"version": 1, "error": exc.render(), "sources": {}}
 
 
-def _save(cache: Path, data: dict[str, Any]) -> None:
+def _save(cache: str, data: dict[str, Any]) -> None:
     try:
-        paths.ensure_private_tree(cache.parent, paths.state_dir())
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, sort_keys=True))
-        os.chmod(tmp, 0o600)
+        paths.ensure_private_tree(os.path.dirname(cache), paths.state_root())
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, jsonfast.dumps(data).encode())
+        finally:
+            os.close(fd)
         os.replace(tmp, cache)
     except OSError:
         pass  # a cache is an optimisation
 
 
-def check(project: Path | None = None) -> list[str]:
+def check(project: str | os.PathLike[str] | None = None) -> list[str]:
     """Human-readable problems of the policy in effect for ``project`` (for ``doctor``)."""
-    root = project if project is not None else project_root()
+    root = os.fspath(project) if project is not None else project_root()
     data = _build(files(root))
     return [str(data["error"])] if data.get("error") else []

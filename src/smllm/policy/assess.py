@@ -9,15 +9,15 @@ simple command; tool-only rules add a floor), then the mode.
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from smllm import paths
-from smllm.shell import SEVERITY, Decision, analyse, worst
+
+TYPE_CHECKING = False  # typing, dataclasses and pathlib cost milliseconds per tool call
+if TYPE_CHECKING:
+    from typing import Any
+
+    from smllm.shell import Decision
 
 READ_ONLY_TOOLS = frozenset(
     {
@@ -42,33 +42,71 @@ READ_ONLY_TOOLS = frozenset(
     }
 )
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_MCP_RISK = re.compile(
-    r"(delete|remove|drop|destroy|purge|truncate|kill|wipe|erase|(^|_)rm($|_)|"
-    r"exec|execute|run_command|shell|move|overwrite|reset|force)",
-    re.I,
+_MCP_RISK = (
+    "delete",
+    "remove",
+    "drop",
+    "destroy",
+    "purge",
+    "truncate",
+    "kill",
+    "wipe",
+    "erase",
+    "exec",
+    "run_command",
+    "shell",
+    "move",
+    "overwrite",
+    "reset",
+    "force",
 )
 
 
-@dataclass(frozen=True)
 class Item:
     """One reason for a decision: a finding or a matching rule."""
 
-    decision: Decision
-    rule: str
-    source: str
-    reason: str
+    __slots__ = ("decision", "reason", "rule", "source")
+
+    def __init__(self, decision: Decision, rule: str, source: str, reason: str) -> None:
+        self.decision: Decision = decision
+        self.rule = rule
+        self.source = source
+        self.reason = reason
 
 
-@dataclass(frozen=True)
 class Assessment:
-    decision: Decision
-    rule: str
-    source: str
-    reason: str
-    known_safe: bool
-    explicit_allow: bool
-    items: tuple[Item, ...] = ()
-    commands: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    """The static decision on one call, the rule that made it, and every reason found."""
+
+    __slots__ = (
+        "commands",
+        "decision",
+        "explicit_allow",
+        "items",
+        "known_safe",
+        "reason",
+        "rule",
+        "source",
+    )
+
+    def __init__(  # noqa: PLR0917 - a record
+        self,
+        decision: Decision,
+        rule: str,
+        source: str,
+        reason: str,
+        known_safe: bool,
+        explicit_allow: bool,
+        items: tuple[Item, ...] = (),
+        commands: tuple[dict[str, Any], ...] = (),
+    ) -> None:
+        self.decision: Decision = decision
+        self.rule = rule
+        self.source = source
+        self.reason = reason
+        self.known_safe = known_safe
+        self.explicit_allow = explicit_allow
+        self.items = items
+        self.commands = commands
 
     def facts(self) -> list[dict[str, str]]:
         return [
@@ -77,8 +115,14 @@ class Assessment:
         ]
 
 
+def _glob(text: str, pattern: str) -> bool:
+    import fnmatch  # noqa: PLC0415 - only when the policy has rules
+
+    return fnmatch.fnmatchcase(text, pattern)
+
+
 def _tool_match(pattern: str, tool: str) -> bool:
-    return any(fnmatch.fnmatchcase(tool, p.strip()) for p in pattern.split("|"))
+    return any(_glob(tool, p.strip()) for p in pattern.split("|"))
 
 
 def _builtin(compiled: dict[str, Any], rule: str, decision: Decision) -> tuple[Decision, str]:
@@ -89,7 +133,7 @@ def _builtin(compiled: dict[str, Any], rule: str, decision: Decision) -> tuple[D
     return decision, str(src)
 
 
-def sensitive_paths(compiled: dict[str, Any], project: Path) -> tuple[str, ...]:
+def sensitive_paths(compiled: dict[str, Any], project: str) -> tuple[str, ...]:
     """Paths no call may write without review: smllm's own data, plus the policy's list."""
     extra = [
         str(paths.sessions_dir()),
@@ -109,7 +153,7 @@ def assess(
     tool_input: dict[str, Any],
     *,
     cwd: str,
-    project: Path,
+    project: str,
     compiled: dict[str, Any],
     home: str | None = None,
 ) -> Assessment:
@@ -126,7 +170,7 @@ def assess(
         items += _file_tool(tool_name, tool_input, cwd, project, compiled, home_dir)
     elif tool_name.startswith("mcp__"):
         leaf = tool_name.rsplit("__", 1)[-1]
-        if _MCP_RISK.search(leaf):
+        if any(w in leaf.lower() for w in _MCP_RISK) or leaf.lower() in ("rm", "del"):
             d, src = _builtin(compiled, "mcp.destructive", "ask")
             items.append(
                 Item(d, "mcp.destructive", src, f"MCP tool {tool_name} looks destructive")
@@ -161,15 +205,15 @@ def _path_of(tool_input: dict[str, Any]) -> str | None:
     return None
 
 
-def _path_match(pattern: str, path: str, project: Path) -> bool:
+def _path_match(pattern: str, path: str, project: str) -> bool:
     rel = os.path.relpath(path, project) if os.path.isabs(path) else path
-    return fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(rel, pattern)
+    return _glob(path, pattern) or _glob(rel, pattern)
 
 
 def _bash(  # noqa: PLR0917 - private helper, called once
     tool_input: dict[str, Any],
     cwd: str,
-    project: Path,
+    project: str,
     compiled: dict[str, Any],
     home: str,
     items: list[Item],
@@ -179,6 +223,8 @@ def _bash(  # noqa: PLR0917 - private helper, called once
     if not isinstance(command, str):
         items.append(Item("ask", "shell.syntax", "built-in", "Bash call without a command"))
         return False, False
+    from smllm.shell import SEVERITY, analyse  # noqa: PLC0415 - Bash only
+
     analysis = analyse(
         command,
         cwd=cwd,
@@ -197,7 +243,7 @@ def _bash(  # noqa: PLR0917 - private helper, called once
     known_safe = True
     explicit_all = bool(analysis.commands)
     for report in analysis.commands:
-        matched = [r for r in cmd_rules if fnmatch.fnmatchcase(report.text, r["command"])]
+        matched = [r for r in cmd_rules if _glob(report.text, r["command"])]
         entry: dict[str, Any] = {"argv": list(report.argv), "findings": []}
         if matched:
             rule = max(matched, key=lambda r: SEVERITY[r["decision"]])
@@ -226,7 +272,7 @@ def _file_tool(  # noqa: PLR0917 - private helper, called once
     tool_name: str,
     tool_input: dict[str, Any],
     cwd: str,
-    project: Path,
+    project: str,
     compiled: dict[str, Any],
     home: str,
 ) -> list[Item]:
@@ -265,6 +311,13 @@ def _file_tool(  # noqa: PLR0917 - private helper, called once
     return out
 
 
+def _worst(decisions: list[Decision]) -> Decision:
+    for d in ("deny", "ask"):
+        if d in decisions:
+            return d
+    return "allow"
+
+
 def _conclude(
     items: list[Item],
     commands: list[dict[str, Any]],
@@ -272,7 +325,7 @@ def _conclude(
     explicit: bool,
     compiled: dict[str, Any],
 ) -> Assessment:
-    decision = worst(tuple(i.decision for i in items))
+    decision = _worst([i.decision for i in items])
     mode = compiled.get("mode", "on-request")
     msrc = str(compiled.get("sources", {}).get("mode", "default"))
     if (

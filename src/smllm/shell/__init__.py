@@ -22,12 +22,15 @@ from smllm.shell._model import (
     SEVERITY,
     Analysis,
     CommandReport,
-    Decision,
     Finding,
     worst,
 )
 
-__all__ = ["SEVERITY", "Analysis", "CommandReport", "Decision", "Finding", "analyse", "worst"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from smllm.shell._model import Decision as Decision
+
+__all__ = ["SEVERITY", "Analysis", "CommandReport", "Finding", "analyse", "worst"]
 
 
 def analyse(

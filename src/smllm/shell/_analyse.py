@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 
 from smllm.shell._model import (
     Analysis,
     CommandReport,
     Context,
-    Decision,
     Finding,
     worst,
 )
 from smllm.shell._parse import Script, Simple, Word, parse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from smllm.shell._model import Decision
 
 MAX_LEN = 200_000
 _CONFUSABLE_RE = re.compile(
@@ -128,7 +130,12 @@ def command_name(word: Word) -> tuple[str | None, Finding | None]:
         )
     if not word.value:
         return None, Finding("shell.dynamic-command", "ask", "empty command name")
-    name = unicodedata.normalize("NFKC", os.path.basename(word.value)).lower()
+    name = os.path.basename(word.value)
+    if not name.isascii():
+        import unicodedata  # noqa: PLC0415 - rare
+
+        name = unicodedata.normalize("NFKC", name)
+    name = name.lower()
     return name, None
 
 

@@ -10,13 +10,16 @@ destroying API is denied.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from smllm.shell._analyse import nested, stdin_text, write_target
 from smllm.shell._model import Context, Finding
 from smllm.shell._parse import Simple, Word
 
-Result = tuple[list[Finding], bool]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Result = tuple[list[Finding], bool]
 
 DESTRUCTIVE_API = re.compile(
     r"rmtree|os\s*\.\s*(remove|unlink|rmdir|removedirs|truncate)\b|\.unlink\s*\(|rmSync|"

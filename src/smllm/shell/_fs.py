@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 
 from smllm.shell._analyse import write_target
 from smllm.shell._model import Context, Finding
 from smllm.shell._parse import Simple, Word
 
-Result = tuple[list[Finding], bool]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Result = tuple[list[Finding], bool]
 
 
 def _split(args: list[Word]) -> tuple[list[str], list[Word]]:

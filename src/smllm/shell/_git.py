@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from smllm.shell._model import Context, Finding
 from smllm.shell._parse import Simple, Word
 
-Result = tuple[list[Finding], bool]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Result = tuple[list[Finding], bool]
 
 _GLOBAL_ARG = frozenset(
     {

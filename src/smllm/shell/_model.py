@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import Literal
 
-from smllm.shell._parse import Word
+TYPE_CHECKING = False  # importing typing costs milliseconds on the hook's hot path
+if TYPE_CHECKING:
+    from typing import Literal
 
-Decision = Literal["allow", "ask", "deny"]
-Where = Literal["dynamic", "device", "sensitive", "critical", "outside", "temp", "workspace"]
+    from smllm.shell._parse import Word
+
+    Decision = Literal["allow", "ask", "deny"]
+    Where = Literal["dynamic", "device", "sensitive", "critical", "outside", "temp", "workspace"]
 
 SEVERITY: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
 
@@ -24,22 +26,56 @@ def worst(decisions: list[Decision] | tuple[Decision, ...]) -> Decision:
     return out
 
 
-@dataclass(frozen=True)
-class Finding:
+class _Frozen:
+    """Slots, equality and repr by fields, no assignment after ``__init__``."""
+
+    __slots__ = ()
+
+    def _names(self) -> tuple[str, ...]:
+        names: tuple[str, ...] = type(self).__slots__
+        return names
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, n) for n in self._names())
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._names())
+        return f"{type(self).__name__}({inner})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if hasattr(self, name):
+            raise AttributeError(f"{type(self).__name__} is frozen")
+        object.__setattr__(self, name, value)
+
+
+class Finding(_Frozen):
     """One fact the analysis found, the built-in rule it falls under and its decision."""
 
-    rule: str
-    decision: Decision
-    reason: str
+    __slots__ = ("decision", "reason", "rule")
+
+    def __init__(self, rule: str, decision: Decision, reason: str) -> None:
+        self.rule = rule
+        self.decision: Decision = decision
+        self.reason = reason
 
 
-@dataclass(frozen=True)
-class CommandReport:
+class CommandReport(_Frozen):
     """One top-level simple command: its argv as analysed and what was found in it."""
 
-    argv: tuple[str, ...]
-    findings: tuple[Finding, ...]
-    known_safe: bool
+    __slots__ = ("argv", "findings", "known_safe")
+
+    def __init__(
+        self, argv: tuple[str, ...], findings: tuple[Finding, ...], known_safe: bool
+    ) -> None:
+        self.argv = argv
+        self.findings = findings
+        self.known_safe = known_safe
 
     @property
     def text(self) -> str:
@@ -50,13 +86,20 @@ class CommandReport:
         return worst(tuple(f.decision for f in self.findings))
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(_Frozen):
     """The analysis of one command string."""
 
-    decision: Decision
-    commands: tuple[CommandReport, ...]
-    findings: tuple[Finding, ...]
+    __slots__ = ("commands", "decision", "findings")
+
+    def __init__(
+        self,
+        decision: Decision,
+        commands: tuple[CommandReport, ...],
+        findings: tuple[Finding, ...],
+    ) -> None:
+        self.decision: Decision = decision
+        self.commands = commands
+        self.findings = findings
 
     def all_findings(self) -> tuple[Finding, ...]:
         out = list(self.findings)
@@ -119,17 +162,26 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-@dataclass
 class Context:
     """Where the command runs; ``cwd`` follows ``cd`` through the script (None: unknown)."""
 
-    root: str
-    cwd: str | None
-    home: str
-    tmpdir: str = "/tmp"
-    extra_sensitive: tuple[str, ...] = ()
-    depth: int = 0
-    budget: list[int] = field(default_factory=lambda: [400])
+    def __init__(  # noqa: PLR0917 - a record
+        self,
+        root: str,
+        cwd: str | None,
+        home: str,
+        tmpdir: str = "/tmp",
+        extra_sensitive: tuple[str, ...] = (),
+        depth: int = 0,
+        budget: list[int] | None = None,
+    ) -> None:
+        self.root = root
+        self.cwd = cwd
+        self.home = home
+        self.tmpdir = tmpdir
+        self.extra_sensitive = extra_sensitive
+        self.depth = depth
+        self.budget = budget if budget is not None else [400]
 
     def child(self) -> Context:
         return Context(

@@ -17,7 +17,6 @@ input is recorded in :attr:`Script.errors`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 MAX_DEPTH = 12
 _META = frozenset(" \t\n;&|()<>")
@@ -61,56 +60,73 @@ _ANSI = {
 }
 
 
-@dataclass(frozen=True)
 class Word:
     """One shell word: its source text and, when knowable, its value."""
 
-    raw: str
-    value: str | None
-    glob: bool = False
-    quoted: bool = False
+    __slots__ = ("glob", "quoted", "raw", "value")
+
+    def __init__(
+        self, raw: str, value: str | None, glob: bool = False, quoted: bool = False
+    ) -> None:
+        self.raw = raw
+        self.value = value
+        self.glob = glob
+        self.quoted = quoted
+
+    def __repr__(self) -> str:
+        return f"Word({self.raw!r}, {self.value!r})"
 
 
-@dataclass
 class Redirect:
     """``op`` (``>``, ``>>``, ``<<``, ``<<<``, …), its target word and any heredoc body."""
 
-    op: str
-    target: Word | None
-    body: str | None = None
-    body_known: bool = True
+    __slots__ = ("body", "body_known", "op", "target")
+
+    def __init__(
+        self, op: str, target: Word | None, body: str | None = None, body_known: bool = True
+    ) -> None:
+        self.op = op
+        self.target = target
+        self.body = body
+        self.body_known = body_known
 
 
-@dataclass
 class Simple:
     """A simple command: assignments, words, redirections and where its stdin comes from."""
 
-    words: list[Word] = field(default_factory=list)
-    assigns: list[str] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-    stdin: Simple | None = None
-    nested: bool = False
-    background: bool = False
+    __slots__ = ("assigns", "background", "nested", "redirects", "stdin", "words")
+
+    def __init__(self, nested: bool = False) -> None:
+        self.words: list[Word] = []
+        self.assigns: list[str] = []
+        self.redirects: list[Redirect] = []
+        self.stdin: Simple | None = None
+        self.nested = nested
+        self.background = False
 
     def empty(self) -> bool:
         return not (self.words or self.assigns or self.redirects)
 
 
-@dataclass
 class Script:
     """Every simple command of a command string, in order, and the syntax problems."""
 
-    commands: list[Simple]
-    errors: list[str]
-    functions: list[str]
+    __slots__ = ("commands", "errors", "functions")
+
+    def __init__(self, commands: list[Simple], errors: list[str], functions: list[str]) -> None:
+        self.commands = commands
+        self.errors = errors
+        self.functions = functions
 
 
-@dataclass
 class _Env:
-    cwd: str
-    home: str
-    tmpdir: str
-    assigned: set[str] = field(default_factory=set)
+    __slots__ = ("assigned", "cwd", "home", "tmpdir")
+
+    def __init__(self, cwd: str, home: str, tmpdir: str) -> None:
+        self.cwd = cwd
+        self.home = home
+        self.tmpdir = tmpdir
+        self.assigned: set[str] = set()
 
 
 def parse(text: str, *, cwd: str = "/", home: str = "/root", tmpdir: str = "/tmp") -> Script:

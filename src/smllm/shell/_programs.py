@@ -8,17 +8,21 @@ Families live in sibling modules (:mod:`._fs`, :mod:`._git`, :mod:`._code`,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from smllm.shell import _code, _fs, _git, _system
 from smllm.shell._analyse import command_name, nested, stdin_text, write_target
 from smllm.shell._model import Context, Finding
 from smllm.shell._parse import Simple, Word, parse
 
-Result = tuple[list[Finding], bool]
-_RESERVED = frozenset({"{", "}", "!", "(", ")", "then", "do", "else", "time", "if", "while",
-                       "until", "elif"})
-Handler = Callable[[str, list[Word], Simple, Context], Result]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Result = tuple[list[Finding], bool]
+    Handler = Callable[[str, list[Word], Simple, Context], Result]
+_RESERVED = frozenset(
+    {"{", "}", "!", "(", ")", "then", "do", "else", "time", "if", "while", "until", "elif"}
+)
 
 DYNAMIC = Word("<run-time value>", None)
 

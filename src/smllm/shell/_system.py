@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from smllm.shell._analyse import nested, stdin_text
 from smllm.shell._model import Context, Finding
 from smllm.shell._parse import Simple, Word
 
-Result = tuple[list[Finding], bool]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Result = tuple[list[Finding], bool]
 
 _SQL_DESTROY = re.compile(
     r"\b(drop\s+(table|database|schema|index|view|collection|user)|"
