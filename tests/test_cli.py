@@ -1,0 +1,66 @@
+"""The CLI skeleton: version, help, wiring, and product.md §8's error format and exit codes."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import smllm
+from smllm import VERSION, cli
+
+
+def test_version() -> None:
+    """--version prints the package version."""
+    proc = smllm("--version")
+    assert (0, f"smllm {VERSION}\n") == (proc.returncode, proc.stdout)
+
+
+def test_help_lists_every_command() -> None:
+    """--help lists every registered command with its summary."""
+    proc = smllm("--help")
+    assert 0 == proc.returncode
+    for name, cmd in cli.COMMANDS.items():
+        assert f"  {name:<9}  {cmd.summary}\n" in proc.stdout
+
+
+def test_no_arguments_is_a_usage_error() -> None:
+    """Bare `smllm` prints help and exits 2."""
+    assert 2 == smllm().returncode
+
+
+def test_unknown_command_names_the_choices() -> None:
+    """An unknown command: one error line with the valid choices, exit 2, no traceback."""
+    proc = smllm("exprot")
+    assert 2 == proc.returncode
+    assert proc.stderr.startswith("smllm: error: unknown command 'exprot' (use one of: install, ")
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_command_has_help(name: str) -> None:
+    """Each subcommand answers --help with its usage and summary."""
+    proc = smllm(name, "--help")
+    assert 0 == proc.returncode, proc.stderr
+    assert f"smllm {name}" in proc.stdout
+    assert cli.COMMANDS[name].summary.split()[0].lower() in proc.stdout.lower()
+
+
+def test_user_error_format_and_exit_1(tmp_path: object) -> None:
+    """A user's mistake: `smllm: error: <what> (<how to fix>)`, exit 1."""
+    proc = smllm("verify", "no-such-session")
+    assert 1 == proc.returncode
+    assert proc.stderr.startswith("smllm: error: no session 'no-such-session' in ")
+    assert proc.stderr.rstrip().endswith(")")
+
+
+def test_internal_error_is_reported_to_a_file(monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """An unexpected exception: exit 3, one line naming the report file, no traceback."""
+    def boom(argv: list[str]) -> int:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(cli, "_dispatch", boom)
+    assert 3 == cli.main(["verify"])
+    err = capsys.readouterr().err
+    assert err.startswith("smllm: error: internal error: RuntimeError: kaboom (a report is in ")
+    path = err.split("a report is in ", 1)[1].split(";", 1)[0]
+    assert "RuntimeError: kaboom" in open(path).read()
