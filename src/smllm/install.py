@@ -237,13 +237,25 @@ def plan_uninstall(target: Target) -> Plan:
                 f"removed smllm's hooks ({removed}) from {target.path}; {how}", record)
 
 
+def _pruned(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without empty event lists or an empty ``hooks`` object (which removing our
+    hooks may or may not leave behind, depending on what was there before)."""
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return data
+    kept = {e: g for e, g in hooks.items() if g != []}
+    return {k: v for k, v in data.items() if k != "hooks"} | ({"hooks": kept} if kept else {})
+
+
 def _same_data(original: Any, data: dict[str, Any]) -> bool:
-    if original is None:
-        return data == {}
+    """Is what is left after removing our hooks the original (nobody changed anything)?"""
+    if original is None or not str(original).strip():
+        return _pruned(data) == {}
     try:
-        return bool(json.loads(original) == data) if str(original).strip() else data == {}
+        before = json.loads(original)
     except ValueError:
         return False
+    return isinstance(before, dict) and _pruned(before) == _pruned(data)
 
 
 def diff(plan: Plan) -> str:

@@ -116,7 +116,9 @@ def parse(path: Path, text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"not valid JSON: {exc.msg} (column {exc.colno})",
+        line = text.splitlines()[exc.lineno - 1] if text.splitlines() else ""
+        near = line[max(exc.colno - 1, 0):][:20] or "end of line"
+        raise ConfigError(f"not valid JSON at column {exc.colno}, near {near!r}",
                           f"fix or remove the file; {SILENT}",
                           where=f"{path}:{exc.lineno}") from None
     if not isinstance(data, dict):

@@ -1,0 +1,265 @@
+"""`smllm install` / `smllm uninstall` (issue 3 acceptance 4), through the real CLI."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import smllm
+from smllm import install
+
+FIXTURES = Path(__file__).parent / "fixtures" / "settings"
+CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "before.json").exists())
+CANONICAL = ["empty-object", "user-hooks"]  # json.dumps(indent=2) layouts
+MALFORMED = sorted(p.stem for p in (FIXTURES / "malformed").glob("*.json"))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    return p
+
+
+def _settings(project: Path, name: str = "settings.json") -> Path:
+    return project / ".claude" / name
+
+
+def _place(project: Path, case: str) -> Path:
+    path = _settings(project)
+    path.parent.mkdir(exist_ok=True)
+    shutil.copyfile(FIXTURES / case / "before.json", path)
+    return path
+
+
+def _install(project: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return smllm("install", "--project", str(project), *flags)
+
+
+def _uninstall(project: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    return smllm("uninstall", "--project", str(project), *flags)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_install_writes_the_golden_file(project: Path, case: str) -> None:
+    """Install merges smllm's hooks after the user's, keeping key order and layout."""
+    path = _place(project, case)
+    proc = _install(project)
+    assert 0 == proc.returncode, proc.stderr
+    golden = (FIXTURES / case / "after.json").read_text().replace("@PYTHON@", sys.executable)
+    assert golden == path.read_text()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_install_twice_then_uninstall_is_byte_identical(project: Path, case: str) -> None:
+    """install → install (no change) → uninstall leaves the original bytes."""
+    path = _place(project, case)
+    original = path.read_bytes()
+    assert 0 == _install(project).returncode
+    installed, stat = path.read_bytes(), path.stat()
+    again = _install(project)
+    assert (0, f"smllm is already installed in {path} (no change)\n") == (again.returncode,
+                                                                          again.stdout)
+    assert (installed, stat.st_mtime_ns, stat.st_ino) == (path.read_bytes(),
+                                                          path.stat().st_mtime_ns,
+                                                          path.stat().st_ino)
+    gone = _uninstall(project)
+    assert (0, f"removed smllm's hooks (10) from {path}; restored byte for byte\n") == (
+        gone.returncode, gone.stdout)
+    assert original == path.read_bytes()
+
+
+@pytest.mark.parametrize("case", CANONICAL)
+def test_uninstall_without_record_still_byte_identical_for_canonical_files(
+        project: Path, case: str, smllm_home: Path) -> None:
+    """Even when the install record is lost, removal in the file's own layout round-trips."""
+    path = _place(project, case)
+    original = path.read_bytes()
+    assert 0 == _install(project).returncode
+    shutil.rmtree(smllm_home / "installs")
+    gone = _uninstall(project)
+    assert (0, f"removed smllm's hooks (10) from {path}; other content kept\n") == (
+        gone.returncode, gone.stdout)
+    assert original == path.read_bytes()
+
+
+def test_uninstall_keeps_edits_made_after_install(project: Path) -> None:
+    """A key added after install survives uninstall; only smllm's hooks go."""
+    path = _place(project, "user-hooks")
+    before = json.loads(path.read_text())
+    assert 0 == _install(project).returncode
+    data = json.loads(path.read_text())
+    data["hooks"]["Stop"].insert(0, {"hooks": [{"type": "command", "command": "echo mine"}]})
+    data["later"] = True
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    assert 0 == _uninstall(project).returncode
+    expected = dict(before, hooks=dict(before["hooks"], Stop=[
+        {"hooks": [{"type": "command", "command": "echo mine"}]}]), later=True)
+    assert expected == json.loads(path.read_text())
+
+
+def test_absent_file_is_created_then_removed(project: Path) -> None:
+    """No settings file: install creates .claude/settings.json; uninstall removes both."""
+    path = _settings(project)
+    proc = _install(project)
+    assert (0, True) == (proc.returncode, path.is_file())
+    assert sorted(install.EVENTS) == sorted(json.loads(path.read_text())["hooks"])
+    assert 0 == _uninstall(project).returncode
+    assert [] == sorted(os.listdir(project))
+
+
+def test_install_updates_an_older_interpreter_in_place(project: Path) -> None:
+    """A reinstall with another interpreter replaces smllm's entries, no duplicates."""
+    path = _place(project, "user-hooks")
+    original = path.read_bytes()
+    assert 0 == _install(project).returncode
+    path.write_text(path.read_text().replace(sys.executable, "/old/venv/bin/python"))
+    proc = _install(project)
+    assert proc.stdout.startswith(f"updated smllm's hooks for 10 events in {path}\n")
+    commands = [h["command"] for groups in json.loads(path.read_text())["hooks"].values()
+                for g in groups for h in g["hooks"]]
+    assert (0, 10) == (sum("/old/venv" in c for c in commands),
+                       sum(c.startswith(sys.executable) for c in commands))
+    assert 0 == _uninstall(project).returncode
+    assert original == path.read_bytes()
+
+
+JSON_FIX = "fix or remove the file"
+MESSAGES = {
+    "comment": ("3: not valid JSON at column 3, near '// a comment'", JSON_FIX),
+    "event-object": ("3: hooks.PreToolUse must be a list of matcher groups", "fix it by hand"),
+    "group-without-hooks": ("3: hooks.Stop[0] must be an object with a \"hooks\" list",
+                            "fix it by hand"),
+    "hooks-list": ("3: \"hooks\" must be an object of events", "fix it by hand"),
+    "syntax": ("5: not valid JSON at column 3, near '}'", JSON_FIX),
+    "top-array": ("1: the top level must be a JSON object", "fix the file"),
+    "trailing-comma": ("3: not valid JSON at column 1, near '}'", JSON_FIX),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+@pytest.mark.parametrize("command", ["install", "uninstall"])
+def test_malformed_file_is_refused_and_untouched(project: Path, case: str,
+                                                 command: str) -> None:
+    """A file Claude Code would ignore: exit 1, `file:line` message, not a byte changed."""
+    path = _settings(project)
+    path.parent.mkdir()
+    shutil.copyfile(FIXTURES / "malformed" / f"{case}.json", path)
+    before, mtime = path.read_bytes(), path.stat().st_mtime_ns
+    proc = smllm(command, "--project", str(project))
+    what, fix = MESSAGES[case]
+    expected = (f"smllm: error: {path}:{what} ({fix}; Claude Code silently ignores "
+                f"a malformed settings file: none of its hooks fire)\n")
+    assert (1, "", expected) == (proc.returncode, proc.stdout, proc.stderr)
+    assert (before, mtime) == (path.read_bytes(), path.stat().st_mtime_ns)
+    assert ["settings.json"] == os.listdir(path.parent)  # no temp file left behind
+
+
+@pytest.mark.parametrize("case", ["absent", "user-hooks"])
+def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, case: str,
+                                                    smllm_home: Path) -> None:
+    """--dry-run: a unified diff of the change on stdout; no file, no record written."""
+    path = _settings(project)
+    if case != "absent":
+        _place(project, case)
+    before = path.read_bytes() if path.exists() else None
+    proc = _install(project, "--dry-run")
+    header = (f"--- {path}\n+++ {path}\n" if before is not None
+              else f"--- /dev/null\n+++ {path}\n")
+    assert (0, True) == (proc.returncode, proc.stdout.startswith(header)), proc.stdout
+    added = [line for line in proc.stdout.splitlines() if line.startswith("+") and "smllm" in line]
+    assert 10 == len(added)
+    assert proc.stdout.endswith(f"dry run, nothing written: would have installed smllm's hooks "
+                                f"for 10 events in {path}\n")
+    assert before == (path.read_bytes() if path.exists() else None)
+    assert not (smllm_home / "installs").exists()
+
+
+def test_dry_run_uninstall_writes_nothing(project: Path) -> None:
+    """uninstall --dry-run shows the removal and leaves the installed file alone."""
+    path = _place(project, "user-hooks")
+    assert 0 == _install(project).returncode
+    installed = path.read_bytes()
+    proc = _uninstall(project, "--dry-run")
+    removed = [line for line in proc.stdout.splitlines() if line.startswith("-") and "smllm" in line]
+    assert (0, 10, installed) == (proc.returncode, len(removed), path.read_bytes())
+
+
+def test_user_and_local_target_their_files(project: Path, tmp_path: Path) -> None:
+    """--user → $HOME/.claude/settings.json (or $CLAUDE_CONFIG_DIR); --local → settings.local.json."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home)}
+    assert 0 == smllm("install", "--user", env=env).returncode
+    assert ["settings.json"] == os.listdir(home / ".claude")
+    config = tmp_path / "cfg"
+    assert 0 == smllm("install", "--user", env={**env, "CLAUDE_CONFIG_DIR": str(config)}).returncode
+    assert ["settings.json"] == os.listdir(config)
+    assert 0 == _install(project, "--local").returncode
+    assert ["settings.local.json"] == os.listdir(project / ".claude")
+    assert 0 == _uninstall(project, "--local").returncode
+    assert 0 == smllm("uninstall", "--user", env=env).returncode
+    assert [] == os.listdir(home)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--user", "--local"], "smllm: error: --local applies to a project (use --project DIR "
+                            "--local, or --user alone)\n"),
+    (["--project", "/nonexistent/proj"], "smllm: error: project folder /nonexistent/proj does "
+                                         "not exist (create it or fix the path)\n"),
+])
+def test_bad_targets_are_refused(args: list[str], message: str) -> None:
+    """Contradictory or missing targets: one-line error, no traceback."""
+    proc = smllm("install", *args)
+    assert (message, "") == (proc.stderr, proc.stdout)
+
+
+def test_user_and_project_together_is_a_usage_error() -> None:
+    """--user and --project are mutually exclusive (argparse, exit 2)."""
+    proc = smllm("install", "--user", "--project", ".")
+    assert (2, True) == (proc.returncode, "not allowed with argument" in proc.stderr)
+
+
+def test_uninstall_when_not_installed_changes_nothing(project: Path) -> None:
+    """Uninstall of a file without smllm hooks says so and does not write."""
+    path = _place(project, "user-hooks")
+    mtime = path.stat().st_mtime_ns
+    proc = _uninstall(project)
+    assert (0, f"smllm is not installed in {path} (no change)\n") == (proc.returncode, proc.stdout)
+    assert mtime == path.stat().st_mtime_ns
+
+
+def test_installed_command_is_absolute_and_runs_the_hook(project: Path) -> None:
+    """Each command starts with this absolute interpreter and, run by a shell, is a real hook."""
+    assert 0 == _install(project).returncode
+    hooks = json.loads(_settings(project).read_text())["hooks"]
+    for event, groups in hooks.items():
+        (hook,) = groups[0]["hooks"]
+        assert (f"{sys.executable} -I -m smllm hook {event}", install.EVENTS[event]) == (
+            hook["command"], hook["timeout"])
+    payload = {"session_id": "c0ffee00-0000-4000-8000-000000000001", "cwd": str(project),
+               "transcript_path": str(project / "t.jsonl"), "hook_event_name": "SessionStart",
+               "source": "startup"}
+    proc = subprocess.run(["/bin/sh", "-c", hooks["SessionStart"][0]["hooks"][0]["command"]],
+                          input=json.dumps(payload), capture_output=True, text=True, cwd=project,
+                          env={"PATH": "/usr/bin:/bin", "SMLLM_HOME": os.environ["SMLLM_HOME"]},
+                          check=False)
+    assert (0, "") == (proc.returncode, proc.stderr)
+    from helpers import kind, records  # noqa: PLC0415
+
+    assert ["session.start"] == [kind(r) for r in records(payload["session_id"])][:1]
+
+
+def test_tool_events_match_every_tool() -> None:
+    """Tool events register with matcher '*'; the others without a matcher."""
+    groups = install.desired("/py", [])
+    assert sorted(install.TOOL_EVENTS) == sorted(e for e, g in groups.items()
+                                                 if g.get("matcher") == "*")
+    assert [] == [e for e, g in groups.items() if "matcher" in g and e not in install.TOOL_EVENTS]
