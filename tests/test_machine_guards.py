@@ -36,18 +36,18 @@ CASES = [
      {}, True, None),
     ("failing check refuses with its output",
      '{ type: command, params: { run: "echo boom; exit 3", expect: pass } }', {}, False,
-     "check refused: check `echo boom; exit 3` failed (exit 3) but must pass"),
+     "guard failed: check `echo boom; exit 3` failed (exit 3) but must pass"),
     ("a reproducing test must fail",
      '{ type: command, description: "the test must fail", '
      'params: { run: "exit 0", expect: fail } }', {}, False,
-     "check refused: the test must fail: check `exit 0` passed (exit 0) but must fail"),
+     "guard failed: the test must fail: check `exit 0` passed (exit 0) but must fail"),
     ("params reach the check as env vars, never as shell text",
      '{ type: command, params: { run: "test \\"$SMLLM_PARAM_kind\\" = \'a;b\'", '
      'expect: pass } }', {"kind": "a;b"}, True, None),
     ("paramIn", '{ type: paramIn, params: { param: kind, values: [x, w] } }', {"kind": "z"},
-     False, "check refused: kind must be one of: x, w"),
+     False, "guard failed: kind must be one of: x, w"),
     ("not", '{ type: not, guards: [ { type: paramIn, params: { param: kind, values: [z] } } ] }',
-     {"kind": "z"}, False, "check refused: not (kind must be one of: z)"),
+     {"kind": "z"}, False, "guard failed: not (kind must be one of: z)"),
 ]
 
 
@@ -84,7 +84,7 @@ def test_hanging_check_is_stopped_at_its_timeout(tmp_path: Path) -> None:
     time.sleep(0.2)
     alive = _alive(child)
     assert (False, True, False) == (ok, entry["timedOut"], alive)
-    assert "check refused: check `sleep 60" in line["reason"]
+    assert "guard failed: check `sleep 60" in line["reason"]
     assert "timed out after 1s and was stopped" in text
     assert took < 20
 

@@ -50,8 +50,10 @@ def _validate(files: list[str]) -> int:
             failed += 1
             sys.stderr.write(f"smllm: error: {exc.render()}\n")
             continue
+        n_states, n_events = len(m["states"]), len(m["events"])
         sys.stdout.write(f"ok: {loader.display_path(path)}: machine {m['id']} "
-                         f"({len(m['states'])} states, {len(m['events'])} events)\n")
+                         f"({n_states} state{'s' * (n_states != 1)}, "
+                         f"{n_events} event{'s' * (n_events != 1)})\n")
     return 1 if failed else 0
 
 

@@ -257,7 +257,7 @@ def _transition(state: dict[str, Any], machines: Machines, inst: dict[str, Any],
     if chosen is None:
         assert failed is not None
         return _refuse(state, machines, at, event, params=params,
-                       reason=f"{event} refused: {failed.reason}", trace=trace,
+                       reason=f"guard failed: {failed.reason}", trace=trace,
                        output=failed.output)
     if len(candidates) > 1:
         trace.append({"transition": chosen})
