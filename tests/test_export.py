@@ -152,6 +152,15 @@ def _omitted(path: Path) -> None:
                                        {"tool_use_id": "t", "output": "y" * 40000})])
 
 
+def _bad_utf8_with_valid_hash(path: Path) -> None:
+    """A line whose hash matches its bytes, but whose bytes are not UTF-8."""
+    line = path.read_bytes().splitlines()[-1].replace(b'"prompt":"hi"', b'"prompt":"h\xff"')
+    body = line[: line.rindex(b',"hash":')] + b"}"
+    digest = b"sha256:" + hashlib.sha256(body).hexdigest().encode()
+    with open(path, "ab") as fh:
+        fh.write(body[:-1] + b',"hash":"' + digest + b'"}\n')
+
+
 def _removed_line(path: Path) -> None:
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:2] + lines[3:]))
@@ -166,6 +175,7 @@ DIAG_CASES: list[tuple[str, list[Mutation], dict[str, int]]] = [
     ("unknown payload kind", [_unknown_kind], {"unknown_payload_kinds": 1}),
     ("omitted output", [_omitted], {"omitted_live_only": 1, "gaps": 1}),
     ("sequence gap", [_removed_line], {"gaps": 1, "sequence_gaps": 1}),
+    ("not UTF-8, hash intact", [_bad_utf8_with_valid_hash], {"unparseable_lines": 1}),
     ("all at once", [_unknown_kind, _omitted, _duplicate, _garbage, _torn],
      {"unparseable_lines": 2, "torn_lines": 1, "duplicate_records": 1,
       "unknown_payload_kinds": 1, "omitted_live_only": 1, "gaps": 1}),

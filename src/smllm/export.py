@@ -278,6 +278,14 @@ def _dumps(obj: Any) -> str:
     return text
 
 
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _raw_text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
@@ -288,8 +296,8 @@ def event_element(stream: str, line: RawLine, redaction: Redaction) -> str:
     if line.complete:
         if redaction == "raw":
             declared, actual = journal.line_hash(line.raw)
-            if declared is not None and declared == actual:
-                return head + _raw_text(line.raw) + "}"
+            if declared is not None and declared == actual and _is_utf8(line.raw):
+                return head + line.raw.decode("utf-8") + "}"
         rec = journal.parse_line(line.raw)
         if rec is not None:
             if redaction == "raw":
