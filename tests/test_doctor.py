@@ -1,0 +1,147 @@
+"""`smllm doctor` (issue 3 acceptance 5): where smllm is, which interpreter the hooks use,
+whether each settings file parses, and the malformed file Claude Code would ignore."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import smllm as smllm_pkg
+from helpers import smllm
+
+PKG = Path(smllm_pkg.__file__).parent
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    return {"HOME": str(home)}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    return p
+
+
+def _doctor(project: Path, env: dict[str, str]) -> tuple[int, list[str]]:
+    proc = smllm("doctor", "--project", str(project), env=env)
+    assert "" == proc.stderr
+    return proc.returncode, proc.stdout.splitlines()
+
+
+def _paths(project: Path, env: dict[str, str]) -> dict[str, Path]:
+    return {"user": Path(env["HOME"]) / ".claude" / "settings.json",
+            "project": project / ".claude" / "settings.json",
+            "local": project / ".claude" / "settings.local.json"}
+
+
+def test_nothing_installed(project: Path, env: dict[str, str]) -> None:
+    """A bare machine: where smllm is, three absent files, and a hint to install."""
+    rc, lines = _doctor(project, env)
+    p = _paths(project, env)
+    expected = [
+        f"ok     smllm {smllm_pkg.VERSION} at {PKG} (python {sys.executable})",
+        f"info   user settings {p['user']}: not present",
+        f"info   project settings {p['project']}: not present",
+        f"info   local settings {p['local']}: not present",
+        f"warn   smllm is not installed for {project} (run `smllm install --project {project}` "
+        f"or add the plugin)",
+        "info   plugin smllm: not enabled in these settings",
+    ]
+    assert (0, expected) == (rc, [line for line in lines if not line.startswith(
+        ("ok     policy", "ok     machine", "error  policy", "error  machine"))][:-1])
+    assert lines[-1].endswith("warning(s)")
+
+
+def test_installed_project_names_the_interpreter(project: Path, env: dict[str, str]) -> None:
+    """After install: the file parses, all events are registered, the interpreter imports smllm."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    rc, lines = _doctor(project, env)
+    p = _paths(project, env)
+    assert f"ok     project settings {p['project']}: parses; smllm hooks for 10/10 events" in lines
+    assert (f"ok       hooks run {sys.executable} -I: smllm {smllm_pkg.VERSION} from {PKG}"
+            in lines), lines
+    assert 0 == rc
+
+
+def test_malformed_local_file_is_an_error(project: Path, env: dict[str, str]) -> None:
+    """A settings file Claude Code would silently ignore is flagged with file:line; exit 1."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    local = _paths(project, env)["local"]
+    local.write_text('{\n  "env": {"A": "1"},\n  oops\n}\n')
+    rc, lines = _doctor(project, env)
+    expected = (f"error  local settings {local}:3: not valid JSON at column 3, near 'oops' "
+                f"(fix or remove the file; Claude Code silently ignores a malformed settings "
+                f"file: none of its hooks fire)")
+    assert (1, True) == (rc, expected in lines), lines
+    assert "1 error(s), 0 warning(s)" == lines[-1]
+
+
+def test_missing_interpreter_is_an_error(project: Path, env: dict[str, str]) -> None:
+    """Hooks pointing at a deleted venv would fail on every event: doctor says so."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    path = _paths(project, env)["project"]
+    path.write_text(path.read_text().replace(sys.executable, "/gone/venv/bin/python"))
+    rc, lines = _doctor(project, env)
+    expected = ("error    hooks run /gone/venv/bin/python: not an executable file (re-run "
+                "`smllm install` with the Python smllm lives in)")
+    assert (1, True) == (rc, expected in lines), lines
+
+
+def test_interpreter_without_smllm_is_an_error(project: Path, env: dict[str, str],
+                                               tmp_path: Path) -> None:
+    """An interpreter that exists but cannot import smllm is reported with its error."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    path = _paths(project, env)["project"]
+    path.write_text(path.read_text().replace(f"{sys.executable} -I", "/usr/bin/python3 -I"))
+    rc, lines = _doctor(project, env)
+    expected = ("error    hooks run /usr/bin/python3: it cannot import smllm "
+                "(ModuleNotFoundError: No module named 'smllm'); reinstall smllm into it or "
+                "re-run `smllm install`")
+    assert (1, True) == (rc, expected in lines), lines
+
+
+def test_double_registration_warnings(project: Path, env: dict[str, str]) -> None:
+    """smllm in two settings files, or in settings and the plugin: each event would run twice."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    assert 0 == smllm("install", "--user", env=env).returncode
+    p = _paths(project, env)
+    _, lines = _doctor(project, env)
+    assert (f"warn   double registration: smllm's hooks are in {p['user']}, {p['project']}, so "
+            f"every event runs more than once (keep one)") in lines
+    data = json.loads(p["user"].read_text())
+    data["enabledPlugins"] = {"smllm@smllm": True}
+    p["user"].write_text(json.dumps(data))
+    assert 0 == smllm("uninstall", "--user", env=env).returncode
+    _, lines = _doctor(project, env)
+    assert "ok     plugin smllm@smllm: enabled" in lines
+    assert (f"warn   double registration: smllm's hooks are in {p['project']} and in the plugin "
+            f"smllm@smllm, so every event runs twice (remove one: `smllm uninstall`, or "
+            f"`claude plugin uninstall smllm@smllm`)") in lines
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    ("disable", "warn   {label}: \"disableAllHooks\": true turns every hook off"),
+    ("partial", "warn   {label}: parses; smllm hooks for 9/10 events (missing: Stop; re-run "
+                "`smllm install`)"),
+])
+def test_settings_that_stop_hooks_firing_are_warned(project: Path, env: dict[str, str],
+                                                    edit: str, expected: str) -> None:
+    """disableAllHooks, or an smllm event removed by hand, are warnings."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    path = _paths(project, env)["project"]
+    data = json.loads(path.read_text())
+    if edit == "disable":
+        data["disableAllHooks"] = True
+    else:
+        del data["hooks"]["Stop"]
+    path.write_text(json.dumps(data))
+    _, lines = _doctor(project, env)
+    assert expected.format(label=f"project settings {path}") in lines, lines
