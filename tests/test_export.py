@@ -343,3 +343,21 @@ def test_read_streams_the_events_of_an_export(tmp_path: Path) -> None:
     for path in (tmp_path / "t.json", pretty):
         doc = export.read(path)
         assert (whole, events) == (doc.meta, list(doc.events))
+
+
+def test_last_prefers_the_most_recent_session_of_this_folder(tmp_path: Path) -> None:
+    """--last takes the most recent session that ran in the cwd, else the most recent one."""
+    here = tmp_path / "proj"
+    here.mkdir()
+    older, newer = "cccc0000-0000-4000-8000-000000000003", "dddd0000-0000-4000-8000-000000000004"
+    hook("SessionStart", base("SessionStart", older, source="startup", cwd=str(here)))
+    hook("SessionStart", base("SessionStart", newer, source="startup", cwd="/elsewhere"))
+    os.utime(journal.log_path(older), (1_000_000, 1_000_000))
+    chosen = []
+    for cwd in (here, tmp_path):
+        proc = smllm("export", "--last", "--out", str(cwd / "t.json"), cwd=cwd)
+        chosen.append(json.loads((cwd / "t.json").read_bytes())["sessions"][0]["session_id"])
+        expected = 0
+        assert expected == proc.returncode, proc.stderr
+    expected = [older, newer]
+    assert expected == chosen

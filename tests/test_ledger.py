@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import smllm
+from smllm import journal
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions" / "billing"
 BILLING_ID = "c7dfaecc-adf6-4348-87df-95576e15136e"
@@ -123,3 +124,24 @@ def test_ledger_of_a_non_export_is_a_clear_error(tmp_path: Path) -> None:
     expected = (1, f"smllm: error: {bad} is not an smllm export (export_schema_version None, "
                    "expected 1) (export the session again with `smllm export`)\n")
     assert expected == (proc.returncode, proc.stderr)
+
+
+def test_subagent_rows_follow_a_stream_marker(tmp_path: Path) -> None:
+    """Rows of a subagent's stream come after a `-- subagent/<id> --` line, with its own clock."""
+    main = tmp_path / "sid-sub" / "session.jsonl"
+    child = main.parent / "subagent" / "agent-1" / "session.jsonl"
+    child.parent.mkdir(parents=True)
+    journal.append(main, [journal.fact("session.start", {"session_id": "sid-sub"})])
+    journal.append(child, [
+        journal.fact("session.start", {"session_id": "sid-sub", "agent_id": "agent-1"}),
+        journal.event("side_effect_intent", operation="tool:grep", tool_name="Grep",
+                      tool_use_id="t1", idempotency_key="k1", policy_decision="allow:host",
+                      input={"pattern": "x"}),
+    ])
+    out = tmp_path / "t.json"
+    smllm("export", "--session", str(main), "--out", str(out))
+    lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
+    expected = ["audit ledger  sid-sub  (3 events, termination: none recorded)",
+                "-- subagent/agent-1 --",
+                "   2  +   0.0s  tool run   grep       auth=allow:host"]
+    assert expected == lines
