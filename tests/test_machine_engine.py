@@ -1,4 +1,5 @@
 """Engine semantics: params, built-ins, stops, final states, several instances."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_refusals_leave_the_state_and_say_why(project: Project, event: str,
     """A refused fire keeps TRIAGE, shows `error: <reason>`, and audits the reason."""
     key = _entered(project)
     ok, _, text = project.fire(key, event, **params)
-    state, machines = session.location(key)
+    state, _ = session.location(key)
     last = store.read_audit(key)[-1]
     assert (False, "TRIAGE", "refused", reason) == (ok, engine.focused(state)["state"],
                                                     last["outcome"], last["reason"])
@@ -184,3 +185,29 @@ def test_status_and_draw(project: Project) -> None:
     drawn = project.cli("machine", "draw", "fix", "--session", key)
     assert status.stdout.startswith(f"<smllm>\nsession {key} · fix › TRIAGE · bug ")
     assert "    class TRIAGE current\n" in drawn.stdout
+
+
+def test_missing_yaml_is_a_clear_error(project: Project, tmp_path: Path) -> None:
+    """Without PyYAML (the plugin before its bootstrap) compiling says what is missing."""
+    blocker = tmp_path / "noyaml"
+    blocker.mkdir()
+    (blocker / "yaml.py").write_text("raise ImportError('No module named yaml')\n")
+    proc = project.cli("fire", "enter", "--param", "stateMachine=fix",
+                       env={"PYTHONPATH": str(blocker)})
+    assert (1, "smllm: error: cannot compile the state machines: No module named yaml "
+               "(install smllm's dependencies (PyYAML); the plugin builds its environment in "
+               "the background, so try again in a minute)\n") == (proc.returncode, proc.stderr)
+
+
+def test_status_without_a_key_uses_the_latest_session_here(project: Project,
+                                                           tmp_path: Path) -> None:
+    """`smllm status` alone shows the most recently active session of this folder."""
+    _, older, _ = project.fire(None, "enter", stateMachine="fix")
+    _, newer, _ = project.fire(None, "enter", stateMachine="fix")
+    project.fire(newer, "yield")
+    here = project.cli("status")
+    elsewhere = Project(tmp_path / "other").cli("status")
+    assert (0, True) == (here.returncode,
+                         here.stdout.startswith(f"<smllm>\nsession {newer} · fix › TRIAGE"))
+    assert (1, True) == (elsewhere.returncode, older != newer)
+    assert elsewhere.stderr.startswith("smllm: error: no smllm session in ")

@@ -1,4 +1,5 @@
 """The hooks' view of machines: binding, locations, per-state tool rules, no leaks."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
 
 from __future__ import annotations
 
@@ -86,7 +87,8 @@ def test_triage_may_edit_only_tests(project: Project, tool: str,
     assert expected == (decision if decision == "deny" else None)
     if expected == "deny":
         reason = out["hookSpecificOutput"]["permissionDecisionReason"]
-        assert reason.startswith("smllm: bug i-") and "is in TRIAGE, where " in reason
+        assert reason.startswith("smllm: bug i-")
+        assert "is in TRIAGE, where " in reason
 
 
 def test_fix_state_has_no_tool_rules(project: Project) -> None:

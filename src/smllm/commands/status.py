@@ -14,12 +14,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print {session, location, offered, text} as JSON")
 
 
+def _latest_here(cwd: str) -> str | None:
+    """The most recently active session started in this folder."""
+    from smllm.machine import store  # noqa: PLC0415
+
+    best: tuple[int, str] | None = None
+    for key in store.all_keys():
+        state = store.read_state(key)
+        binding = (state or {}).get("binding") or {}
+        if state and binding.get("cwd") == cwd:
+            cand = (int(state.get("last") or 0), key)
+            best = cand if best is None or cand > best else best
+    return best[1] if best else None
+
+
 def run(args: argparse.Namespace) -> int:
     from smllm.machine import engine, session, store  # noqa: PLC0415
 
-    key = args.session or os.environ.get("SMLLM_SESSION")
+    key = args.session or os.environ.get("SMLLM_SESSION") or _latest_here(os.getcwd())
     if not key:
-        raise session.NoSession("no smllm session named",
+        raise session.NoSession(f"no smllm session in {os.getcwd()}",
                                 "pass --session KEY or set SMLLM_SESSION "
                                 "(`smllm session list` shows the sessions)")
     state, machines = session.location(key)

@@ -129,7 +129,13 @@ def read_config(path: str) -> list[str]:
 def _compile(configs: list[str], cache: str) -> Machines:
     from pathlib import Path  # noqa: PLC0415 - the slow path
 
-    from smllm.machine import loader  # noqa: PLC0415
+    try:
+        from smllm.machine import loader  # noqa: PLC0415
+    except ImportError as exc:  # the plugin's python3 before its environment is built
+        raise ConfigError(
+            f"cannot compile the state machines: {exc}",
+            "install smllm's dependencies (PyYAML); the plugin builds its environment "
+            "in the background, so try again in a minute") from None
 
     stamps: list[list[Any]] = []
     machines: Machines = {}
