@@ -135,13 +135,14 @@ def _builtin(compiled: dict[str, Any], rule: str, decision: Decision) -> tuple[D
 
 def sensitive_paths(compiled: dict[str, Any], project: str) -> tuple[str, ...]:
     """Paths no call may write without review: smllm's own data, plus the policy's list."""
+    data, state, config = paths.data_root(), paths.state_root(), paths.config_root()
     extra = [
-        str(paths.sessions_dir()),
-        str(paths.audit_dir()),
-        str(paths.cache_dir()),
-        str(paths.config_dir() / "policy.toml"),
-        str(paths.state_dir() / "policy-grants.json"),
-        str(paths.config_dir() / "config.toml"),
+        os.path.join(data, "sessions"),
+        os.path.join(state, "audit"),
+        paths.cache_root(),
+        os.path.join(config, "policy.toml"),
+        os.path.join(state, "policy-grants.json"),
+        os.path.join(config, "config.toml"),
     ]
     for p in compiled.get("sensitive", []):
         extra.append(os.path.normpath(p if os.path.isabs(p) else os.path.join(project, p)))

@@ -18,6 +18,7 @@ from smllm.shell._model import (
     CommandReport,
     Context,
     Finding,
+    LazyRe,
     worst,
 )
 from smllm.shell._parse import Script, Simple, Word, parse
@@ -27,11 +28,11 @@ if TYPE_CHECKING:
     from smllm.shell._model import Decision
 
 MAX_LEN = 200_000
-_CONFUSABLE_RE = re.compile(
+_CONFUSABLE_RE = LazyRe(
     "[\u2010-\u2015\u2212\ufe58\ufe63\uff0d\u00a0\u1680\u2000-\u200f"
     "\u2028\u2029\u202f\u205f\u3000\ufeff]"
 )
-_FORK_BOMB_RE = re.compile(r"(\S+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&")
+_FORK_BOMB_RE = LazyRe(r"(\S+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&")
 
 
 def analyse_text(text: str, ctx: Context) -> Analysis:
@@ -51,13 +52,13 @@ def analyse_script(script: Script, text: str, ctx: Context) -> Analysis:
     findings: list[Finding] = []
     for err in script.errors:
         findings.append(Finding("shell.syntax", "ask", f"cannot parse the command: {err}"))
-    if _CONFUSABLE_RE.search(text):
+    if not text.isascii() and _CONFUSABLE_RE.search(text):
         findings.append(
             Finding(
                 "shell.confusable", "ask", "look-alike Unicode dashes or spaces in the command"
             )
         )
-    if _FORK_BOMB_RE.search(text):
+    if "()" in text and _FORK_BOMB_RE.search(text):
         findings.append(Finding("sys.destroy", "deny", "fork bomb"))
     reports: list[CommandReport] = []
     for cmd in script.commands:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from smllm.shell._analyse import nested, stdin_text, write_target
-from smllm.shell._model import Context, Finding
+from smllm.shell._model import Context, Finding, LazyRe
 from smllm.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     Result = tuple[list[Finding], bool]
 
-DESTRUCTIVE_API = re.compile(
+DESTRUCTIVE_API = LazyRe(
     r"rmtree|os\s*\.\s*(remove|unlink|rmdir|removedirs|truncate)\b|\.unlink\s*\(|rmSync|"
     r"rmdirSync|unlinkSync|\bfs\s*\.\s*(rm|rmdir|unlink)\b|promises\s*\.\s*rm|rm_rf|rm_r\b|"
     r"FileUtils\s*\.\s*(rm|remove)|remove_tree|rmtree|\bunlink\b|File\s*\.\s*delete|"
@@ -29,18 +29,18 @@ DESTRUCTIVE_API = re.compile(
     r"\.rmdir\s*\(|truncate\s*\(|\bshred\b",
     re.IGNORECASE,
 )
-SHELL_API = re.compile(
+SHELL_API = LazyRe(
     r"os\s*\.\s*(system|popen|exec\w*|spawn\w*)|subprocess|pty\s*\.\s*spawn|commands\s*\.|"
     r"child_process|execSync|spawnSync|execFile|\bexec\s*\(|\bsystem\s*\(|%x[\{\(\[]|"
     r"IO\s*\.\s*popen|Open3|\bqx[\{\(\[/]|passthru|shell_exec|proc_open|\bpopen\s*\(|"
     r"Start-Process|Invoke-Expression|\biex\b|`[^`]+`|\bspawn\s*\("
 )
-DYNAMIC_API = re.compile(
+DYNAMIC_API = LazyRe(
     r"__import__|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|getattr\s*\(|importlib|b64decode|"
     r"base64|codecs\s*\.\s*decode|marshal|pickle\s*\.\s*loads|\bFunction\s*\(|"
     r"\brequire\s*\(\s*[^'\"\s]|\bsend\s*\(|instance_eval|class_eval|\bString\.fromCharCode"
 )
-_STRING = re.compile(r"'((?:[^'\\\n]|\\.)*)'|\"((?:[^\"\\\n]|\\.)*)\"|`([^`]*)`")
+_STRING = LazyRe(r"'((?:[^'\\\n]|\\.)*)'|\"((?:[^\"\\\n]|\\.)*)\"|`([^`]*)`")
 
 # inline-code options per interpreter family, and options that take an argument
 _INLINE = {
@@ -219,7 +219,7 @@ def _script(name: str, word: Word, ctx: Context) -> list[Finding]:
     return scan_code(text, ctx, f"{name} {word.value}")
 
 
-_AWK_EXEC = re.compile(r"system\s*\(|\|\s*&|\|\s*getline|\|\s*\"|print[^;}]*\|")
+_AWK_EXEC = LazyRe(r"system\s*\(|\|\s*&|\|\s*getline|\|\s*\"|print[^;}]*\|")
 
 
 def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -258,15 +258,15 @@ def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 
 _SED_ADDR = r"(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)"
-_SED_E = re.compile(
+_SED_E = LazyRe(
     rf"(?:^|[;\n{{}}])\s*(?:{_SED_ADDR}(?:\s*,\s*{_SED_ADDR})?)?\s*!?\s*e"
     r"(?:\s+([^;\n}]*)|\s*$|(?=[;\n}]))"
 )
-_SED_S_E = re.compile(
+_SED_S_E = LazyRe(
     r"(?:^|[;\n{}])\s*[^sy;\n]*s(.)(?:(?!\1).|\\.)*\1(?:(?!\1).|\\.)*\1"
     r"[gpiImM0-9w]*e"
 )
-_SED_W = re.compile(r"(?:^|[;\n{}]|\s)[wW]\s+(\S+)|s(.).*?\2.*?\2[gpiImM0-9]*w\s+(\S+)")
+_SED_W = LazyRe(r"(?:^|[;\n{}]|\s)[wW]\s+(\S+)|s(.).*?\2.*?\2[gpiImM0-9]*w\s+(\S+)")
 
 
 def sed(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:

@@ -7,12 +7,42 @@ import os
 
 TYPE_CHECKING = False  # importing typing costs milliseconds on the hook's hot path
 if TYPE_CHECKING:
+    import re
+    from collections.abc import Iterator
     from typing import Literal
 
     from smllm.shell._parse import Word
 
     Decision = Literal["allow", "ask", "deny"]
     Where = Literal["dynamic", "device", "sensitive", "critical", "outside", "temp", "workspace"]
+
+
+class LazyRe:
+    """A regular expression compiled on first use (compiling them all costs ~40 ms a run)."""
+
+    __slots__ = ("_rx", "flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._rx: re.Pattern[str] | None = None
+
+    def get(self) -> re.Pattern[str]:
+        if self._rx is None:
+            import re  # noqa: PLC0415
+
+            self._rx = re.compile(self.pattern, self.flags)
+        return self._rx
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.get().search(text)
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.get().match(text, pos)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.get().finditer(text)
+
 
 SEVERITY: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
 

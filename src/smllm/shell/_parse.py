@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import re
 
+from smllm.shell._model import LazyRe
+
 MAX_DEPTH = 12
 _META = frozenset(" \t\n;&|()<>")
-_ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGN_RE = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_NAME_RE = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*")
 _RESERVED = frozenset(
     {
         "!",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from smllm.shell._analyse import nested, stdin_text
-from smllm.shell._model import Context, Finding
+from smllm.shell._model import Context, Finding, LazyRe
 from smllm.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     Result = tuple[list[Finding], bool]
 
-_SQL_DESTROY = re.compile(
+_SQL_DESTROY = LazyRe(
     r"\b(drop\s+(table|database|schema|index|view|collection|user)|"
     r"truncate\s+(table\s+)?\w|delete\s+from\s+\w+\s*(;|$)|"
     r"dropDatabase|\.drop\s*\(|flushall|flushdb)\b",
