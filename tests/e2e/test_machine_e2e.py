@@ -93,3 +93,12 @@ def test_fix_machine_through_claude_code(claude: Harness) -> None:
                             "reproduced from TRIAGE"), "the MCP tool's reply reached the model"
     assert second.model_saw("bug BUG-7 is done: DONE is final"), second.describe()
     assert 3 == len(second.requests), "no stop block once DONE is reached"
+
+
+def test_plugin_ships_the_skill(claude: Harness, plugin_clone: Path) -> None:
+    """Claude Code loads the plugin's smllm-machines skill (it teaches firing events)."""
+    run = claude.run("hello", script=[{"text": "Hi."}],
+                     extra_args=["--plugin-dir", str(plugin_clone)],
+                     env={"SMLLM_PLUGIN_BOOTSTRAP": "0"}, permission_mode="default")
+    assert 0 == run.returncode, run.describe()
+    assert "smllm-machines" in json.dumps(run.init), json.dumps(run.init)[:2000]
