@@ -26,23 +26,32 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "fixtures" / "corpus"))
 
 
-def _median_ms(argv: list[str], stdin: list[bytes], env: dict[str, str], cwd: str) -> float:
-    times = []
-    for data in stdin:
-        t0 = time.perf_counter()
-        subprocess.run(argv, input=data, env=env, cwd=cwd, capture_output=True, check=True)
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times)
+def _run_ms(argv: list[str], data: bytes, env: dict[str, str], cwd: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(argv, input=data, env=env, cwd=cwd, capture_output=True, check=True)
+    return (time.perf_counter() - t0) * 1000
 
 
-def _payload(sid: str, cwd: str, i: int, tool: str, tool_input: dict[str, object]) -> bytes:
-    return json.dumps({"session_id": sid, "transcript_path": f"{cwd}/none.jsonl", "cwd": cwd,
-                       "hook_event_name": "PreToolUse", "permission_mode": "default",
-                       "tool_name": tool, "tool_input": tool_input,
-                       "tool_use_id": f"toolu_{tool}_{i}"}).encode() + b"\n"
+def _payload(
+    sid: str, cwd: str, i: int, tool: str, tool_input: dict[str, object], event: str = "PreToolUse"
+) -> bytes:
+    body: dict[str, object] = {
+        "session_id": sid,
+        "transcript_path": f"{cwd}/none.jsonl",
+        "cwd": cwd,
+        "hook_event_name": event,
+        "permission_mode": "default",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": f"toolu_{event}_{tool}_{i}",
+    }
+    if event == "PostToolUse":
+        body["tool_response"] = {}
+    return json.dumps(body).encode() + b"\n"
 
 
 def hooks(runs: int) -> None:
+    """Interleave the four measurements so that machine load hits them alike."""
     with tempfile.TemporaryDirectory() as scratch:
         home = Path(scratch) / "home"
         proj = Path(scratch) / "proj"
@@ -53,30 +62,50 @@ def hooks(runs: int) -> None:
         # PYTHONDONTWRITEBYTECODE, which would recompile every edited module on each run)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         py = sys.executable
-        bare = _median_ms([py, "-c", "pass"], [b""] * runs, env, str(proj))
-        hook = [py, "-m", "smllm", "hook", "PreToolUse"]
+        hook = [py, "-m", "smllm", "hook"]
         command = "git status && ls -la src | grep -v '^d' > /dev/null; python3 check_costs.py"
-        warm = [_payload("bench", str(proj), -1, "Bash", {"command": command})]
-        _median_ms(hook, warm * 2, env, str(proj))  # policy cache and bytecode, once
-        _median_ms(hook, [_payload("bench", str(proj), -2, "Read", {"file_path": "x"})], env,
-                   str(proj))
-        bash = _median_ms(hook, [_payload("bench", str(proj), i, "Bash", {"command": command})
-                                 for i in range(runs)], env, str(proj))
-        read = _median_ms(hook, [_payload("bench", str(proj), i, "Read",
-                                          {"file_path": str(proj / "README.md")})
-                                 for i in range(runs)], env, str(proj))
-        post = _median_ms([py, "-m", "smllm", "hook", "PostToolUse"],
-                          [_payload("bench", str(proj), i, "Read", {"file_path": "x"})
-                           .replace(b'"PreToolUse"', b'"PostToolUse"')
-                           .replace(b'"tool_use_id"', b'"tool_response": {}, "tool_use_id"')
-                           for i in range(runs)], env, str(proj))
-    print(f"python -c pass             median {bare:7.1f} ms  (baseline, {runs} runs)")
-    print(f"PostToolUse (no gate)      median {post:7.1f} ms  ratio {post / bare:4.2f}x"
-          "  (the hook machinery and journal fsync alone, for reference)")
-    print(f"PreToolUse Bash (analysis) median {bash:7.1f} ms  ratio {bash / bare:4.2f}x"
-          "  (target <= 2.0x)")
-    print(f"PreToolUse Read            median {read:7.1f} ms  ratio {read / bare:4.2f}x"
-          "  (target <= 1.5x)")
+        cases = {
+            "bare": ([py, "-c", "pass"], lambda i: b""),
+            "post": (
+                [*hook, "PostToolUse"],
+                lambda i: _payload(
+                    "bench", str(proj), i, "Read", {"file_path": "x"}, "PostToolUse"
+                ),
+            ),
+            "bash": (
+                [*hook, "PreToolUse"],
+                lambda i: _payload("bench", str(proj), i, "Bash", {"command": command}),
+            ),
+            "read": (
+                [*hook, "PreToolUse"],
+                lambda i: _payload(
+                    "bench", str(proj), i, "Read", {"file_path": str(proj / "README.md")}
+                ),
+            ),
+        }
+        times: dict[str, list[float]] = {k: [] for k in cases}
+        for i in range(-2, runs):  # two warm-up rounds: policy cache and bytecode
+            for name, (argv, data) in cases.items():
+                ms = _run_ms(argv, data(i), env, str(proj))
+                if i >= 0:
+                    times[name].append(ms)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    bare = med["bare"]
+    print(
+        f"python -c pass             median {bare:7.1f} ms  (baseline, {runs} runs, interleaved)"
+    )
+    print(
+        f"PostToolUse (no gate)      median {med['post']:7.1f} ms  ratio "
+        f"{med['post'] / bare:4.2f}x  (hook machinery and journal fsync alone, reference)"
+    )
+    print(
+        f"PreToolUse Bash (analysis) median {med['bash']:7.1f} ms  ratio "
+        f"{med['bash'] / bare:4.2f}x  (target <= 2.0x)"
+    )
+    print(
+        f"PreToolUse Read            median {med['read']:7.1f} ms  ratio "
+        f"{med['read'] / bare:4.2f}x  (target <= 1.5x)"
+    )
 
 
 def analyser(rounds: int) -> None:
@@ -96,8 +125,10 @@ def analyser(rounds: int) -> None:
                 worst = (dt, cmd)
     total = time.perf_counter() - t0
     n = len(commands) * rounds
-    print(f"analyser over the corpus   {n / total:9.0f} commands/s  ({len(commands)} commands "
-          f"x {rounds} rounds, mean {total / n * 1e6:.0f} us)")
+    print(
+        f"analyser over the corpus   {n / total:9.0f} commands/s  ({len(commands)} commands "
+        f"x {rounds} rounds, mean {total / n * 1e6:.0f} us)"
+    )
     print(f"analyser worst single case {worst[0] * 1000:7.2f} ms  {worst[1]!r}")
 
 
