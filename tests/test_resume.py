@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -281,3 +285,30 @@ def test_crash_closes_open_subagent_logs_too(project: Path) -> None:
 
 def records_of(session_id: str, agent_id: str) -> list[dict[str, Any]]:
     return list(journal.iter_records(journal.log_path(session_id, agent_id=agent_id)))
+
+
+def test_bare_resume_on_a_terminal_opens_the_picker(project: Path) -> None:
+    """On a terminal, bare `smllm resume --check` lists sessions and reports the chosen one."""
+    _crashed_session(project)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "smllm", "resume", "--check"], stdin=slave,
+                            stdout=slave, stderr=slave, cwd=project, env=dict(os.environ))
+    os.close(slave)
+    data = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 30)
+        try:
+            chunk = os.read(master, 4096) if ready else b""
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        data += chunk
+        if b"Choose a session" in data and b"\n1\r\n" not in data:
+            os.write(master, b"1\n")
+    proc.wait(timeout=30)
+    os.close(master)
+    text = data.decode().replace("\r\n", "\n")
+    expected = (0, True, True)
+    assert expected == (proc.returncode, "  1  " in text and SID in text,
+                        "unknown effects: 1" in text)
