@@ -70,14 +70,19 @@ def describe(kind: str, body: dict[str, Any]) -> str:  # noqa: PLR0911 - one cas
     if kind == "approval.review":
         choices = body.get("choices")
         listed = ", ".join(map(str, choices)) if isinstance(choices, list) else "?"
-        return f"{action_text(body)}  choices: {listed}  reviewer: {body.get('reviewer')}"
+        reviewers = body.get("reviewers") or body.get("reviewer")
+        who = ", ".join(map(str, reviewers)) if isinstance(reviewers, list) else reviewers
+        rule = f"  rule: {body['rule']}" if body.get("rule") else ""
+        return f"{action_text(body)}  choices: {listed}  reviewers: {who}{rule}"
     if kind == "approval_wait.effect.started":
         return "the run blocks; the tool has not run"
     if kind == "stage_requirement_resolved":
-        parts = [str(body[k]) for k in ("stage", "requirement", "resolved") if k in body]
-        return " / ".join(parts)
+        parts = [f"{k} {body[k]}" for k in ("stage", "requirement", "outcome", "resolved",
+                                             "choice", "detail", "error") if body.get(k)]
+        return ", ".join(parts)
     if kind == "decision_applied":
-        return (f"{body.get('decision')} (policy_result {body.get('policy_result')}) "
+        choice = f", choice {body['choice']}" if body.get("choice") else ""
+        return (f"{body.get('decision')} (policy_result {body.get('policy_result')}{choice}) "
                 f"{_source(body.get('decision_source'))}")
     if kind == "approval_wait.effect.terminal":
         return f"outcome {body.get('outcome')}; the wait is discharged"

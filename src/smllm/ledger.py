@@ -84,7 +84,7 @@ def action_text(body: dict[str, Any]) -> str:
         return "?"
     if isinstance(action.get("summary"), str):
         return str(action["summary"])
-    tool = tool_of(action)
+    tool = tool_of(action) if ("operation" in action or "tool_name" in action) else tool_of(body)
     raw_input = action.get("input")
     inp: dict[str, Any] = raw_input if isinstance(raw_input, dict) else action
     for key in ("command", "file_path", "path", "url"):
