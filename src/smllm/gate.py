@@ -177,10 +177,11 @@ def _allowed(  # noqa: PLR0917 - private helper, called once
 
 
 def _append(ctx: HookContext, records: list[tuple[str, dict[str, Any]]]) -> None:
-    from smllm import journal, sessionstate  # noqa: PLC0415
+    from smllm import journal, sessionstate, transcript  # noqa: PLC0415
 
     with ctx.transaction() as txn:
         sessionstate.ensure(txn)
+        transcript.ingest(txn, ctx.transcript)  # the model's request precedes its review
         for payload_type, record in records:
             txn.append(journal.fact(payload_type, record))
 
