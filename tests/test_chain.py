@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import smllm
+from helpers import base, hook, smllm
 from smllm import journal
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions" / "billing"
@@ -64,3 +64,21 @@ def test_export_without_approvals_says_so(tmp_path: Path) -> None:
                    "policy or approvals were off (yolo); give the model an action the policy "
                    "escalates, such as rm -rf on a file)\n")
     assert expected == (proc.returncode, proc.stderr)
+
+
+def test_chain_of_a_real_escalation_through_the_hooks(tmp_path: Path) -> None:
+    """The gate's own records (rm -rf escalated to Claude Code's prompt) thread into one chain."""
+    sid = "12345678-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
+    rm = {"command": "rm -rf stale_cache.txt"}
+    extra = {"cwd": str(tmp_path), "tool_name": "Bash", "tool_input": rm}
+    hook("SessionStart", base("SessionStart", sid, cwd=str(tmp_path), source="startup"))
+    hook("PreToolUse", base("PreToolUse", sid, tool_use_id="t1", **extra))
+    hook("PermissionRequest", base("PermissionRequest", sid, **extra))
+    hook("PostToolUse", base("PostToolUse", sid, tool_use_id="t1", tool_response={}, **extra))
+    out = tmp_path / "t.json"
+    smllm("export", "--session", sid, "--out", str(out))
+    lines = smllm("chain", str(out)).stdout.splitlines()
+    steps = [ln.split()[3] for ln in lines[1:]]
+    decision = next(ln for ln in lines if " decision " in ln)
+    expected = (["requested", "wait", "resolved", "intent", "started"], "by user", True)
+    assert expected == (steps[:5], decision.split(") ", 1)[1][:7], "(inferred: " in decision)

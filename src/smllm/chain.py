@@ -61,8 +61,9 @@ def _source(src: Any) -> str:
     if not isinstance(src, dict):
         return f"by {src}" if src else "by unknown"
     extra = "  ".join(f"{k}={src[k]}" for k in ("prompt_version", "params_version",
-                                                  "context_digest") if k in src)
-    return f"by {src.get('kind')}" + (f"  {extra}" if extra else "")
+                                                  "context_digest", "observed_via") if k in src)
+    inferred = f"  (inferred: {src['inferred']})" if src.get("inferred") else ""
+    return f"by {src.get('kind')}" + (f"  {extra}" if extra else "") + inferred
 
 
 def describe(kind: str, body: dict[str, Any]) -> str:  # noqa: PLR0911 - one case per step
