@@ -1,0 +1,52 @@
+"""The console transcripts of docs/install.md and docs/troubleshooting.md run as shown.
+
+Each ```console block is ``$ command`` lines followed by their expected output (stdout and
+stderr). A page runs in one fresh folder that is also HOME, shown in the page as
+``/home/me``; ``smllm`` is this repository's, and its interpreter and package folder are
+shown as those of the installer's environment (``/home/me/.local/share/smllm/venv``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHOWN_HOME = "/home/me"
+SHOWN_PYTHON = "/home/me/.local/share/smllm/venv/bin/python"
+_BLOCK = re.compile(r"```console\n(.*?)```", re.S)
+
+
+def transcript(page: Path) -> list[tuple[str, str]]:
+    steps: list[tuple[str, list[str]]] = []
+    for block in _BLOCK.findall(page.read_text()):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            else:
+                steps[-1][1].append(line)
+    return [(cmd, "\n".join(out)) for cmd, out in steps]
+
+
+@pytest.mark.parametrize("page", ["install.md", "troubleshooting.md"])
+def test_console_transcripts_match(page: str, tmp_path: Path) -> None:
+    """Every command of the page prints exactly what the page shows."""
+    work = tmp_path / "me"
+    work.mkdir()
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(work),
+           "SMLLM_HOME": os.environ["SMLLM_HOME"]}
+    steps = transcript(REPO / "docs" / page)
+    assert steps
+    actual, expected = [], []
+    for command, output in steps:
+        proc = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True,
+                              text=True, timeout=60, check=False)
+        shown = (proc.stdout + proc.stderr).replace(sys.executable, SHOWN_PYTHON)
+        actual.append(f"$ {command}\n{shown.replace(str(work), SHOWN_HOME)}".rstrip())
+        expected.append(f"$ {command}\n{output}".rstrip())
+    assert "\n".join(expected) == "\n".join(actual)
