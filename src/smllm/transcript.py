@@ -45,6 +45,20 @@ def _model_call(msg: dict[str, Any]) -> journal.Entry:
     )
 
 
+def _authorized_by(intent: dict[str, Any], outcome: str) -> str | None:
+    """Who let the call run, or who stopped it (the approval gate's terminal field)."""
+    decision = intent.get("decision")
+    if not isinstance(decision, str):
+        return None
+    prompted = bool(intent.get("prompted")) or decision == "ask:user"
+    if outcome == "refused_by_host":
+        return "deny:user" if prompted else "deny:host"
+    if prompted:
+        return "allow:user"
+    return decision if decision.startswith("allow:") and decision != "allow:yolo" else \
+        "allow:host"
+
+
 class _Ingest:
     def __init__(self, txn: journal.Transaction, st: dict[str, Any]) -> None:
         self.txn = txn
@@ -77,6 +91,7 @@ class _Ingest:
                         "operation": intent.get("operation"),
                         "outcome": outcome,
                         "observed_via": "transcript",
+                        "authorized_by": _authorized_by(intent, outcome),
                         "detail": res.get("preview", ""),
                     },
                 )
