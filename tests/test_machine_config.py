@@ -1,0 +1,50 @@
+"""`.smllm/config.toml`: finding it, reading it (tomllib, or the 3.10 fallback), errors."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from smllm.errors import ConfigError
+from smllm.machine import catalog
+
+CONFIGS = [
+    '[machines]\nfiles = ["fix.smllm.yaml"]\n',
+    '# project machines\n[machines]\nfiles = [\n  "a.smllm.yaml",  # first\n  "b#c.yaml",\n]\n',
+    "[machines]\nfiles = ['x.yaml', \"y.yaml\"]\n[other]\nname = \"z\"\n",
+    "[machines]\nfiles = []\n",
+]
+
+
+@pytest.mark.parametrize("text", CONFIGS)
+def test_fallback_reader_agrees_with_tomllib(text: str) -> None:
+    """Python 3.10's fallback reads every config shape the docs use as tomllib does."""
+    assert tomllib.loads(text) == catalog.mini_toml(text, "config.toml")
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    ('[machines]\nfiles = "fix.smllm.yaml"\n', "[machines] files must be a list of file names"),
+    ("[machines]\nfiles = [1]\n", "[machines] files must be a list of file names"),
+    ("[machines\n", "Expected ']' at the end of a table declaration (at line 1, column 10)"),
+])
+def test_bad_config_is_a_config_error(tmp_path: Path, text: str, what: str) -> None:
+    """A malformed config names itself and what is wrong."""
+    path = tmp_path / ".smllm" / "config.toml"
+    path.parent.mkdir()
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        catalog.read_config(str(path))
+    assert (str(path), what) == (info.value.where, info.value.what)
+
+
+def test_nearest_config_upwards(tmp_path: Path) -> None:
+    """The project config is the nearest .smllm/config.toml from the folder upwards."""
+    (tmp_path / "a" / ".smllm").mkdir(parents=True)
+    (tmp_path / "a" / ".smllm" / "config.toml").write_text("[machines]\nfiles = []\n")
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    assert [str(tmp_path / "a" / ".smllm" / "config.toml")] == catalog.find_configs(str(deep))
+    assert str(tmp_path / "a") == catalog.project_root(catalog.find_configs(str(deep)))
