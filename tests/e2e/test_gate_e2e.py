@@ -156,7 +156,12 @@ def test_default_mode_not_made_more_permissive(claude: Harness, policy: str | No
                                                       "description": "make a file"}}},
               {"text": "done"}]
     run = claude.run("make a file", script=script, permission_mode="default")
-    assert (created, [("Bash", stamp)]) == (target.exists(), _stamps(run))
+    observed = [r.get("authorized_by") for r in _records(run, "tool_batch.effect.terminal")]
+    # the host showed its prompt (PermissionRequest) and the call did not run: deny:user
+    expected_observed = ["allow:policy"] if created else ["deny:user"]
+    prompts = [r.get("reviewer") for r in _records(run, "approval.review")]
+    assert (created, [("Bash", stamp)], expected_observed, [] if created else ["user"]) == (
+        target.exists(), _stamps(run), observed, prompts)
 
 
 def test_always_allow_amendment(claude: Harness) -> None:
