@@ -126,3 +126,10 @@ def test_at_least_four_shipped_machines() -> None:
     """machines/ has the seed's fix and at least three more."""
     assert "fix.smllm.yaml" in SHIPPED
     assert len(SHIPPED) >= 4
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_machines_are_documented(name: str) -> None:
+    """docs/machines/library.md has a row for every machine in machines/."""
+    page = (REPO / "docs" / "machines" / "library.md").read_text()
+    assert f"| `{name.split('.')[0]}` |" in page
