@@ -145,3 +145,34 @@ def test_settings_that_stop_hooks_firing_are_warned(project: Path, env: dict[str
     path.write_text(json.dumps(data))
     _, lines = _doctor(project, env)
     assert expected.format(label=f"project settings {path}") in lines, lines
+
+
+def test_installed_plugin_and_its_private_environment(project: Path, env: dict[str, str]) -> None:
+    """An installed plugin: its install folder, launcher, and a failed bootstrap are reported."""
+    plugins = Path(env["HOME"]) / ".claude" / "plugins"
+    root = plugins / "cache" / "smllm" / "smllm" / "0.1.0"
+    (root / "hooks").mkdir(parents=True)
+    (plugins / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "smllm@smllm": [{"scope": "user", "installPath": str(root), "version": "0.1.0"}]}}))
+    (Path(env["HOME"]) / ".claude" / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"smllm@smllm": True}}))
+    data = plugins / "data" / "smllm-smllm"
+    data.mkdir(parents=True)
+    (data / "bootstrap.failed").write_text("pip could not reach the index\n")
+    rc, lines = _doctor(project, env)
+    assert [
+        "ok     plugin smllm@smllm: enabled",
+        f"error    user install {root} (version 0.1.0): {root}/hooks/launcher is missing; run "
+        f"`claude plugin update smllm@smllm`",
+        f"warn     private environment: the bootstrap failed (pip could not reach the index); "
+        f"hooks run on python3 from PATH meanwhile; see {data}/bootstrap.log",
+    ] == lines[lines.index("ok     plugin smllm@smllm: enabled"):][:3]
+    assert 1 == rc
+
+
+def test_doctor_run_from_the_plugin_says_so(project: Path, env: dict[str, str]) -> None:
+    """Run by the launcher (a slash command), doctor names the plugin and no install is missing."""
+    root = PKG.parent.parent
+    _, lines = _doctor(project, {**env, "CLAUDE_PLUGIN_ROOT": str(root)})
+    assert f"ok     plugin: this smllm runs from the plugin at {root}" in lines
+    assert [] == [line for line in lines if "is not installed" in line]

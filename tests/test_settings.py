@@ -37,6 +37,7 @@ def test_layout_dump_round_trips_canonical_text(text: str) -> None:
 
 PARSE_ERRORS = [
     ('{\n  "a": 1,\n  "b": \n}\n', "s.json:4: not valid JSON at column 1, near '}'"),
+    ('{"a": 1,\n', "s.json:2: not valid JSON: it ends too early"),
     ("[]", "s.json:1: the top level must be a JSON object"),
     ('{"hooks": {"Stop": {}}}', "s.json:1: hooks.Stop must be a list of matcher groups"),
     ('{\n"hooks": {\n"Stop": [{"hooks": ["echo"]}]}}',

@@ -128,11 +128,69 @@ def _enabled_plugins(paths: list[Path]) -> list[str]:
     return sorted(set(names))
 
 
+def _installed_plugins() -> dict[str, list[dict[str, Any]]]:
+    path = settings.claude_config_dir() / "plugins" / "installed_plugins.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    return plugins if isinstance(plugins, dict) else {}
+
+
+def private_env(data: Path) -> Finding:
+    """The state of the plugin's private environment under ``$CLAUDE_PLUGIN_DATA``."""
+    if list(data.glob("venv/.smllm-ready-*")):
+        return Finding("ok", f"  private environment {data / 'venv'}: ready")
+    failed = data / "bootstrap.failed"
+    if failed.exists():
+        reason = failed.read_text(errors="replace").strip().splitlines()[-1:] or ["?"]
+        return Finding("warn", f"  private environment: the bootstrap failed ({reason[0]}); "
+                               f"hooks run on python3 from PATH meanwhile; see "
+                               f"{data / 'bootstrap.log'}")
+    return Finding("info", f"  private environment {data / 'venv'}: not built yet (hooks run "
+                           f"on python3 from PATH meanwhile)")
+
+
+def _plugin_installs(name: str) -> list[Finding]:
+    out = []
+    for entry in _installed_plugins().get(name, []):
+        root = Path(str(entry.get("installPath", "")))
+        launcher = root / "hooks" / "launcher"
+        ok = os.access(launcher, os.X_OK)
+        out.append(Finding("ok" if ok else "error",
+                           f"  {entry.get('scope', '?')} install {root} (version "
+                           f"{entry.get('version', '?')}): "
+                           + ("launcher present" if ok else f"{launcher} is missing; run "
+                                                            f"`claude plugin update {name}`")))
+    plugin_name, _, market = name.partition("@")
+    data = settings.claude_config_dir() / "plugins" / "data" / f"{plugin_name}-{market}"
+    if out and data.is_dir():
+        out.append(private_env(data))
+    return out
+
+
+def running_plugin() -> list[Finding]:
+    """When doctor itself runs from the plugin (a slash command), say so."""
+    root = os.environ.get("CLAUDE_PLUGIN_ROOT")
+    import smllm  # noqa: PLC0415
+
+    if not root or Path(root).resolve() not in Path(smllm.__file__).resolve().parents:
+        return []
+    out = [Finding("ok", f"plugin: this smllm runs from the plugin at {root}")]
+    data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if data:
+        out.append(private_env(Path(data)))
+    return out
+
+
 def plugin(paths: list[Path], regs: list[Registration]) -> list[Finding]:
     names = _enabled_plugins(paths)
     if not names:
         return [Finding("info", "plugin smllm: not enabled in these settings")]
     out = [Finding("ok", f"plugin {', '.join(names)}: enabled")]
+    for name in names:
+        out += _plugin_installs(name)
     if regs:
         files = ", ".join(str(r.path) for r in regs)
         out.append(Finding("warn", f"double registration: smllm's hooks are in {files} and in "
@@ -188,9 +246,11 @@ def diagnose(project: Path) -> list[Finding]:
         where = ", ".join(str(r.path) for r in regs)
         found.append(Finding("warn", f"double registration: smllm's hooks are in {where}, so "
                                      f"every event runs more than once (keep one)"))
-    if not regs and not _enabled_plugins(files):
+    from_plugin = running_plugin()
+    if not regs and not _enabled_plugins(files) and not from_plugin:
         found.append(Finding("warn", f"smllm is not installed for {project} (run "
                                      f"`smllm install --project {project}` or add the plugin)"))
     found += plugin(files, regs)
+    found += from_plugin
     found += features(project)
     return found

@@ -116,9 +116,12 @@ def parse(path: Path, text: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        line = text.splitlines()[exc.lineno - 1] if text.splitlines() else ""
-        near = line[max(exc.colno - 1, 0):][:20] or "end of line"
-        raise ConfigError(f"not valid JSON at column {exc.colno}, near {near!r}",
+        lines = text.splitlines()
+        near = lines[exc.lineno - 1][max(exc.colno - 1, 0):][:20] \
+            if exc.lineno <= len(lines) else ""
+        what = (f"not valid JSON at column {exc.colno}, near {near!r}" if near.strip()
+                else "not valid JSON: it ends too early")
+        raise ConfigError(what,
                           f"fix or remove the file; {SILENT}",
                           where=f"{path}:{exc.lineno}") from None
     if not isinstance(data, dict):
