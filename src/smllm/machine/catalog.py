@@ -8,11 +8,10 @@ the cache under ``<state dir>/cache/machines``.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-from smllm import paths
+from smllm import jsonfast, paths
 from smllm.errors import ConfigError, MachineDefinitionError
 from smllm.machine import store
 
@@ -92,7 +91,7 @@ def load(configs: list[str]) -> Machines:
     cache = _cache_file(configs)
     try:
         with open(cache, "rb") as f:
-            data = json.loads(f.read())
+            data = jsonfast.loads(f.read())
     except (OSError, ValueError):
         data = None
     if (isinstance(data, dict) and data.get("v") == CACHE_VERSION
@@ -225,7 +224,7 @@ def _write_cache(cache: str, data: dict[str, Any]) -> None:
         tmp = f"{cache}.{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, paths.FILE_MODE)
         try:
-            os.write(fd, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+            os.write(fd, jsonfast.dumps(data).encode("utf-8"))
         finally:
             os.close(fd)
         os.replace(tmp, cache)

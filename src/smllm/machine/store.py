@@ -11,10 +11,9 @@ Hot path: plain ``os.path`` strings, no pathlib.
 
 from __future__ import annotations
 
-import json
 import os
 
-from smllm import faults, paths
+from smllm import faults, jsonfast, paths
 from smllm.errors import SessionNotFound
 from smllm.filelock import locked
 
@@ -75,7 +74,7 @@ def ensure(folder: str) -> str:
 
 def dumps(obj: Any) -> str:
     """The one serialization of audit lines and ``--json`` replies (compact, UTF-8)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return jsonfast.dumps(obj)
 
 
 def session_lock(key: str) -> locked:
@@ -96,7 +95,7 @@ def exists(key: str) -> bool:
 def read_state(key: str) -> dict[str, Any] | None:
     try:
         with open(state_path(key), "rb") as f:
-            data: dict[str, Any] = json.loads(f.read())
+            data: dict[str, Any] = jsonfast.loads(f.read())
     except (OSError, ValueError):
         return None
     return data
@@ -114,7 +113,7 @@ def write_state(key: str, state: dict[str, Any]) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, paths.FILE_MODE)
     try:
-        os.write(fd, json.dumps(state, ensure_ascii=False).encode("utf-8"))
+        os.write(fd, jsonfast.dumps(state).encode("utf-8"))
     finally:
         os.close(fd)
     os.replace(tmp, path)
@@ -153,7 +152,7 @@ def read_audit(key: str) -> list[dict[str, Any]]:
         if not chunk.strip():
             continue
         try:
-            obj = json.loads(chunk)
+            obj = jsonfast.loads(chunk)
         except ValueError:
             continue
         if isinstance(obj, dict):

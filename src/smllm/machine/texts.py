@@ -6,19 +6,12 @@ every text is assembled here from lines, each ending in ``\\n``.
 
 from __future__ import annotations
 
-import json
+from smllm import jsonfast
+from smllm.digest import tagged as digest_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-try:  # the builtin SHA-256 imports in microseconds; hashlib loads OpenSSL
-    from _sha2 import sha256  # type: ignore[import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover - before Python 3.12
-    try:
-        from _sha256 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
-    except ImportError:
-        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
 
 #: one offered event: (name, description, [(param, required, pattern, enum, description)])
 Param = tuple[str, bool, "str | None", "list[str] | None", str]
@@ -29,8 +22,7 @@ def digest(text: str | None) -> str | None:
     """``sha256:<hex>`` of a text shown to the agent (the audit's ``reply``)."""
     if text is None:
         return None
-    hexdigest: str = sha256(text.encode("utf-8")).hexdigest()
-    return "sha256:" + hexdigest
+    return digest_of(text.encode("utf-8"))
 
 
 def label(inst: dict[str, Any], machine: dict[str, Any] | None) -> str:
@@ -66,7 +58,7 @@ def events_block(key: str, offers: list[Offer]) -> str:
 def _params_line(params: dict[str, str]) -> str:
     if not params:
         return ""
-    shown = ", ".join(f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in params.items())
+    shown = ", ".join(f"{k} = {jsonfast.dumps(v)}" for k, v in params.items())
     return f"Params: {shown}\n"
 
 
