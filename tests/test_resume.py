@@ -74,8 +74,8 @@ def test_agent_is_told_the_unknown_effect(project: Path) -> None:
     text = out["hookSpecificOutput"]["additionalContext"]
     actual = (f"sequence {seq}: tool:bash python3 gate.py rec_8" in text, "UNKNOWN" in text,
               f"smllm reconcile {seq} --outcome" in text.replace("SEQUENCE", str(seq)),
-              "subagent/agent-7 sequence 2: tool:bash python3 gate.py rec_7" in text)
-    expected = (True, True, True, False)
+              "rec_7" in text, f"{sys.executable} -m smllm reconcile" in text)
+    expected = (True, True, True, False, True)
     assert expected == actual
 
 

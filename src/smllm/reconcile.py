@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from smllm import journal
 
@@ -41,6 +42,7 @@ def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:
         "`smllm reconcile SEQUENCE --outcome applied` (it happened) or "
         "`--outcome not-applied` (it did not). A repeat of an unknown effect is held "
         "until then.",
+        f"If `smllm` is not on your PATH, run `{sys.executable} -m smllm reconcile ...`.",
     ]
     return "\n".join(lines)
 
