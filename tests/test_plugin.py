@@ -50,6 +50,7 @@ def test_manifests_agree_on_name_and_version() -> None:
     assert {"command": "${CLAUDE_PLUGIN_ROOT}/hooks/launcher", "args": ["mcp"]} == \
         plugin["mcpServers"]["smllm"]
     assert "hooks" not in plugin  # hooks/hooks.json is loaded by default; declaring it twice fails
+    assert [True, True] == [(REPO / plugin[k]).is_dir() for k in ("commands", "skills")]
 
 
 def test_launcher_deps_key_matches_pyproject() -> None:
