@@ -9,14 +9,18 @@ path the page names (e.g. ``/tmp/audit-demo``); trailing spaces are not signific
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+
+from smllm import reconcile
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = {
@@ -70,3 +74,18 @@ def test_doc_sample_matches_the_fixture() -> None:
     sample = REPO / "tests" / "fixtures" / "ledger_migration"
     expected = ["MIGRATION.md", "gate.py", "migration_ledger.txt", "records", "verify.py"]
     assert expected == sorted(p.name for p in sample.iterdir())
+
+
+def test_resume_page_quotes_the_hold_reason_exactly(tmp_path: Path) -> None:
+    """The hold message shown on the resume page is the one PreToolUse gives for effect 504."""
+    log = tmp_path / "session.jsonl"
+    log.write_text("")
+    unknown = {"504": {"sequence": 504, "operation": "tool:bash",
+                       "input": {"command": "python3 gate.py rec_8"}}}
+    (tmp_path / "state.json").write_text(json.dumps({"unknown": unknown}))
+    ctx = SimpleNamespace(main_log_path=str(log), payload={
+        "tool_name": "Bash", "tool_input": {"command": "python3 gate.py rec_8"}})
+    page = (REPO / "docs" / "howto" / "resume-after-a-crash.md").read_text()
+    quoted = page.split("```text\nsmllm holds this call", 1)[1].split("```", 1)[0]
+    expected = " ".join(("smllm holds this call" + quoted).split())
+    assert expected == reconcile.hold_reason(ctx)
