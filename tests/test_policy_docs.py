@@ -66,10 +66,10 @@ def test_console_transcripts(tmp_path: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(expected)
             if "paranoid" not in expected:  # the page's one deliberately broken file
-                assert [] == policy.check(project)
+                assert policy.check(project) == []
             continue
         argv = shlex.split(what)
-        assert "smllm" == argv[0]
+        assert argv[0] == "smllm"
         proc = subprocess.run([sys.executable, "-m", "smllm", *argv[1:]], cwd=project,
                               env=env, capture_output=True, text=True, timeout=60, check=False)
         actual = (proc.stdout + proc.stderr).replace(str(home), "~")
