@@ -278,26 +278,29 @@ def _dumps(obj: Any) -> str:
     return text
 
 
-def _is_utf8(raw: bytes) -> bool:
+def _utf8(raw: bytes) -> str | None:
     try:
-        raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    return True
+        return None
 
 
 def _raw_text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def event_element(stream: str, line: RawLine, redaction: Redaction) -> str:
+def event_element(stream: str, line: RawLine, redaction: Redaction,
+                  stream_json: str | None = None) -> str:
     """The JSON text of the ``events`` element for one physical line."""
-    head = f'{{"kind":"record","stream":{_dumps(stream)},"line":{line.number},"envelope":'
+    sj = stream_json if stream_json is not None else _dumps(stream)
+    head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
     if line.complete:
         if redaction == "raw":
             declared, actual = journal.line_hash(line.raw)
-            if declared is not None and declared == actual and _is_utf8(line.raw):
-                return head + line.raw.decode("utf-8") + "}"
+            if declared is not None and declared == actual:
+                text = _utf8(line.raw)
+                if text is not None:
+                    return head + text + "}"
         rec = journal.parse_line(line.raw)
         if rec is not None:
             if redaction == "raw":
@@ -369,9 +372,10 @@ def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int
     out.write('  "events": [')
     n = 0
     for stream in all_streams:
+        stream_json = _dumps(stream.name)
         for line in raw_lines(stream):
             out.write(",\n    " if n else "\n    ")
-            out.write(event_element(stream.name, line, head.redaction))
+            out.write(event_element(stream.name, line, head.redaction, stream_json))
             n += 1
     out.write("\n  ]\n}\n" if n else "]\n}\n")
     return n
