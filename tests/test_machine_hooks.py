@@ -151,3 +151,12 @@ def test_broken_machine_fails_open_and_says_so(project: Project) -> None:
     assert context.startswith("smllm: the state machines cannot be loaded: ")
     assert "fix.smllm.yaml:3:3: key 'yes' is a boolean in YAML 1.1" in context
     assert stop is None
+
+
+def test_fire_finds_the_session_of_its_claude_session(project: Project) -> None:
+    """Without SMLLM_SESSION, `smllm fire` uses the session bound to $CLAUDE_CODE_SESSION_ID."""
+    key = _bind(project, "cc-7")
+    proc = project.cli("fire", "enter", "--param", "stateMachine=fix",
+                       env={"CLAUDE_CODE_SESSION_ID": "cc-7"})
+    assert (0, ["bind", "fire"]) == (proc.returncode,
+                                     [ln["call"] for ln in store.read_audit(key)])

@@ -82,7 +82,7 @@ def _fire(event: str, session_key: str | None, params: dict[str, str], *,
           as_json: bool) -> int:
     from smllm.machine import session, store  # noqa: PLC0415
 
-    key = session_key or os.environ.get("SMLLM_SESSION") or None
+    key = session.resolve_key(session_key, os.environ)
     key, decision, location = session.fire(key, event, params, cwd=os.getcwd())
     text = decision.text or ""
     if as_json:

@@ -42,14 +42,15 @@ def _call(arguments: dict[str, Any]) -> dict[str, Any]:
 
     event = arguments.get("event")
     params = arguments.get("params") or {}
-    key = arguments.get("session") or os.environ.get("SMLLM_SESSION") or None
+    given = arguments.get("session")
+    key = session.resolve_key(given if isinstance(given, str) else None, os.environ)
     if not isinstance(event, str) or not event:
         return _text("smllm: error: the event is missing (pass event, e.g. \"enter\")", True)
     if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
         return _text("smllm: error: params must map names to strings "
                      "(e.g. {\"bugId\": \"BUG-7\"})", True)
     try:
-        _, decision, location = session.fire(key if isinstance(key, str) else None, event,
+        _, decision, location = session.fire(key, event,
                                                dict(params), cwd=os.getcwd(), harness="mcp")
     except SmllmError as exc:
         return _text(f"smllm: error: {exc.render()}", True)

@@ -31,7 +31,7 @@ def _latest_here(cwd: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from smllm.machine import engine, session, store  # noqa: PLC0415
 
-    key = args.session or os.environ.get("SMLLM_SESSION") or _latest_here(os.getcwd())
+    key = session.resolve_key(args.session, os.environ) or _latest_here(os.getcwd())
     if not key:
         raise session.NoSession(f"no smllm session in {os.getcwd()}",
                                 "pass --session KEY or set SMLLM_SESSION "

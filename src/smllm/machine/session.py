@@ -25,6 +25,17 @@ class NoSession(SmllmError):
     """A fire named no session and cannot start one."""
 
 
+def resolve_key(explicit: str | None, env: dict[str, str] | os._Environ[str]) -> str | None:
+    """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
+    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``), else none."""
+    if explicit:
+        return explicit
+    if env.get("SMLLM_SESSION"):
+        return env["SMLLM_SESSION"]
+    host = env.get("CLAUDE_CODE_SESSION_ID")
+    return store.read_binding("claude", host) if host else None
+
+
 def _machines_for(state: dict[str, Any]) -> Machines:
     binding = state.get("binding") or {}
     return catalog.load(list(binding.get("configs") or []))
