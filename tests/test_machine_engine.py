@@ -211,3 +211,15 @@ def test_status_without_a_key_uses_the_latest_session_here(project: Project,
                          here.stdout.startswith(f"<smllm>\nsession {newer} · fix › TRIAGE"))
     assert (1, True) == (elsewhere.returncode, older != newer)
     assert elsewhere.stderr.startswith("smllm: error: no smllm session in ")
+
+
+def test_edited_machine_without_the_current_state(project: Project) -> None:
+    """If an edit removes the state an instance is in, fire says so instead of crashing."""
+    key = _entered(project)
+    path = project.root / ".smllm" / "fix.smllm.yaml"
+    path.write_text(path.read_text().replace("TRIAGE", "TRIAGE2"))
+    proc = project.cli("fire", "--session", key, "yield")
+    assert 1 == proc.returncode
+    assert proc.stderr.startswith("smllm: error: i-")
+    assert "is in fix › TRIAGE, which " in proc.stderr
+    assert proc.stderr.endswith("no longer has (restore state TRIAGE, or start a new session)\n")

@@ -49,13 +49,34 @@ def _current(key: str) -> tuple[dict[str, Any], Machines]:
         raise SessionNotFound(f"no smllm session {key!r}",
                               "run `smllm session list` to see the sessions")
     if state is not None and state.get("auditSize") == size:
-        return state, _machines_for(state)
-    lines = store.read_audit(key)
-    first = next((ln for ln in lines if ln.get("binding")), None)
-    machines = catalog.load(list((first or {}).get("binding", {}).get("configs") or []))
-    state = engine.replay(key, lines, machines)
-    state["auditSize"] = size
+        machines = _machines_for(state)
+    else:
+        lines = store.read_audit(key)
+        first = next((ln for ln in lines if ln.get("binding")), None)
+        machines = catalog.load(list((first or {}).get("binding", {}).get("configs") or []))
+        try:
+            state = engine.replay(key, lines, machines)
+        except KeyError as exc:
+            raise ConfigError(f"the audit of {key} names {exc}, which its machines no longer "
+                              "have", "restore the machine file, or start a new session"
+                              ) from None
+        state["auditSize"] = size
+    _check_instances(state, machines)
     return state, machines
+
+
+def _check_instances(state: dict[str, Any], machines: Machines) -> None:
+    """Every open instance's machine and state must still exist (files can be edited)."""
+    for inst in state["instances"].values():
+        if inst["status"] == "done":
+            continue
+        machine = machines.get(inst["machine"])
+        if machine is None or inst["state"] not in machine["states"]:
+            where = machine["file"] if machine else f"machine {inst['machine']!r}"
+            raise ConfigError(
+                f"{inst['id']} is in {inst['machine']} › {inst['state']}, which "
+                f"{where} no longer has",
+                f"restore state {inst['state']}, or start a new session")
 
 
 def _commit(key: str, state: dict[str, Any], decision: Decision,
