@@ -1,4 +1,5 @@
 """The approval gate through the real PreToolUse/PostToolUse entry points (subprocesses)."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
 
 from __future__ import annotations
 
@@ -75,12 +76,12 @@ def test_judge_approves_seed_chain(project: Path, judge: JudgeServer) -> None:
     policy(project, JUDGE_GATE)
     judge.verdict("allow_once", "a stale cache file inside the project")
     out = pre(project, "s-approve", "rm -rf stale_cache.txt", "t1", judge_env(judge))
-    assert decision(out) == "allow"
+    assert "allow" == decision(out)
     recs = records("s-approve")
-    assert [kind(r) for r in recs] == CHAIN
+    assert CHAIN == [kind(r) for r in recs]
     ids = {r["payload"].get("record", r["payload"].get("event", {})).get("pending_action_id")
            for r in recs[:6]}
-    assert len(ids) == 1
+    assert 1 == len(ids)
     applied = bodies("s-approve", "decision_applied")[0]
     digest = "sha256:" + hashlib.sha256(judge.bodies[0]).hexdigest()
     expected = {"decision": "approved", "policy_result": "allow", "kind": "llm_judge",
@@ -89,9 +90,9 @@ def test_judge_approves_seed_chain(project: Path, judge: JudgeServer) -> None:
               **{k: applied["decision_source"][k] for k in ("kind", "prompt_version",
                                                             "params_version", "context_digest")}}
     assert expected == actual
-    assert intents("s-approve")[0]["policy_decision"] == "allow:llm_judge"
+    assert "allow:llm_judge" == intents("s-approve")[0]["policy_decision"]
     assert "smllm-approval-judge" in json.loads(judge.bodies[0])["system"]
-    assert judge.headers[0].get("x-api-key") == "sk-test"
+    assert "sk-test" == judge.headers[0].get("x-api-key")
 
 
 def test_judge_rejects(project: Path, judge: JudgeServer) -> None:
@@ -99,12 +100,12 @@ def test_judge_rejects(project: Path, judge: JudgeServer) -> None:
     policy(project, JUDGE_GATE)
     judge.verdict("reject", "the user never asked to delete caches")
     out = pre(project, "s-reject", "rm -rf stale_cache.txt", "t1", judge_env(judge))
-    assert decision(out) == "deny"
+    assert "deny" == decision(out)
     assert "the user never asked to delete caches" in out["hookSpecificOutput"][
         "permissionDecisionReason"]
-    assert [i["policy_decision"] for i in intents("s-reject")] == ["deny:llm_judge"]
-    assert [r["outcome"] for r in bodies("s-reject",
-                                                          "approval_wait.effect.terminal")] == ["rejected"]
+    assert ["deny:llm_judge"] == [i["policy_decision"] for i in intents("s-reject")]
+    assert ["rejected"] == [r["outcome"] for r in bodies("s-reject",
+                                                          "approval_wait.effect.terminal")]
 
 
 @pytest.mark.parametrize(("answer", "error_part"), [
@@ -120,12 +121,12 @@ def test_judge_failure_never_allows(project: Path, judge: JudgeServer, answer: d
     policy(project, JUDGE_GATE.replace("timeout = 2", "timeout = 1"))
     judge.answers.append(answer)
     out = pre(project, "s-fail", "rm -rf stale_cache.txt", "t1", judge_env(judge))
-    assert decision(out) == "deny"
+    assert "deny" == decision(out)
     failed = bodies("s-fail", "stage_requirement_resolved")[0]
-    assert (failed["outcome"], error_part in failed["error"]) == ("failed", True)
+    assert ("failed", True) == (failed["outcome"], error_part in failed["error"])
     applied = bodies("s-fail", "decision_applied")[0]
-    assert (applied["decision"], applied["decision_source"]["kind"]) == ("rejected", "fallback")
-    assert [i["policy_decision"] for i in intents("s-fail")] == ["deny:policy"]
+    assert ("rejected", "fallback") == (applied["decision"], applied["decision_source"]["kind"])
+    assert ["deny:policy"] == [i["policy_decision"] for i in intents("s-fail")]
 
 
 def test_judge_unreachable_falls_back_to_user(project: Path) -> None:
@@ -133,9 +134,9 @@ def test_judge_unreachable_falls_back_to_user(project: Path) -> None:
     policy(project, 'reviewers = ["llm_judge", "user"]\n[llm_judge]\ntimeout = 1\n')
     env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k"}
     out = pre(project, "s-down", "rm -rf stale_cache.txt", "t1", env)
-    assert decision(out) == "ask"
+    assert "ask" == decision(out)
     stages = [(r["stage"], r["outcome"]) for r in bodies("s-down", "stage_requirement_resolved")]
-    assert stages == [("llm_judge", "failed"), ("user", "delegated")]
+    assert [("llm_judge", "failed"), ("user", "delegated")] == stages
 
 
 @pytest.mark.parametrize(("authority", "mode", "command", "expected", "stamp"), [
@@ -175,9 +176,12 @@ def test_broken_policy_denies_everything(project: Path, text: str, where: str) -
     for command in ("ls", "echo hi"):
         out = pre(project, "s-broken", command, f"t-{command}")
         reason = out["hookSpecificOutput"]["permissionDecisionReason"]
-        assert (decision(out), where in reason) == ("deny", True)
+        assert ("deny", True) == (decision(out), where in reason)
     proc = smllm("policy", "check", "--cwd", str(project))
-    assert (proc.returncode, where in proc.stderr) == (1, True)
+    assert (1, True) == (proc.returncode, where in proc.stderr)
+    doctor = smllm("doctor", "--project", str(project))
+    assert any(line.startswith("error  policy: ") and where in line
+               for line in doctor.stdout.splitlines()), doctor.stdout
 
 
 def test_amendment_applies_and_revokes(project: Path, judge: JudgeServer) -> None:
@@ -185,20 +189,20 @@ def test_amendment_applies_and_revokes(project: Path, judge: JudgeServer) -> Non
     policy(project, JUDGE_GATE)
     judge.verdict("always_allow_in_workspace", "routine cache cleanup")
     env = judge_env(judge)
-    assert decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t1", env)) == "allow"
+    assert "allow" == decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t1", env))
     amendment = bodies("s-grant", "policy.amendment")[0]
-    assert (amendment["action"], amendment["granted_by"]) == ("added", "llm_judge")
-    assert decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t2", env)) == "allow"
+    assert ("added", "llm_judge") == (amendment["action"], amendment["granted_by"])
+    assert "allow" == decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t2", env))
     later = intents("s-grant")[1]
     assert ("allow:policy", f"amendment:{amendment['id']}", 1) == (
         later["policy_decision"], later["rule"], len(judge.bodies))
     listed = smllm("policy", "grants")
     assert amendment["id"] in listed.stdout
     revoked = smllm("policy", "grants", "--revoke", amendment["id"])
-    assert revoked.returncode == 0
-    assert [a["action"] for a in bodies("s-grant", "policy.amendment")] == ["added", "revoked"]
+    assert 0 == revoked.returncode
+    assert ["added", "revoked"] == [a["action"] for a in bodies("s-grant", "policy.amendment")]
     judge.verdict("reject", "not again")
-    assert decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t3", env)) == "deny"
+    assert "deny" == decision(pre(project, "s-grant", "rm -rf stale_cache.txt", "t3", env))
 
 
 def test_command_reviewer(project: Path, tmp_path: Path) -> None:
@@ -214,7 +218,7 @@ def test_command_reviewer(project: Path, tmp_path: Path) -> None:
     outs = [decision(pre(project, "s-cmd", c, f"t{i}")) for i, c in
             enumerate(["rm -rf stale_cache.txt", "rm -rf check_costs.py"])]
     stamps = [i["policy_decision"] for i in intents("s-cmd")]
-    assert (outs, stamps) == (["allow", "deny"], ["allow:command", "deny:command"])
+    assert (["allow", "deny"], ["allow:command", "deny:command"]) == (outs, stamps)
 
 
 @pytest.mark.parametrize(("tool", "tool_input", "expected"), [
@@ -248,16 +252,16 @@ def test_post_tool_use_records_authorizer(project: Path) -> None:
                        tool_response={"stdout": ""}, duration_ms=1)
         hook("PostToolUse", payload, cwd=project)
     terminal = [r["authorized_by"] for r in bodies(sid, "tool_batch.effect.terminal")]
-    assert terminal == ["allow:host", "allow:user"]
+    assert ["allow:host", "allow:user"] == terminal
     user = [r["decision_source"]["kind"] for r in bodies(sid, "decision_applied")]
-    assert user == ["user"]
+    assert ["user"] == user
 
 
 def test_yolo_stamps_and_abstains(project: Path) -> None:
     """yolo: no approvals, smllm abstains, and the intent says so."""
     policy(project, 'mode = "yolo"\n')
     out = pre(project, "s-yolo", "git reset --hard", "t1")
-    assert (decision(out), intents("s-yolo")[0]["policy_decision"]) == ("abstain", "allow:yolo")
+    assert ("abstain", "allow:yolo") == (decision(out), intents("s-yolo")[0]["policy_decision"])
 
 
 @pytest.mark.parametrize(("mode", "command", "expected"), [

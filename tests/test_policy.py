@@ -1,4 +1,5 @@
 """Policy files: validation with file:line errors, precedence, the cache, explain, check."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def test_check_reports_problem(tmp_path: Path) -> None:
     assert [f"{tmp_path}/.smllm/policy.toml:1: unknown mode 'strict' (use one of: on-request, "
             "untrusted, deny-unmatched, yolo)"] == problems
     (tmp_path / ".smllm" / "policy.toml").write_text('mode = "untrusted"\n')
-    assert policy.check(tmp_path) == []
+    assert [] == policy.check(tmp_path)
 
 
 def test_project_overrides_user(tmp_path: Path, smllm_home: Path) -> None:
@@ -75,8 +76,8 @@ def test_project_overrides_user(tmp_path: Path, smllm_home: Path) -> None:
     (tmp_path / ".smllm" / "policy.toml").write_text(
         'mode = "on-request"\n[[rule]]\nid = "p"\ncommand = "npm *"\ndecision = "ask"\n')
     data = policy.load(tmp_path)
-    assert (
-        data["mode"], data["reviewers"], [r["id"] for r in data["rules"]]) == ("on-request", ["llm_judge"], ["p", "u"])
+    assert ("on-request", ["llm_judge"], ["p", "u"]) == (
+        data["mode"], data["reviewers"], [r["id"] for r in data["rules"]])
 
 
 def test_cache_follows_edits(tmp_path: Path) -> None:
@@ -88,7 +89,7 @@ def test_cache_follows_edits(tmp_path: Path) -> None:
     cached = sorted(p.name for p in paths.cache_dir().glob("policy-*.json"))
     f.write_text('mode = "deny-unmatched"  # edited\n')
     second = policy.load(tmp_path)
-    assert (len(cached), first["mode"], second["mode"]) == (1, "untrusted", "deny-unmatched")
+    assert (1, "untrusted", "deny-unmatched") == (len(cached), first["mode"], second["mode"])
 
 
 def test_builtin_rules_match_the_analyser() -> None:

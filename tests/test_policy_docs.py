@@ -5,6 +5,7 @@ goes; each ``$ `` line of a ```` ```console ```` block runs there with a scratch
 and SMLLM_HOME, and its output must match the page (``~`` is the scratch home;
 ``[exit N]`` marks a failing command).
 """
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
 
 from __future__ import annotations
 
@@ -66,10 +67,10 @@ def test_console_transcripts(tmp_path: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(expected)
             if "paranoid" not in expected:  # the page's one deliberately broken file
-                assert policy.check(project) == []
+                assert [] == policy.check(project)
             continue
         argv = shlex.split(what)
-        assert argv[0] == "smllm"
+        assert "smllm" == argv[0]
         proc = subprocess.run([sys.executable, "-m", "smllm", *argv[1:]], cwd=project,
                               env=env, capture_output=True, text=True, timeout=60, check=False)
         actual = (proc.stdout + proc.stderr).replace(str(home), "~")

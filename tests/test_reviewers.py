@@ -1,4 +1,5 @@
 """Reviewers: strict verdict parsing, the judge's request, the command reviewer's failures."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
 
 from __future__ import annotations
 
@@ -59,8 +60,8 @@ def test_judge_without_key_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     result = llm_judge.review(REQUEST, {"base_url": "http://127.0.0.1:9"})
-    assert (
-        result.choice, result.error) == (None, "neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set")
+    assert (None, "neither ANTHROPIC_API_KEY nor ANTHROPIC_AUTH_TOKEN is set") == (
+        result.choice, result.error)
 
 
 @pytest.mark.parametrize(("script", "error_start"), [
@@ -71,7 +72,7 @@ def test_judge_without_key_fails(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_command_failures(tmp_path: Path, script: str, error_start: str) -> None:
     """A command reviewer that fails, talks garbage or hangs never allows."""
     result = command.review(REQUEST, {"argv": [sys.executable, "-c", script], "timeout": 0.5})
-    assert (result.choice, str(result.error).startswith(error_start)) == (None, True)
+    assert (None, True) == (result.choice, str(result.error).startswith(error_start))
 
 
 def test_command_sees_request(tmp_path: Path) -> None:
@@ -89,4 +90,4 @@ def test_command_sees_request(tmp_path: Path) -> None:
 def test_unknown_failure_is_contained() -> None:
     """A reviewer crashing inside is reported as a failure, not raised."""
     result = reviewers.review("command", REQUEST, {"argv": None})
-    assert (result.choice, result.error is not None) == (None, True)
+    assert (None, True) == (result.choice, result.error is not None)

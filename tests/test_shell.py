@@ -1,4 +1,5 @@
 """The shell parser and analyser: unit tables and Hypothesis properties."""
+# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
 
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ def test_parse(text: str, expected: list[list[str | None]]) -> None:
 def test_heredoc_body() -> None:
     """A heredoc's body is the command's stdin."""
     script = parse("bash <<EOF\ngit reset --hard\nEOF\necho after", cwd=CWD, home=HOME)
-    assert [[w.value for w in c.words] for c in script.commands] == [["bash"], ["echo", "after"]]
-    assert script.commands[0].redirects[0].body == "git reset --hard\n"
+    assert [["bash"], ["echo", "after"]] == [[w.value for w in c.words] for c in script.commands]
+    assert "git reset --hard\n" == script.commands[0].redirects[0].body
 
 
 DANGEROUS = ["rm -rf ~", "git reset --hard", "rm -rf /", "dd if=/dev/zero of=/dev/sda",
@@ -60,7 +61,7 @@ def test_any_string_is_decided_quickly(text: str) -> None:
     started = time.monotonic()
     result = analyse(text, cwd=CWD, home=HOME)
     elapsed = time.monotonic() - started
-    assert (result.decision in ("allow", "ask", "deny"), elapsed < 2.0) == (True, True)
+    assert (True, True) == (result.decision in ("allow", "ask", "deny"), elapsed < 2.0)
 
 
 SHELLISH = st.text(alphabet=st.sampled_from(list("rm -f/~$(){};|&<>'\"\\`\n*?=ab")), max_size=80)
