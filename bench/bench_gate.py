@@ -108,6 +108,41 @@ def hooks(runs: int) -> None:
     )
 
 
+_MARGINAL = r"""
+import json, sys, time
+from smllm import hooks, journal, sessionstate, transcript
+from smllm.hooks import _context
+payload = json.loads(sys.argv[1])
+t0 = time.perf_counter()
+from smllm import gate
+ctx = _context.HookContext.create("PreToolUse", payload)
+verdict = gate.evaluate(ctx)
+print((time.perf_counter() - t0) * 1000)
+"""
+
+
+def gate_marginal(runs: int) -> None:
+    """The gate's own share: importing it and deciding, in a fresh interpreter each time."""
+    with tempfile.TemporaryDirectory() as scratch:
+        proj = Path(scratch) / "proj"
+        (proj / ".git").mkdir(parents=True)
+        env = {**os.environ, "SMLLM_HOME": str(Path(scratch) / "home")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        command = "git status && ls -la src | grep -v '^d' > /dev/null; python3 check_costs.py"
+        out: dict[str, list[float]] = {"Bash": [], "Read": []}
+        for i in range(-1, runs):
+            for tool, tool_input in (("Bash", {"command": command}),
+                                     ("Read", {"file_path": "README.md"})):
+                payload = _payload("m", str(proj), i, tool, tool_input).decode()
+                proc = subprocess.run([sys.executable, "-c", _MARGINAL, payload], env=env,
+                                      cwd=str(proj), capture_output=True, text=True, check=True)
+                if i >= 0:
+                    out[tool].append(float(proc.stdout.strip()))
+    for tool, values in out.items():
+        print(f"gate import+decide {tool:<5}   median {statistics.median(values):7.1f} ms  "
+              "(fresh interpreter, hook machinery already imported)")
+
+
 def analyser(rounds: int) -> None:
     from cases import CASES  # noqa: PLC0415
 
@@ -138,6 +173,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20, help="passes over the corpus")
     a = ap.parse_args()
     hooks(a.runs)
+    gate_marginal(max(5, a.runs // 2))
     analyser(a.rounds)
 
 
