@@ -77,11 +77,13 @@ def _stamp(path: str) -> list[Any] | None:
 
 
 def _cache_file(configs: list[str]) -> str:
-    import binascii  # noqa: PLC0415 - builtin, cheap
+    """One cache file per list of configs: their paths, spelled safely (a digest if long)."""
+    name = "!".join(configs).replace("%", "%25").replace(os.sep, "%2F").replace("!", "%21")
+    if len(name) > 200:
+        from smllm.digest import sha256_hex  # noqa: PLC0415
 
-    blob = "\0".join(configs).encode("utf-8", "surrogateescape")
-    name = f"{binascii.crc32(blob):08x}-{len(blob)}.json"
-    return os.path.join(store.cache_dir(), "machines", name)
+        name = sha256_hex(name.encode("utf-8", "surrogateescape"))[:32]
+    return os.path.join(store.cache_dir(), "machines", f"{name}.json")
 
 
 def load(configs: list[str]) -> Machines:

@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
-from smllm.machine import guards, texts
+from smllm.machine import texts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.machine import guards
     from smllm.machine.texts import Offer
 
     Machines = dict[str, dict[str, Any]]
@@ -248,6 +249,8 @@ def _transition(state: dict[str, Any], machines: Machines, inst: dict[str, Any],
         if t["guard"] is None:
             chosen = i
             break
+        from smllm.machine import guards  # noqa: PLC0415 - only for guarded transitions
+
         result = guards.evaluate(t["guard"], params, env, cwd)
         trace += result.trace
         if result.ok:
