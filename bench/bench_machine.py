@@ -61,6 +61,9 @@ def main() -> int:
         stop = json.dumps({"session_id": "bench-1", "cwd": str(project),
                            "hook_event_name": "Stop", "stop_hook_active": False,
                            "transcript_path": str(tmp / "none.jsonl")}).encode()
+        unbound = json.dumps({"session_id": "bench-2", "cwd": str(tmp),
+                              "hook_event_name": "Stop", "stop_hook_active": False,
+                              "transcript_path": str(tmp / "none.jsonl")}).encode()
         cases: dict[str, tuple[list[str], bytes | None]] = {
             "python -c pass (baseline)": ([py, "-c", "pass"], None),
             # the console script pip writes imports re before smllm runs: a floor we do not set
@@ -69,6 +72,9 @@ def main() -> int:
             "python -m smllm fire": ([py, "-m", "smllm", "fire", "--session", key, "yield"],
                                      None),
             "Stop hook (python -m smllm hook Stop)": ([py, "-m", "smllm", "hook", "Stop"], stop),
+            # the same hook outside any project with machines: the journal's share of the time
+            "Stop hook, no machines (journal only)": ([py, "-m", "smllm", "hook", "Stop"],
+                                                      unbound),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
         for cmd, stdin in cases.values():  # warm up: compile .pyc, fill the machine cache
