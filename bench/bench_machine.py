@@ -24,6 +24,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "tests" / "golden" / "seed001"
+#: what `smllm install` writes into Claude Code's settings (no runpy)
+HOOK = "from smllm.hooks import cli; cli()"
 
 
 def _time(cmd: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None) -> float:
@@ -71,10 +73,12 @@ def main() -> int:
             "smllm fire (console script)": ([script, "fire", "--session", key, "yield"], None),
             "python -m smllm fire": ([py, "-m", "smllm", "fire", "--session", key, "yield"],
                                      None),
-            "Stop hook (python -m smllm hook Stop)": ([py, "-m", "smllm", "hook", "Stop"], stop),
+            # the same without runpy and without the console script's `import re`
+            "python -c main() fire": ([py, "-c", "from smllm.cli import main; main()", "fire",
+                                       "--session", key, "yield"], None),
+            "Stop hook (as installed)": ([py, "-c", HOOK, "Stop"], stop),
             # the same hook outside any project with machines: the journal's share of the time
-            "Stop hook, no machines (journal only)": ([py, "-m", "smllm", "hook", "Stop"],
-                                                      unbound),
+            "Stop hook, no machines (journal only)": ([py, "-c", HOOK, "Stop"], unbound),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
         for cmd, stdin in cases.values():  # warm up: compile .pyc, fill the machine cache
