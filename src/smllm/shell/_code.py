@@ -205,9 +205,9 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
 
 
 def _script(name: str, word: Word, ctx: Context) -> list[Finding]:
-    from smllm.shell._programs import _read_script  # noqa: PLC0415
+    from smllm.shell._launchers import read_script  # noqa: PLC0415
 
-    text = _read_script(word, ctx)
+    text = read_script(word, ctx)
     if text is None:
         if word.value is None:
             return [
@@ -231,9 +231,9 @@ def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             i += 2
             continue
         if v in ("-f", "--file") and i + 1 < len(args):
-            from smllm.shell._programs import _read_script  # noqa: PLC0415
+            from smllm.shell._launchers import read_script  # noqa: PLC0415
 
-            program = _read_script(args[i + 1], ctx)
+            program = read_script(args[i + 1], ctx)
             if program is None:
                 return [
                     Finding("shell.unread-script", "ask", f"{name} -f program not readable")
