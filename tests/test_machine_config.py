@@ -1,12 +1,12 @@
 """`.smllm/config.toml`: finding it, reading it (tomllib, or the 3.10 fallback), errors."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from smllm.errors import ConfigError
 from smllm.machine import catalog
