@@ -75,12 +75,29 @@ class _Ingest:
         self.txn.append(_model_call(self.pending.pop(mid)))
         self.emitted = [*self.emitted[-(EMITTED_MEMORY - 1):], mid]
 
+    def _close_user_wait(self, intent: dict[str, Any], tid: str, outcome: str) -> None:
+        """A host prompt the gate is waiting on: its answer, as observed (approval gate)."""
+        pending = intent.get("pending")
+        if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
+            return
+        approved = outcome != "refused_by_host"
+        self.txn.append(journal.fact("decision_applied", {
+            "pending_action_id": pending, "decision": "approved" if approved else "rejected",
+            "policy_result": "allow" if approved else "deny",
+            "decision_source": {"kind": "user", "observed_via": "transcript",
+                                "inferred": "the call ran after Claude Code's prompt" if
+                                approved else "the call did not run after Claude Code's prompt"}}))
+        self.txn.append(journal.fact("approval_wait.effect.terminal", {
+            "pending_action_id": pending, "outcome": "approved" if approved else "rejected",
+            "tool_use_id": tid}))
+
     def close_results(self) -> None:
         for tid, res in self.results.items():
             intent = self.open.pop(tid, None)
             if intent is None:
                 continue
             outcome = "refused_by_host" if res.get("is_error") else "succeeded"
+            self._close_user_wait(intent, tid, outcome)
             self.txn.append(
                 journal.fact(
                     "tool_batch.effect.terminal",
