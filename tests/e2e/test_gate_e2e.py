@@ -160,8 +160,11 @@ def test_default_mode_not_made_more_permissive(claude: Harness, policy: str | No
     # the host showed its prompt (PermissionRequest) and the call did not run: deny:user
     expected_observed = ["allow:policy"] if created else ["deny:user"]
     prompts = [r.get("reviewer") for r in _records(run, "approval.review")]
-    assert (created, [("Bash", stamp)], expected_observed, [] if created else ["user"]) == (
-        target.exists(), _stamps(run), observed, prompts)
+    answers = [(r["decision"], r["decision_source"]["kind"])
+               for r in _records(run, "decision_applied")]
+    assert (created, [("Bash", stamp)], expected_observed, [] if created else ["user"],
+            [] if created else [("rejected", "user")]) == (
+        target.exists(), _stamps(run), observed, prompts, answers)
 
 
 def test_always_allow_amendment(claude: Harness) -> None:
