@@ -7,10 +7,9 @@ open (a broken machine file never traps the agent); SessionStart says what is br
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from smllm.errors import SmllmError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from smllm.hooks._context import HookContext
 
