@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -84,3 +85,38 @@ def test_dangerous_in_any_wrapper_is_never_allowed(danger: str, wrappers: list[s
             continue  # these quotes cannot nest unescaped: skip that layer
         command = w.format(command)
     assert analyse(command, cwd=CWD, home=HOME).decision != "allow", command
+
+
+ORDINARY = ["npm install", "pip install -r requirements.txt", "python3 -m pytest -q tests/",
+            "cd src && ls -la", "git add -A && git commit -m 'fix: x'", "git push origin feature",
+            "git log --oneline | head -5", "make test", "docker build -t app .",
+            "mkdir -p build/out && cp README.md build/out/", "sed -i 's/a/b/' src/x.py",
+            "find . -name '*.py' | xargs grep -n TODO", "rm src/old.py", "rm -f *.pyc",
+            "export PATH=$PATH:/opt/bin", "for f in *.md; do wc -l \"$f\"; done",
+            "python3 -c 'import sys; print(sys.version)'", "git checkout main",
+            "git stash && git pull && git stash pop", "chmod +x scripts/run.sh",
+            "echo done > /tmp/flag", "jq '.a' data.json > out.json", "python3 tool.py"]
+
+
+@pytest.mark.parametrize("command", ORDINARY)
+def test_ordinary_work_is_allowed(tmp_path: Path, command: str) -> None:
+    """Everyday commands in a project pass without review."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "README.md").write_text("x\n")
+    (tmp_path / "tool.py").write_text("print('hello')\n")
+    assert "allow" == analyse(command, cwd=str(tmp_path), home="/home/me").decision
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("echo 'rm -rf ~' > x.sh; bash x.sh", "ask"),
+    ("echo 'import shutil' > x.py && python3 x.py", "ask"),
+    ("bash cleanup.sh", "deny"),
+    ("python3 cleanup.py", "ask"),
+    ("rm -rf ./*", "ask"),
+    ("rm -rf ~/*", "deny"),
+])
+def test_scripts_and_globs(tmp_path: Path, command: str, expected: str) -> None:
+    """Scripts are read and analysed (unreadable ones escalate); globs judge their folder."""
+    (tmp_path / "cleanup.sh").write_text("rm -rf /home/me\n")
+    (tmp_path / "cleanup.py").write_text("import os\nos.remove('build/x')\n")
+    assert expected == analyse(command, cwd=str(tmp_path), home="/home/me").decision

@@ -215,7 +215,8 @@ def _script(name: str, word: Word, ctx: Context) -> list[Finding]:
                     "shell.unread-script", "ask", f"{name} runs a script only known at run time"
                 )
             ]
-        return []  # a missing script fails to run; nothing to analyse
+        return [Finding("shell.unread-script", "ask",
+                        f"{name} runs {word.value}, which smllm cannot read (yet)")]
     return scan_code(text, ctx, f"{name} {word.value}")
 
 

@@ -246,6 +246,8 @@ class Context:
         path = self.resolve(value)
         if path is None:
             return "dynamic"
+        if word.glob and path == self.root:
+            return "workspace"  # the workspace's entries, not the workspace itself
         return self.where_path(path, glob=word.glob)
 
     def where_path(self, path: str, *, glob: bool = False) -> Where:
