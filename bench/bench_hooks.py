@@ -44,6 +44,10 @@ def payloads(cwd: str, transcript: str) -> dict[str, dict[str, object]]:
 
 def bench_latency(rounds: int, home: str) -> bool:
     env = dict(os.environ, SMLLM_HOME=home)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with .pyc files, as users run it
+    # import smllm from a plain folder on sys.path, as an installed package (site-packages)
+    # or the plugin's launcher does, not through the editable install's import hook
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent / "src")
     cwd = tempfile.mkdtemp(prefix="smllm-bench-proj-")
     transcript = os.path.join(cwd, "transcript.jsonl")
     Path(transcript).write_text("")
@@ -53,6 +57,7 @@ def bench_latency(rounds: int, home: str) -> bool:
         cases[event] = ([*hook, event], json.dumps(payload).encode())
     stop = json.dumps(payloads(cwd, transcript)["Stop"]).encode()
     cases["Stop via python -m smllm"] = ([PYTHON, "-m", "smllm", "hook", "Stop"], stop)
+    interleaved(cases, 2, env=env, cwd=cwd)  # warm-up: write .pyc files, fill caches
     results = interleaved(cases, rounds, env=env, cwd=cwd)
     base = median_ms(results["baseline: python -c pass"])
     base_rss = peak_kib(results["baseline: python -c pass"])

@@ -38,6 +38,20 @@ def iso_utc(ms: int) -> str:
     )
 
 
+def parse_iso_ms(text: str | None) -> int | None:
+    """Unix milliseconds of an :func:`iso_utc` string, or None if it is not one."""
+    import calendar  # noqa: PLC0415 - rare paths only
+
+    if not text or len(text) < 19:
+        return None
+    try:
+        t = time.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")
+        ms = int(text[20:23]) if len(text) >= 23 and text[19] == "." else 0
+    except ValueError:
+        return None
+    return calendar.timegm(t) * 1000 + ms
+
+
 def _random_suffix(prefix: str) -> str:
     import secrets  # noqa: PLC0415 - off the hot path
     import string  # noqa: PLC0415

@@ -233,13 +233,15 @@ def iter_records(path: StrPath) -> Iterator[dict[str, Any]]:
 class Tail:
     """The last record of a log as a writer needs it."""
 
-    __slots__ = ("hash", "sequence", "skipped", "torn_bytes")
+    __slots__ = ("hash", "recorded_at", "sequence", "skipped", "torn_bytes")
 
-    def __init__(self, sequence: int, digest: str, torn_bytes: int, skipped: int) -> None:
+    def __init__(self, sequence: int, digest: str, torn_bytes: int, skipped: int,
+                 recorded_at: str | None = None) -> None:
         self.sequence = sequence
         self.hash = digest
         self.torn_bytes = torn_bytes
         self.skipped = skipped
+        self.recorded_at = recorded_at
 
 
 def read_tail(fd: int, size: int) -> Tail:
@@ -265,7 +267,9 @@ def read_tail(fd: int, size: int) -> Tail:
             rec = parse_line(raw)
             if rec is not None:
                 declared, _ = line_hash(raw)
-                return Tail(int(rec["sequence"]), declared or GENESIS, torn, skipped)
+                at = rec.get("recorded_at")
+                return Tail(int(rec["sequence"]), declared or GENESIS, torn, skipped,
+                            at if isinstance(at, str) else None)
             skipped += 1
         if chunk >= size or chunk >= _TAIL_MAX:
             return Tail(0, GENESIS, torn, skipped + start)
@@ -400,7 +404,8 @@ class Transaction:
             os.fsync(self.fd)
         faults.point("after-fsync")
         self.pending.clear()
-        self.tail = Tail(self.written[-1].sequence, self.written[-1].hash, 0, 0)
+        self.tail = Tail(self.written[-1].sequence, self.written[-1].hash, 0, 0,
+                         clock.iso_utc(self.now_ms))
         self.written.clear()
         self.durable = False
 

@@ -12,7 +12,7 @@ rebuilt by one scan of the log. Keys:
 
 from __future__ import annotations
 
-from smllm import journal
+from smllm import clock, journal
 from smllm.digest import sha256_hex
 
 TYPE_CHECKING = False
@@ -39,15 +39,7 @@ def operation(tool_name: str) -> str:
 
 
 def _ms(rec: dict[str, Any]) -> int:
-    import calendar  # noqa: PLC0415
-    import time  # noqa: PLC0415
-
-    at = str(rec.get("recorded_at", ""))
-    try:
-        t = time.strptime(at[:19], "%Y-%m-%dT%H:%M:%S")
-    except ValueError:
-        return 0
-    return calendar.timegm(t) * 1000 + int(at[20:23] or 0)
+    return clock.parse_iso_ms(str(rec.get("recorded_at", ""))) or 0
 
 
 def rebuild(path: str) -> dict[str, Any]:

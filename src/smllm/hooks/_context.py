@@ -9,6 +9,7 @@ from smllm.errors import InvalidSessionId, SmllmError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 TOOL_EVENTS = frozenset(
@@ -99,13 +100,13 @@ class HookContext:
     """What a handler knows: the event, its input, the clock and its journal."""
 
     def __init__(self, event: str, payload: dict[str, Any], *, session_id: str,
-                 agent_id: str | None, now_ms: int, env: dict[str, str] | None = None) -> None:
+                 agent_id: str | None, now_ms: int, env: Mapping[str, str] | None = None) -> None:
         self.event = event
         self.payload = payload
         self.session_id = session_id
         self.agent_id = agent_id
         self.now_ms = now_ms
-        self.env = dict(os.environ) if env is None else env
+        self.env: Mapping[str, str] = os.environ if env is None else env
 
     @classmethod
     def create(cls, event: str, payload: dict[str, Any]) -> HookContext:

@@ -24,5 +24,4 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             )
         )
         txn.set_state("open", False)
-        txn.set_state("last_activity_ms", ctx.now_ms)
     return None

@@ -36,7 +36,6 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                     stop_hook_active=bool(ctx.payload.get("stop_hook_active")),
                 )
             )
-        txn.set_state("last_activity_ms", ctx.now_ms)
     if block:
         return {"decision": "block", "reason": block}
     return None

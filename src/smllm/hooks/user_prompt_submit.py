@@ -24,7 +24,6 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         accepted = journal.event("accepted", turn=turn, proposed_sequence=proposed.sequence)
         txn.append(accepted)
         txn.set_state("turns", turn)
-        txn.set_state("last_activity_ms", ctx.now_ms)
     location = _features.machine_prompt(ctx)
     if not location:
         return None
