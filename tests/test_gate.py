@@ -275,3 +275,29 @@ def test_modes(project: Path, mode: str, command: str, expected: str) -> None:
     """untrusted escalates anything not known read-only; deny-unmatched denies it."""
     policy(project, f'mode = "{mode}"\nauthority = "gate"\n')
     assert expected == decision(pre(project, f"s-{mode}", command, "t1"))
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (None, "unchanged"),
+    ("echo changed\n", "changed"),
+    ("", "missing"),
+])
+def test_script_digest_checked_after_run(project: Path, edit: str | None, expected: str) -> None:
+    """A script analysed before the run has its digest in the intent and is re-checked after."""
+    script = project / "build.sh"
+    script.write_text("echo building\n")
+    sid = "s-script"
+    pre(project, sid, "bash build.sh", "t1")
+    intent = intents(sid)[0]
+    digest = "sha256:" + hashlib.sha256(b"echo building\n").hexdigest()
+    if edit == "":
+        script.unlink()
+    elif edit is not None:
+        script.write_text(edit)
+    payload = base("PostToolUse", sid, cwd=str(project), tool_name="Bash",
+                   tool_input={"command": "bash build.sh"}, tool_use_id="t1",
+                   tool_response={"stdout": "building"}, duration_ms=1)
+    hook("PostToolUse", payload, cwd=project)
+    terminal = bodies(sid, "tool_batch.effect.terminal")[0]
+    assert ({str(script): digest}, {str(script): expected}) == (
+        intent["scripts"], terminal["scripts_after"])

@@ -117,6 +117,8 @@ def evaluate(ctx: HookContext) -> Verdict:
         "mode": compiled["mode"],
         "authority": compiled["authority"],
     }
+    if a.scripts:
+        facts["scripts"] = dict(a.scripts)
     authoritative = (
         compiled["authority"] == "gate" or p.get("permission_mode") == "bypassPermissions"
     )

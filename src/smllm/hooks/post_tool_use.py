@@ -30,6 +30,25 @@ def authorized_by(intent: dict[str, Any]) -> str | None:
     return "allow:host"
 
 
+def scripts_after(scripts: object) -> dict[str, str] | None:
+    """Each script analysed before the run: ``unchanged``, ``changed`` or ``missing`` now
+    (a script edited between the check and the run is flagged; bypass-corpus K6)."""
+    if not isinstance(scripts, dict) or not scripts:
+        return None
+    from smllm.digest import tagged  # noqa: PLC0415
+
+    out: dict[str, str] = {}
+    for path, digest in scripts.items():
+        try:
+            with open(str(path), "rb") as fh:
+                now = tagged(fh.read())
+        except OSError:
+            out[str(path)] = "missing"
+            continue
+        out[str(path)] = "unchanged" if now == digest else "changed"
+    return out
+
+
 def _close_user_wait(
     txn: journal.Transaction, intent: dict[str, Any], tool_use_id: str, event: str
 ) -> None:
@@ -82,6 +101,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             "outcome": outcome,
             "observed_via": "hook",
             "authorized_by": authorized_by(intent),
+            "scripts_after": scripts_after(intent.get("scripts")),
             "duration_ms": p.get("duration_ms"),
         }
         if failed:

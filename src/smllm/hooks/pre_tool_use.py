@@ -80,6 +80,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 rule_source=verdict.facts.get("rule_source"),
                 smllm_verdict=verdict.facts.get("smllm_verdict"),
                 findings=verdict.facts.get("findings"),
+                scripts=verdict.facts.get("scripts"),
                 input=p["tool_input"],
                 permission_mode=p.get("permission_mode"),
                 agent_id=ctx.agent_id,
@@ -106,6 +107,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 "tool_name": p["tool_name"],
                 "decision": verdict.policy_decision,
                 "pending": verdict.pending_action_id,
+                "scripts": verdict.facts.get("scripts"),
             }
             txn.set_state("open_intents", open_intents)
         txn.set_state("last_activity_ms", ctx.now_ms)

@@ -85,6 +85,7 @@ class Assessment:
         "known_safe",
         "reason",
         "rule",
+        "scripts",
         "source",
     )
 
@@ -98,8 +99,10 @@ class Assessment:
         explicit_allow: bool,
         items: tuple[Item, ...] = (),
         commands: tuple[dict[str, Any], ...] = (),
+        scripts: dict[str, str] | None = None,
     ) -> None:
         self.decision: Decision = decision
+        self.scripts = scripts or {}  # script path -> digest of what was analysed
         self.rule = rule
         self.source = source
         self.reason = reason
@@ -160,13 +163,16 @@ def assess(
 ) -> Assessment:
     """The static decision on one call."""
     home_dir = home or os.path.expanduser("~")
+    scripts: dict[str, str] = {}
     items: list[Item] = []
     commands: list[dict[str, Any]] = []
     known_safe = tool_name in READ_ONLY_TOOLS
     explicit = False
     rules = compiled.get("rules", [])
     if tool_name == "Bash":
-        known_safe, explicit = _bash(tool_input, cwd, project, compiled, home_dir, items, commands)
+        known_safe, explicit = _bash(
+            tool_input, cwd, project, compiled, home_dir, items, commands, scripts
+        )
     elif tool_name in WRITE_TOOLS:
         items += _file_tool(tool_name, tool_input, cwd, project, compiled, home_dir)
     elif tool_name.startswith("mcp__"):
@@ -196,7 +202,9 @@ def assess(
                     r.get("reason") or f"policy rule {r['id']}",
                 )
             )
-    return _conclude(items, commands, known_safe, explicit, compiled)
+    out = _conclude(items, commands, known_safe, explicit, compiled)
+    out.scripts = scripts
+    return out
 
 
 def _path_of(tool_input: dict[str, Any]) -> str | None:
@@ -219,6 +227,7 @@ def _bash(  # noqa: PLR0917 - private helper, called once
     home: str,
     items: list[Item],
     commands: list[dict[str, Any]],
+    scripts: dict[str, str],
 ) -> tuple[bool, bool]:
     command = tool_input.get("command")
     if not isinstance(command, str):
@@ -233,6 +242,7 @@ def _bash(  # noqa: PLR0917 - private helper, called once
         root=str(project),
         sensitive=sensitive_paths(compiled, project),
     )
+    scripts.update(analysis.scripts)
     for f in analysis.findings:
         d, src = _builtin(compiled, f.rule, f.decision)
         items.append(Item(d, f.rule, src, f.reason))

@@ -55,7 +55,11 @@ def analyse(
         extra_sensitive=sensitive,
     )
     try:
-        return analyse_text(command, ctx)
+        result = analyse_text(command, ctx)
+        if not ctx.scripts:
+            return result
+        return Analysis(result.decision, result.commands, result.findings,
+                        tuple(sorted(ctx.scripts.items())))
     except RecursionError:
         f = Finding("shell.too-complex", "ask", "command too complex to analyse")
         return Analysis("ask", (), (f,))

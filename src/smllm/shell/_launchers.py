@@ -291,6 +291,9 @@ def read_script(word: Word, ctx: Context) -> str | None:
         return None
     if len(data) > 256 * 1024:
         return None
+    from smllm.digest import tagged  # noqa: PLC0415
+
+    ctx.scripts[path] = tagged(data)  # what was analysed, for the check after the run
     return data.decode("utf-8", "replace")
 
 

@@ -119,17 +119,19 @@ class CommandReport(_Frozen):
 class Analysis(_Frozen):
     """The analysis of one command string."""
 
-    __slots__ = ("commands", "decision", "findings")
+    __slots__ = ("commands", "decision", "findings", "scripts")
 
     def __init__(
         self,
         decision: Decision,
         commands: tuple[CommandReport, ...],
         findings: tuple[Finding, ...],
+        scripts: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.decision: Decision = decision
         self.commands = commands
         self.findings = findings
+        self.scripts = scripts  # (path, "sha256:…") of every script file read and analysed
 
     def all_findings(self) -> tuple[Finding, ...]:
         out = list(self.findings)
@@ -204,6 +206,7 @@ class Context:
         extra_sensitive: tuple[str, ...] = (),
         depth: int = 0,
         budget: list[int] | None = None,
+        scripts: dict[str, str] | None = None,
     ) -> None:
         self.root = root
         self.cwd = cwd
@@ -212,6 +215,7 @@ class Context:
         self.extra_sensitive = extra_sensitive
         self.depth = depth
         self.budget = budget if budget is not None else [400]
+        self.scripts = scripts if scripts is not None else {}
 
     def child(self) -> Context:
         return Context(
@@ -222,6 +226,7 @@ class Context:
             self.extra_sensitive,
             self.depth + 1,
             self.budget,
+            self.scripts,
         )
 
     def resolve(self, value: str) -> str | None:
