@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import select
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from helpers import base, hook, hook_output, kind, records, smllm
 from smllm import journal
 
 SID = "ff273730-1c2d-4e5f-8a9b-0c1d2e3f4a5b"
+SAMPLE = Path(__file__).parent / "fixtures" / "ledger_migration"
 GATE_7 = {"command": "python3 gate.py rec_7", "description": "gate"}
 GATE_8 = {"command": "python3 gate.py rec_8", "description": "Unlock rec_8"}
 
@@ -43,10 +45,21 @@ def _crashed_session(project: Path) -> int:
                 if r["payload"].get("event", {}).get("tool_use_id") == "toolu_08")
 
 
+def _reason(out: dict[str, Any] | None) -> str:
+    return str(out["hookSpecificOutput"].get("permissionDecisionReason", "")) if out else ""
+
+
+def _held(out: dict[str, Any] | None) -> bool:
+    """PreToolUse denied the call because it repeats an unknown effect."""
+    decision = out["hookSpecificOutput"].get("permissionDecision") if out else None
+    return decision == "deny" and _reason(out).startswith("smllm holds this call")
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    """A copy of the gated migration sample (the gate reads gate.py before allowing it)."""
     p = tmp_path / "ledger_migration"
-    p.mkdir()
+    shutil.copytree(SAMPLE, p)
     return p
 
 
@@ -106,12 +119,11 @@ def test_reattempt_of_unknown_effect_is_held(project: Path, name: str,
     seq = _crashed_session(project)
     hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
     out = _pre("toolu_retry", tool_input, project)
-    decision = out["hookSpecificOutput"]["permissionDecision"] if out else None
-    reason = out["hookSpecificOutput"]["permissionDecisionReason"] if out else ""
-    intent = records(SID)[-2 if not held else -1]["payload"]["event"]
-    actual = (decision, f"smllm reconcile {seq} --outcome not-applied" in reason,
+    intent = next(r["payload"]["event"] for r in records(SID)
+                  if r["payload"].get("event", {}).get("tool_use_id") == "toolu_retry")
+    actual = (_held(out), f"smllm reconcile {seq} --outcome not-applied" in _reason(out),
               intent["policy_decision"] == "deny:reconcile")
-    expected = ("deny", True, True) if held else (None, False, False)
+    expected = (True, True, True) if held else (False, False, False)
     assert expected == actual
 
 
@@ -120,16 +132,17 @@ def test_reconcile_records_the_outcome_and_releases_the_hold(project: Path, outc
     """`smllm reconcile` writes the terminal and effect.reconciled; the retry is then allowed."""
     seq = _crashed_session(project)
     hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
-    assert _pre("toolu_retry1", GATE_8, project) is not None
+    assert _held(_pre("toolu_retry1", GATE_8, project))
     proc = smllm("reconcile", str(seq), "--outcome", outcome, "--session", SID,
                  "--note", "ledger has 7 lines")
     terminal, done = (r["payload"]["record"] for r in records(SID)[-2:])
     retry = _pre("toolu_retry2", GATE_8, project)
     value = outcome.replace("-", "_")
     actual = (proc.returncode, terminal["intent_sequence"], terminal["observed_via"],
-              terminal["outcome"], done["outcome"], done["verified_by"], done["note"], retry,
-              smllm("verify", SID).returncode)
-    assert (0, seq, "reconcile", value, value, "user", "ledger has 7 lines", None, 0) == actual
+              terminal["outcome"], done["outcome"], done["verified_by"], done["note"],
+              _held(retry), smllm("verify", SID).returncode)
+    expected = (0, seq, "reconcile", value, value, "user", "ledger has 7 lines", False, 0)
+    assert expected == actual
 
 
 def test_reconcile_stdout(project: Path) -> None:
@@ -277,10 +290,13 @@ def test_crash_closes_open_subagent_logs_too(project: Path) -> None:
     resumed = records(SID)[-1]["payload"]["record"]
     assert out is not None
     text = out["hookSpecificOutput"]["additionalContext"]
-    expected = ("session.end", "crash_inferred", [{"stream": "subagent/agent-7", "sequence": 2}],
+    seq = next(r["sequence"] for r in records_of(SID, "agent-7")
+               if r["payload"].get("event", {}).get("tool_use_id") == "toolu_sub")
+    told = f"subagent/agent-7 sequence {seq}: tool:bash python3 gate.py rec_7" in text
+    end = records_of(SID, "agent-7")[-1]["payload"]["record"]["exit_reason"]
+    expected = ("session.end", "crash_inferred", [{"stream": "subagent/agent-7", "sequence": seq}],
                 True)
-    assert expected == (child[-1], records_of(SID, "agent-7")[-1]["payload"]["record"][
-        "exit_reason"], resumed["unknown_subagent_effects"], "subagent/agent-7 sequence 2: tool:bash python3 gate.py rec_7" in text)
+    assert expected == (child[-1], end, resumed["unknown_subagent_effects"], told)
 
 
 def records_of(session_id: str, agent_id: str) -> list[dict[str, Any]]:
@@ -312,3 +328,21 @@ def test_bare_resume_on_a_terminal_opens_the_picker(project: Path) -> None:
     expected = (0, True, True)
     assert expected == (proc.returncode, "  1  " in text and SID in text,
                         "unknown effects: 1" in text)
+
+
+def test_crash_uptime_runs_to_the_last_record(project: Path) -> None:
+    """crash_inferred's uptime_ms is from the start to the last record before the crash."""
+    t0 = 1_785_665_700_000
+    at = {"startup": t0, "prompt": t0 + 5_000, "tool": t0 + 9_250, "resume": t0 + 600_000}
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="startup"),
+         env={"SMLLM_NOW": str(at["startup"])})
+    hook("UserPromptSubmit", base("UserPromptSubmit", SID, cwd=str(project), prompt="go"),
+         env={"SMLLM_NOW": str(at["prompt"])})
+    hook("PreToolUse", base("PreToolUse", SID, cwd=str(project), tool_name="Bash",
+                            tool_input=GATE_8, tool_use_id="toolu_08"),
+         env={"SMLLM_NOW": str(at["tool"])})
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"),
+         env={"SMLLM_NOW": str(at["resume"])})
+    end = next(r["payload"]["record"] for r in records(SID) if kind(r) == "session.end")
+    expected = ("crash_inferred", 9_250)
+    assert expected == (end["exit_reason"], end["uptime_ms"])

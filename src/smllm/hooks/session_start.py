@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from smllm import VERSION, journal, sessionstate, transcript
+from smllm import VERSION, clock, journal, sessionstate, transcript
 from smllm.hooks import _features
 
 TYPE_CHECKING = False
@@ -44,8 +44,10 @@ def _start_record(ctx: HookContext, source: str) -> journal.Entry:
 
 
 def _end_crashed(txn: journal.Transaction) -> None:
+    """``session.end crash_inferred``; its uptime runs to the log's last record."""
     started = int(txn.state.get("started_at_ms") or txn.now_ms)
-    last = int(txn.state.get("last_activity_ms") or started)
+    tail_at = clock.parse_iso_ms(getattr(txn.tail, "recorded_at", None))
+    last = max(int(txn.state.get("last_activity_ms") or 0), tail_at or 0, started)
     txn.append(
         journal.fact(
             "session.end",
