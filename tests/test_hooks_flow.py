@@ -82,3 +82,19 @@ def test_orderly_end_then_resume_is_not_a_crash() -> None:
     assert ["session.end", "session.resumed"] == [kind(r) for r in recs[-2:]]
     assert "clean" == recs[-2]["payload"]["record"]["exit_reason"]
     assert [] == recs[-1]["payload"]["record"]["unknown_effects"]
+
+
+def test_lost_sidecar_is_rebuilt_from_the_log() -> None:
+    """With state.json deleted, a resume still finds the turn count and the open intent."""
+    flow = json.loads((FIXTURES / "session_crash_resume.json").read_text())
+    for event, payload in flow[:3]:
+        hook(event, payload)
+    sid = flow[0][1]["session_id"]
+    from smllm import journal
+
+    (journal.log_path(sid).parent / journal.STATE_NAME).unlink()
+    out = hook_output(hook(*flow[3]))
+    assert out is not None
+    assert "sequence 4: tool:bash echo hi > a.txt" in out["hookSpecificOutput"]["additionalContext"]
+    resumed = [r for r in records(sid) if kind(r) == "session.resumed"][0]["payload"]["record"]
+    assert (1, [4]) == (resumed["prior_turn_count"], resumed["unknown_effects"])

@@ -43,8 +43,13 @@ def _ms(rec: dict[str, Any]) -> int:
 
 
 def rebuild(path: str) -> dict[str, Any]:
-    """Recompute the sidecar's counters from the log itself."""
+    """Recompute the sidecar's counters from the log itself.
+
+    An intent is open from its ``tool_batch.effect.started`` (whatever smllm stamped on
+    it: ``allow:…``, ``defer:host``, ``ask:user``) until its terminal record.
+    """
     state: dict[str, Any] = {"open": False, "turns": 0, "open_intents": {}}
+    intents: dict[str, dict[str, Any]] = {}
     for rec in journal.iter_records(path):
         payload = rec.get("payload") or {}
         pt = rec.get("payload_type")
@@ -55,18 +60,21 @@ def rebuild(path: str) -> dict[str, Any]:
             state["started_at_ms"] = _ms(rec)
         elif pt == "session.end":
             state["open"] = False
+        elif pt == "tool_batch.effect.started" and isinstance(body, dict):
+            tid = body.get("tool_use_id")
+            if isinstance(tid, str) and tid in intents:
+                state["open_intents"][tid] = intents.pop(tid)
         elif pt == "tool_batch.effect.terminal" and isinstance(body, dict):
             state["open_intents"].pop(body.get("tool_use_id"), None)
         elif isinstance(ev, dict) and ev.get("kind") == "accepted":
             state["turns"] = int(ev.get("turn") or state["turns"] + 1)
-        elif (isinstance(ev, dict) and ev.get("kind") == "side_effect_intent"
-              and str(ev.get("policy_decision", "")).startswith("allow")):
-                state["open_intents"][ev.get("tool_use_id")] = {
-                    "seq": rec["sequence"],
-                    "key": ev.get("idempotency_key"),
-                    "operation": ev.get("operation"),
-                    "input": ev.get("input"),
-                }
+        elif isinstance(ev, dict) and ev.get("kind") == "side_effect_intent":
+            intents[str(ev.get("tool_use_id"))] = {
+                "seq": rec["sequence"],
+                "key": ev.get("idempotency_key"),
+                "operation": ev.get("operation"),
+                "input": ev.get("input"),
+            }
     return state
 
 
