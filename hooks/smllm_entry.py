@@ -17,6 +17,8 @@ Besides every ``smllm`` command, the slash commands use:
   else the list of smllm sessions.
 """
 
+# ruff: noqa: UP031, UP036, PLC0415, SIM115 - this file must still parse and run on an old
+# python3 (to say "too old" instead of a SyntaxError), and imports lazily to stay fast.
 import os
 import sys
 

@@ -43,6 +43,7 @@ def assert_journaled(run: Run) -> None:
     assert (2, 2) == (kinds.count("side_effect_intent"),
                       kinds.count("tool_batch.effect.terminal")), kinds
     assert "session.end" == kinds[-1]
+    assert "hi\n" == (run.project / "a.txt").read_text()  # the tools really ran
 
 
 def test_fresh_clone_installer_then_claude_runs_two_tools(claude: Harness, tmp_path: Path) -> None:
