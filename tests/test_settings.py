@@ -88,6 +88,17 @@ def test_write_atomic_creates_parents_with_default_mode(tmp_path: Path) -> None:
     assert 0o644 == path.stat().st_mode & 0o777
 
 
+def test_write_atomic_writes_through_a_symlink(tmp_path: Path) -> None:
+    """A settings file that is a symlink keeps being one; its target gets the new text."""
+    target = tmp_path / "dotfiles" / "settings.json"
+    target.parent.mkdir()
+    target.write_text("{}\n")
+    link = tmp_path / "settings.json"
+    link.symlink_to(target)
+    assert True is settings.write_atomic(link, '{"a": 1}\n')
+    assert (True, '{"a": 1}\n') == (link.is_symlink(), target.read_text())
+
+
 SMLLM_COMMANDS = [
     ({"type": "command", "command": "/v/bin/python -I -m smllm hook PreToolUse"}, "PreToolUse"),
     ({"type": "command", "command": "'/my dir/python' -m smllm hook Stop"}, "Stop"),

@@ -151,7 +151,12 @@ def read(path: Path) -> SettingsFile:
 
 
 def write_atomic(path: Path, text: str, *, mode: int | None = None) -> bool:
-    """Replace ``path`` with ``text`` (temp file + fsync + rename); False if unchanged."""
+    """Replace ``path`` with ``text`` (temp file + fsync + rename); False if unchanged.
+
+    A symlinked settings file (dotfile managers) is written through: its target is
+    replaced and the link stays a link."""
+    if path.is_symlink():
+        path = path.resolve()
     data = text.encode("utf-8")
     try:
         if path.read_bytes() == data:
