@@ -11,11 +11,10 @@ input) is held until someone records the verified outcome with
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-from smllm import journal
+from smllm import journal, jsonfast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 
 def _describe(u: dict[str, Any]) -> str:
     inp = u.get("input") or {}
-    what = inp.get("command") if isinstance(inp, dict) and "command" in inp else json.dumps(inp)
+    what = inp.get("command") if isinstance(inp, dict) and "command" in inp else jsonfast.dumps(inp)
     where = f"{u['stream']} " if u.get("stream") else ""
     return f"- {where}sequence {u.get('sequence')}: {u.get('operation')} {str(what)[:300]}"
 
@@ -64,7 +63,7 @@ def hold_reason(ctx: HookContext) -> str | None:
     state_path = os.path.join(os.path.dirname(ctx.main_log_path), journal.STATE_NAME)
     try:
         with open(state_path, "rb") as fh:
-            state = json.loads(fh.read())
+            state = jsonfast.loads(fh.read())
     except (OSError, ValueError):
         return None
     unknown = state.get("unknown") or {}
