@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 def _describe(u: dict[str, Any]) -> str:
     inp = u.get("input") or {}
-    what = inp.get("command") if isinstance(inp, dict) and "command" in inp else jsonfast.dumps(inp)
+    has_command = isinstance(inp, dict) and "command" in inp
+    what = inp["command"] if has_command else jsonfast.dumps(inp)
     where = f"{u['stream']} " if u.get("stream") else ""
     return f"- {where}sequence {u.get('sequence')}: {u.get('operation')} {str(what)[:300]}"
 
