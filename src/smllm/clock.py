@@ -38,29 +38,45 @@ def iso_utc(ms: int) -> str:
     )
 
 
-def parse_iso_ms(text: str | None) -> int | None:
-    """Unix milliseconds of an :func:`iso_utc` string, or None if it is not one."""
-    import calendar  # noqa: PLC0415 - rare paths only
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (no calendar/datetime import)."""
+    y -= m <= 2
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
 
-    if not text or len(text) < 19:
+
+def parse_iso_ms(text: str | None) -> int | None:
+    """Unix milliseconds of an :func:`iso_utc` string, or None if it is not one.
+
+    >>> parse_iso_ms("2026-01-05T09:00:00.000Z")
+    1767603600000
+    >>> parse_iso_ms("yesterday") is None
+    True
+    """
+    if not text or len(text) < 19 or text[4] != "-" or text[10] != "T":
         return None
     try:
-        t = time.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")
+        y, mo, d = int(text[0:4]), int(text[5:7]), int(text[8:10])
+        h, mi, sec = int(text[11:13]), int(text[14:16]), int(text[17:19])
         ms = int(text[20:23]) if len(text) >= 23 and text[19] == "." else 0
     except ValueError:
         return None
-    return calendar.timegm(t) * 1000 + ms
+    return ((_days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60_000 + sec * 1000 + ms
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def _random_suffix(prefix: str) -> str:
-    import secrets  # noqa: PLC0415 - off the hot path
-    import string  # noqa: PLC0415
-
+    raw = os.urandom(8)
     if prefix == "i-":
-        return "".join(secrets.choice(string.digits) for _ in range(6))
+        return "".join("0123456789"[b % 10] for b in raw[:6])
     if prefix == "sm-":
-        return "".join(secrets.choice(string.ascii_lowercase) for _ in range(6))
-    return secrets.token_hex(8)
+        return "".join(_LETTERS[b % 26] for b in raw[:6])
+    return raw.hex()
 
 
 def new_id(prefix: str) -> str:

@@ -137,7 +137,7 @@ def check_id(value: object, what: str = "session id") -> str:
     >>> check_id("../../etc")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    smllm.errors.InvalidSessionId: invalid session id '../../etc' (ids are 1-128 letters, ... )
+    smllm.errors.InvalidSessionId: invalid session id '../../etc' (ids are 1-128 letters, ...)
     """
     if is_safe_id(value):
         return value  # type: ignore[return-value]
