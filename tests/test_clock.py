@@ -21,8 +21,8 @@ def test_iso_round_trip(ms: int) -> None:
 def test_smllm_now_freezes_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """SMLLM_NOW is the clock; a non-integer is a usage error that says how to fix it."""
     monkeypatch.setenv("SMLLM_NOW", "1767603600000")
-    assert (1767603600000, "2026-01-05T09:00:00.000Z") == (clock.now_ms(),
-                                                           clock.iso_utc(clock.now_ms()))
+    assert (clock.now_ms(),
+                                                           clock.iso_utc(clock.now_ms())) == (1767603600000, "2026-01-05T09:00:00.000Z")
     monkeypatch.setenv("SMLLM_NOW", "soon")
     with pytest.raises(Exception, match=r"SMLLM_NOW='soon' is not an integer \(set it to Unix"):
         clock.now_ms()
@@ -36,7 +36,7 @@ def test_planned_ids_are_handed_out_once_across_processes(monkeypatch: pytest.Mo
     code = "import sys; from smllm import clock; print(clock.new_id(sys.argv[1]))"
     taken = [subprocess.run([PYTHON, "-c", code, p], capture_output=True, text=True,
                             check=True).stdout.strip() for p in ("i-", "sm-", "i-", "i-")]
-    assert ["i-419405", "sm-nqvfvw", "i-000001"] == taken[:3]
+    assert taken[:3] == ["i-419405", "sm-nqvfvw", "i-000001"]
     assert taken[3].startswith("i-") and taken[3] not in taken[:3] and len(taken[3]) == 8
 
 
@@ -44,4 +44,4 @@ def test_planned_ids_are_handed_out_once_across_processes(monkeypatch: pytest.Mo
 def test_module_doctests(module: object) -> None:
     """The examples in the modules' docstrings hold."""
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)  # type: ignore[arg-type]
-    assert (0, True) == (result.failed, result.attempted > 0)
+    assert (result.failed, result.attempted > 0) == (0, True)
