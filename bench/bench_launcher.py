@@ -7,7 +7,8 @@ so that machine load hits them alike, N calls each (default 40):
 
 * direct: ``PY -I hooks/smllm_entry.py hook UserPromptSubmit`` (the baseline)
 * launcher, private environment ready: ``hooks/launcher hook UserPromptSubmit`` with
-  ``$CLAUDE_PLUGIN_DATA/venv`` stamped ready, its ``bin/python`` being PY
+  ``$CLAUDE_PLUGIN_DATA/venv`` (a venv made from PY) stamped ready; its baseline is that
+  venv's python run directly
 * launcher, before the bootstrap: ``SMLLM_PYTHON=PY`` and a bootstrap already running (its
   pid file names this process), the state of the first minute after installing the plugin
 
@@ -56,9 +57,10 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="smllm-bench-launcher-") as tmp:
         root = Path(tmp)
         base = {"PATH": "/usr/bin:/bin", "HOME": str(root), "SMLLM_HOME": str(root / "home")}
+        plugin = {"CLAUDE_PLUGIN_ROOT": str(REPO)}  # Claude Code sets it for plugin hooks
         ready = root / "ready"
-        (ready / "venv" / "bin").mkdir(parents=True)
-        os.symlink(PY, ready / "venv" / "bin" / "python")
+        # a real (empty) venv, as the bootstrap builds: the hook's hot path needs no deps
+        subprocess.run([PY, "-m", "venv", "--without-pip", str(ready / "venv")], check=True)
         key = bootstrap.deps_key(bootstrap.dependencies(str(REPO)))
         (ready / "venv" / f".smllm-ready-{key}").write_text("")
         pending = root / "pending"
@@ -71,10 +73,10 @@ def main(argv: list[str]) -> int:
         pairs = {
             "private env ready": (
                 ([fake, "-I", entry, *hook], base),
-                ([launcher, *hook], {**base, "CLAUDE_PLUGIN_DATA": str(ready)})),
+                ([launcher, *hook], {**base, **plugin, "CLAUDE_PLUGIN_DATA": str(ready)})),
             "before bootstrap": (
                 ([PY, "-I", entry, *hook], base),
-                ([launcher, *hook], {**base, "CLAUDE_PLUGIN_DATA": str(pending),
+                ([launcher, *hook], {**base, **plugin, "CLAUDE_PLUGIN_DATA": str(pending),
                                      "SMLLM_PYTHON": PY})),
         }
         ways = {f"{pair}: {side}": runs[i] for pair, runs in pairs.items()
