@@ -110,5 +110,4 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             record["output"] = p.get("tool_response")
         txn.append(journal.fact("tool_batch.effect.terminal", record))
         txn.set_state("open_intents", open_intents)
-        txn.set_state("last_activity_ms", ctx.now_ms)
     return None

@@ -110,5 +110,4 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 "scripts": verdict.facts.get("scripts"),
             }
             txn.set_state("open_intents", open_intents)
-        txn.set_state("last_activity_ms", ctx.now_ms)
     return _output(verdict.decision, verdict.reason)

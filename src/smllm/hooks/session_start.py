@@ -46,8 +46,8 @@ def _start_record(ctx: HookContext, source: str) -> journal.Entry:
 def _end_crashed(txn: journal.Transaction) -> None:
     """``session.end crash_inferred``; its uptime runs to the log's last record."""
     started = int(txn.state.get("started_at_ms") or txn.now_ms)
-    tail_at = clock.parse_iso_ms(getattr(txn.tail, "recorded_at", None))
-    last = max(int(txn.state.get("last_activity_ms") or 0), tail_at or 0, started)
+    tail_at = clock.parse_iso_ms(txn.tail.recorded_at)
+    last = max(tail_at or 0, started)
     txn.append(
         journal.fact(
             "session.end",
@@ -144,7 +144,6 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         if source != "compact":
             txn.set_state("open", True)
             txn.set_state("started_at_ms", ctx.now_ms)
-        txn.set_state("last_activity_ms", ctx.now_ms)
     parts = [_features.unknown_effects_text(unknown)] if unknown else []
     location = _features.machine_session_start(ctx)
     if location:
