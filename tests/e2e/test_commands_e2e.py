@@ -17,9 +17,11 @@ pytestmark = pytest.mark.e2e
 NO_BOOTSTRAP = {"SMLLM_PLUGIN_BOOTSTRAP": "0"}
 
 
-def _plugin_run(claude: Harness, clone: Path, prompt: str, **kw: object) -> Run:
+def _plugin_run(claude: Harness, clone: Path, prompt: str, mode: str = "default",
+                **kw: object) -> Run:
+    """Slash commands run in `default` mode: only their allowed-tools let the step run."""
     return claude.run(prompt, extra_args=["--plugin-dir", str(clone)], env=NO_BOOTSTRAP,
-                      permission_mode="default", **kw)  # type: ignore[arg-type]
+                      permission_mode=mode, **kw)  # type: ignore[arg-type]
 
 
 def _direct(claude: Harness, clone: Path, *args: str) -> str:
@@ -32,7 +34,7 @@ def _direct(claude: Harness, clone: Path, *args: str) -> str:
 
 
 def _prior_session(claude: Harness, clone: Path) -> str:
-    prior = _plugin_run(claude, clone, "two tools", script=TWO_TOOLS)
+    prior = _plugin_run(claude, clone, "two tools", mode="acceptEdits", script=TWO_TOOLS)
     assert 0 == prior.returncode, prior.describe()
     assert_journaled(prior)
     return prior.session_id
