@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 def hook(event: str, payload: dict[str, Any] | bytes | str, *, env: dict[str, str] | None = None,
          cwd: Path | None = None, timeout: float = 30) -> subprocess.CompletedProcess[bytes]:
-    """Run ``python -m smllm hook EVENT`` as Claude Code would: stdin JSON, capture stdout."""
+    """Run the hook as installed (``python -c 'from smllm.hooks import cli; cli()' EVENT``),
+    as Claude Code would: stdin JSON, capture stdout."""
     if isinstance(payload, dict):
         data = (json.dumps(payload) + "\n").encode()
     elif isinstance(payload, str):
@@ -26,7 +27,7 @@ def hook(event: str, payload: dict[str, Any] | bytes | str, *, env: dict[str, st
         data = payload
     full_env = dict(os.environ)
     full_env.update(env or {})
-    return subprocess.run([PYTHON, "-m", "smllm", "hook", event], input=data,
+    return subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", event], input=data,
                           capture_output=True, env=full_env, cwd=cwd, timeout=timeout, check=False)
 
 

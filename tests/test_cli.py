@@ -64,3 +64,18 @@ def test_internal_error_is_reported_to_a_file(monkeypatch: pytest.MonkeyPatch,
     assert err.startswith("smllm: error: internal error: RuntimeError: kaboom (a report is in ")
     path = err.split("a report is in ", 1)[1].split(";", 1)[0]
     assert "RuntimeError: kaboom" in open(path).read()
+
+
+def test_hook_subcommand_equals_the_installed_entry_point() -> None:
+    """`smllm hook EVENT` (python -m smllm) answers exactly like the installed `-c` form."""
+    import json
+
+    from helpers import base, hook
+
+    payload = base("PreToolUse", "cli-1", tool_name="Bash", tool_input={"command": "ls"},
+                   tool_use_id="toolu_1", hook_event_name="PreToolUse")
+    bad = dict(payload, tool_input="not a dict")
+    via_cli = smllm("hook", "PreToolUse", input=json.dumps(bad).encode())
+    via_entry = hook("PreToolUse", bad)
+    assert (0, via_entry.stdout.decode()) == (via_cli.returncode, via_cli.stdout)
+    assert '"permissionDecision":"deny"' in via_cli.stdout

@@ -242,7 +242,8 @@ def test_installed_command_is_absolute_and_runs_the_hook(project: Path) -> None:
     hooks = json.loads(_settings(project).read_text())["hooks"]
     for event, groups in hooks.items():
         (hook,) = groups[0]["hooks"]
-        assert (f"{sys.executable} -I -m smllm hook {event}", install.EVENTS[event]) == (
+        assert (f"{sys.executable} -I -c 'from smllm.hooks import cli; cli()' {event}",
+                install.EVENTS[event]) == (
             hook["command"], hook["timeout"])
     payload = {"session_id": "c0ffee00-0000-4000-8000-000000000001", "cwd": str(project),
                "transcript_path": str(project / "t.jsonl"), "hook_event_name": "SessionStart",

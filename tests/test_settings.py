@@ -102,6 +102,9 @@ def test_write_atomic_writes_through_a_symlink(tmp_path: Path) -> None:
 SMLLM_COMMANDS = [
     ({"type": "command", "command": "/v/bin/python -I -m smllm hook PreToolUse"}, "PreToolUse"),
     ({"type": "command", "command": "'/my dir/python' -m smllm hook Stop"}, "Stop"),
+    ({"type": "command",
+      "command": "/v/bin/python -I -c 'from smllm.hooks import cli; cli()' SessionEnd"},
+     "SessionEnd"),
     ({"command": "/usr/bin/python3 -m  smllm  hook SessionEnd"}, "SessionEnd"),
     ({"type": "command", "command": "python3 guard.py"}, None),
     ({"type": "command", "command": "echo -m smllm-hook"}, None),
@@ -112,7 +115,8 @@ SMLLM_COMMANDS = [
 
 @pytest.mark.parametrize(("hook", "event"), SMLLM_COMMANDS)
 def test_smllm_event_of_recognises_only_our_commands(hook: object, event: str | None) -> None:
-    """The command signature `-m smllm hook EVENT` is the mark of what install owns."""
+    """The command signature (`-c '…cli()' EVENT`, or the older `-m smllm hook EVENT`) is the
+    mark of what install owns."""
     assert event == settings.smllm_event_of(hook)
 
 

@@ -60,7 +60,9 @@ def _probe(command: str) -> Finding:
     except ValueError as exc:
         return Finding("error", f"  hook command cannot be parsed ({exc}): {command}")
     python = words[0] if words else ""
-    flags = [w for w in words[1:words.index("-m")]] if "-m" in words else []
+    # the interpreter's own flags: the words before `-c CODE` (or `-m smllm`)
+    end = next((i for i, w in enumerate(words) if w in ("-c", "-m")), len(words))
+    flags = words[1:end]
     if not (os.path.isabs(python) and os.access(python, os.X_OK)):
         return Finding("error", f"  hooks run {python}: not an executable file "
                                 f"(re-run `smllm install` with the Python smllm lives in)")

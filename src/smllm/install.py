@@ -1,7 +1,8 @@
 """``smllm install`` / ``uninstall``: smllm's hooks in a Claude Code settings file.
 
 What install owns: one matcher group per event of product.md §4, whose single hook
-runs ``'<absolute python>' [-I] -m smllm hook EVENT``. That command *is* the mark:
+runs ``'<absolute python>' [-I] -c 'from smllm.hooks import cli; cli()' EVENT`` (``-c``, not
+``-m smllm hook``, because ``-m`` imports runpy on every call). That command *is* the mark:
 :func:`smllm.settings.smllm_event_of` recognises it, and uninstall removes exactly the
 hook objects that carry it (and a group, event or ``hooks`` key only when removing ours
 left it empty). Everything else in the file is kept, in order.
@@ -110,8 +111,12 @@ def interpreter() -> tuple[str, list[str]]:
     return python, (["-I"] if isolated else [])
 
 
+#: what an installed hook runs with ``python -c``: the hook entry point, without runpy
+HOOK_CODE = "from smllm.hooks import cli; cli()"
+
+
 def hook_command(event: str, python: str, flags: list[str]) -> str:
-    return " ".join([shlex.quote(python), *flags, "-m", "smllm", "hook", event])
+    return " ".join([shlex.quote(python), *flags, "-c", shlex.quote(HOOK_CODE), event])
 
 
 def desired(python: str, flags: list[str]) -> dict[str, dict[str, Any]]:

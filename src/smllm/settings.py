@@ -179,11 +179,15 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> bool:
     return True
 
 
-_SMLLM_COMMAND = re.compile(r"(?:^|\s)-m\s+smllm\s+hook\s+(\w+)")
+#: ``-c 'from smllm.hooks import cli; cli()' EVENT`` (current) or ``-m smllm hook EVENT``
+#: (what earlier versions installed, still recognised so uninstall removes it)
+_SMLLM_COMMAND = re.compile(
+    r"(?:^|\s)(?:-m\s+smllm\s+hook|-c\s+'from smllm\.hooks import cli; cli\(\)')\s+(\w+)"
+)
 
 
 def smllm_event_of(hook: Any) -> str | None:
-    """The event named by an ``smllm install`` hook entry (``... -m smllm hook EVENT``)."""
+    """The event named by an ``smllm install`` hook entry (``... cli()' EVENT``)."""
     if not isinstance(hook, dict) or hook.get("type", "command") != "command":
         return None
     match = _SMLLM_COMMAND.search(str(hook.get("command", "")))
