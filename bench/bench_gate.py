@@ -147,9 +147,9 @@ def gate_marginal(runs: int) -> None:
 
 
 def analyser(rounds: int) -> None:
-    from cases import CASES  # noqa: PLC0415
+    from cases import CASES
 
-    from smllm.shell import analyse  # noqa: PLC0415
+    from smllm.shell import analyse
 
     commands = [c[2] for c in CASES]
     worst = (0.0, "")

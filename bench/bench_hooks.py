@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import PYTHON, interleaved, median_ms, peak_kib  # noqa: E402
+from _util import PYTHON, interleaved, median_ms, peak_kib
 
 SID = "b3e1c2d4-0000-4000-8000-00000000beef"
 

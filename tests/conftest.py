@@ -12,7 +12,7 @@ REAL_HOME = Path.home()
 
 
 @pytest.fixture(autouse=True)
-def smllm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def smllm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point SMLLM_HOME at a fresh folder and clear the reproducibility knobs."""
     home = tmp_path / "smllm-home"
     monkeypatch.setenv("SMLLM_HOME", str(home))
@@ -20,7 +20,7 @@ def smllm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path
                 "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ID",
                 "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
         monkeypatch.delenv(var, raising=False)
-    yield home
+    return home
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -44,7 +44,7 @@ class Project:
 
     def fire(self, key: str | None, event: str, **params: str) -> tuple[bool, str, str]:
         """Fire in-process; return (ok, key, text)."""
-        from smllm.machine import session  # noqa: PLC0415
+        from smllm.machine import session
 
         key, decision, _ = session.fire(key, event, params, cwd=str(self.root))
         return decision.ok, key, decision.text or ""

@@ -1,5 +1,5 @@
 """The audit line is durable before the reply is printed; a crash never loses state."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -63,7 +63,8 @@ def test_internal_error_is_reported_to_a_file(monkeypatch: pytest.MonkeyPatch,
     err = capsys.readouterr().err
     assert err.startswith("smllm: error: internal error: RuntimeError: kaboom (a report is in ")
     path = err.split("a report is in ", 1)[1].split(";", 1)[0]
-    assert "RuntimeError: kaboom" in open(path).read()
+    with open(path) as fh:
+        assert "RuntimeError: kaboom" in fh.read()
 
 
 def test_hook_subcommand_equals_the_installed_entry_point() -> None:

@@ -37,7 +37,9 @@ def test_planned_ids_are_handed_out_once_across_processes(monkeypatch: pytest.Mo
     taken = [subprocess.run([PYTHON, "-c", code, p], capture_output=True, text=True,
                             check=True).stdout.strip() for p in ("i-", "sm-", "i-", "i-")]
     assert taken[:3] == ["i-419405", "sm-nqvfvw", "i-000001"]
-    assert taken[3].startswith("i-") and taken[3] not in taken[:3] and len(taken[3]) == 8
+    assert taken[3].startswith("i-")
+    assert taken[3] not in taken[:3]
+    assert 8 == len(taken[3])
 
 
 @pytest.mark.parametrize("module", [clock, paths])

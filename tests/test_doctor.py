@@ -1,6 +1,6 @@
 """`smllm doctor` (issue 3 acceptance 5): where smllm is, which interpreter the hooks use,
 whether each settings file parses, and the malformed file Claude Code would ignore."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`smllm fire` command lines: the argparse-free fast path and its fallbacks."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Concurrent fires (acceptance 5): no audit line lost, no state corrupted."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

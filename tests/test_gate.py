@@ -1,5 +1,5 @@
 """The approval gate through the real PreToolUse/PostToolUse entry points (subprocesses)."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

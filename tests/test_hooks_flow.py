@@ -96,5 +96,5 @@ def test_lost_sidecar_is_rebuilt_from_the_log() -> None:
     out = hook_output(hook(*flow[3]))
     assert out is not None
     assert "sequence 4: tool:bash echo hi > a.txt" in out["hookSpecificOutput"]["additionalContext"]
-    resumed = [r for r in records(sid) if kind(r) == "session.resumed"][0]["payload"]["record"]
+    resumed = next(r for r in records(sid) if kind(r) == "session.resumed")["payload"]["record"]
     assert (1, [4]) == (resumed["prior_turn_count"], resumed["unknown_effects"])

@@ -1,5 +1,5 @@
 """`smllm install` / `smllm uninstall` (issue 3 acceptance 4), through the real CLI."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 
@@ -253,7 +253,7 @@ def test_installed_command_is_absolute_and_runs_the_hook(project: Path) -> None:
                           env={"PATH": "/usr/bin:/bin", "SMLLM_HOME": os.environ["SMLLM_HOME"]},
                           check=False)
     assert (0, "") == (proc.returncode, proc.stderr)
-    from helpers import kind, records  # noqa: PLC0415
+    from helpers import kind, records
 
     assert ["session.start"] == [kind(r) for r in records(payload["session_id"])][:1]
 

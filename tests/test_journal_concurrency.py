@@ -20,7 +20,7 @@ for i in range(n):
 
 
 def test_sixteen_writers_two_hundred_records_each(tmp_path: Path) -> None:
-    """16 writers × 200 records: 3,200 present, sequences 1..3200, verify passes."""
+    """16 writers x 200 records: 3,200 present, sequences 1..3200, verify passes."""
     log = tmp_path / "s" / "session.jsonl"
     log.parent.mkdir(mode=0o700)
     procs = [

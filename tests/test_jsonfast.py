@@ -42,4 +42,4 @@ def test_errors_are_json_errors(bad: str) -> None:
 
 def test_surrounding_whitespace_and_bytes() -> None:
     """Whitespace around the value and UTF-8 bytes are accepted as json.loads accepts them."""
-    assert {"x": [1, "é"]} == jsonfast.loads(' \n{"x": [1, "\\u00e9"]}\t\r\n'.encode())
+    assert {"x": [1, "é"]} == jsonfast.loads(b' \n{"x": [1, "\\u00e9"]}\t\r\n')

@@ -1,5 +1,5 @@
 """`smllm machine list|validate`, `smllm session show`, and the MCP server's protocol."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ line of its ```` ```console ```` blocks in ``~/project`` of a scratch home, with
 clock at 2026-01-05 09:00 UTC plus one minute per command. ``[exit N]`` marks a failing
 command; ``~`` stands for the scratch home.
 """
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

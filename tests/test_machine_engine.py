@@ -1,5 +1,5 @@
 """Engine semantics: params, built-ins, stops, final states, several instances."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

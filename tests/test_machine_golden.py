@@ -1,5 +1,5 @@
 """Seed 001, byte for byte: bind through SessionStart, fire, stop, session list and audit."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Command and param guards (acceptance 4): evidence backs the claim, or the event is refused."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

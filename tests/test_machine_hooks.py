@@ -1,5 +1,5 @@
 """The hooks' view of machines: binding, locations, per-state tool rules, no leaks."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

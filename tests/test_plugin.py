@@ -1,5 +1,5 @@
 """The plugin's files: manifest, hooks.json, launcher, bootstrap, slash commands."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

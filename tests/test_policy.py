@@ -1,5 +1,5 @@
 """Policy files: validation with file:line errors, precedence, the cache, explain, check."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_cache_follows_edits(tmp_path: Path) -> None:
 
 def test_builtin_rules_match_the_analyser() -> None:
     """Every built-in rule id has a source line; ids used by the analyser all exist."""
-    import re  # noqa: PLC0415
+    import re
 
     builtin = _compile.load_defaults()
     src = Path(_compile.__file__).parent.parent

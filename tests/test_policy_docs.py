@@ -5,7 +5,7 @@ goes; each ``$ `` line of a ```` ```console ```` block runs there with a scratch
 and SMLLM_HOME, and its output must match the page (``~`` is the scratch home;
 ``[exit N]`` marks a failing command).
 """
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Reviewers: strict verdict parsing, the judge's request, the command reviewer's failures."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """smllm.settings: locating, parsing, laying out and atomically writing settings files."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The shell parser and analyser: unit tables and Hypothesis properties."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Issue 3 acceptance 6: each slash command, run through the real CLI, shows the model the
 real output of the smllm command behind it."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Seed 000's sample: an in-place edit and a run pass by static policy, ``rm -rf`` goes to
 the LLM judge (the mock's judge queue), and the journal holds the approval chain.
 """
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

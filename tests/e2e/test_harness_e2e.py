@@ -1,5 +1,5 @@
 """The e2e harness itself: mock queues, request log, kill_after, cleanup."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Issue 3 acceptance 1, 4 and 7 through the real Claude Code CLI: install routes."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ def assert_ran_side_by_side(run: Run, project: Path) -> None:
                                                  for i in intents]
     # smllm's intent was durable while the other (1 s) hook was still running
     stamps = [i["recorded_at"] for i in intents]
-    from datetime import datetime  # noqa: PLC0415
+    from datetime import datetime
 
     for o, stamp in zip(other, stamps, strict=True):
         at = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()

@@ -5,7 +5,7 @@ fires `reproduced` through the MCP tool; its first stop in TRIAGE is blocked wit
 events text, a second stop without a fire is allowed and audited `runaway`; once DONE
 is reached it stops freely.
 """
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

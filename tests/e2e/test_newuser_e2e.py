@@ -1,5 +1,5 @@
 """Issue 2 acceptance 7: a new user's fresh clone, README command 1, then a session's hooks."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def test_fresh_clone_readme_command_then_hooks_write_the_journal(tmp_path: Path,
     flow = json.loads(FLOW.read_text())
     old = os.umask(0o022)  # a typical user's umask: private modes must not depend on it
     try:
-        for event, payload in flow:
-            payload = dict(payload, cwd=str(project))
+        for event, recorded in flow:
+            payload = dict(recorded, cwd=str(project))
             run = subprocess.run(["/bin/sh", "-c", commands[event]], input=json.dumps(payload),
                                  cwd=project, env=dict(env, CLAUDE_PROJECT_DIR=str(project)),
                                  capture_output=True, text=True, timeout=60, check=False)

@@ -1,5 +1,5 @@
 """Issue 3 acceptance 2, 3 and 7: smllm as a Claude Code plugin, through the real CLI."""
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ gate call for rec_8 is in flight. `claude --resume` then records `crash_inferred
 `session.resumed`, tells the model the unknown effect, holds its re-attempt until
 `smllm reconcile` records the verified outcome, and finishes rec_8 only.
 """
-# ruff: noqa: SIM300 - conventions §14: tests assert `expected == actual`
+
 
 from __future__ import annotations
 
