@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from smllm.export import Document, body_of, kind_of
+from smllm.export import Document
+from smllm.journal import body_of, kind_of
 from smllm.ledger import action_text, parse_ms
 
 STEPS: dict[str, str] = {

@@ -56,28 +56,6 @@ _OMITTED = b'{"omitted_live_only":{'
 _CHUNK = 1 << 20
 
 
-def kind_of(rec: dict[str, Any]) -> str | None:
-    """``payload.event.kind // payload_type``: the name of a record."""
-    payload = rec.get("payload")
-    if isinstance(payload, dict):
-        ev = payload.get("event")
-        if isinstance(ev, dict) and isinstance(ev.get("kind"), str):
-            return str(ev["kind"])
-    pt = rec.get("payload_type")
-    return pt if isinstance(pt, str) else None
-
-
-def body_of(rec: dict[str, Any]) -> dict[str, Any]:
-    """The fields of a record: ``payload.event`` or ``payload.record``."""
-    payload = rec.get("payload")
-    if isinstance(payload, dict):
-        for key in ("event", "record"):
-            inner = payload.get(key)
-            if isinstance(inner, dict):
-                return inner
-    return {}
-
-
 # --------------------------------------------------------------------- streams
 
 
@@ -217,7 +195,7 @@ def _scan_record(s: Summary, d: Diagnostics, rec: dict[str, Any], raw: bytes) ->
         d.sequence_gaps += 1
     s.max_sequence = max(s.max_sequence, seq)
     d.omitted_live_only += raw.count(_OMITTED)
-    kind = kind_of(rec)
+    kind = journal.kind_of(rec)
     if kind not in KNOWN_KINDS:
         d.unknown_payload_kinds += 1
     if kind not in _LIFECYCLE:
@@ -225,7 +203,7 @@ def _scan_record(s: Summary, d: Diagnostics, rec: dict[str, Any], raw: bytes) ->
     if kind == "accepted":
         s.turn_count += 1
     elif kind in _LIFECYCLE:
-        _lifecycle(s, kind, body_of(rec))
+        _lifecycle(s, kind, journal.body_of(rec))
 
 
 def _lifecycle(s: Summary, kind: str | None, body: dict[str, Any]) -> None:

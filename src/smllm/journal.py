@@ -201,6 +201,29 @@ def parse_line(raw: bytes) -> dict[str, Any] | None:
 # --------------------------------------------------------------------- reading
 
 
+def kind_of(rec: dict[str, Any]) -> str | None:
+    """``payload.event.kind // payload_type``: the name of a record."""
+    payload = rec.get("payload")
+    if isinstance(payload, dict):
+        ev = payload.get("event")
+        if isinstance(ev, dict) and isinstance(ev.get("kind"), str):
+            return str(ev["kind"])
+    pt = rec.get("payload_type")
+    return pt if isinstance(pt, str) else None
+
+
+def body_of(rec: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a record: ``payload.event`` or ``payload.record``."""
+    payload = rec.get("payload")
+    if isinstance(payload, dict):
+        for key in ("event", "record"):
+            inner = payload.get(key)
+            if isinstance(inner, dict):
+                return inner
+    return {}
+
+
+
 def iter_lines(path: StrPath) -> Iterator[Line]:
     """Every physical line of the log, streaming; the last one may be torn."""
     try:

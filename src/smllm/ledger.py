@@ -27,7 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from smllm.export import Document, body_of, kind_of
+from smllm.export import Document
+from smllm.journal import body_of, kind_of
 
 Lane = Literal["model", "tool run", "edit", "approval"]
 LANES: tuple[Lane, ...] = ("model", "tool run", "edit", "approval")

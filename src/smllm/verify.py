@@ -39,28 +39,6 @@ class Report:
         return min(self.problems, key=lambda p: p.line) if self.problems else None
 
 
-def _kind(rec: dict[str, Any]) -> str | None:
-    payload = rec.get("payload")
-    if isinstance(payload, dict):
-        ev = payload.get("event")
-        if isinstance(ev, dict) and isinstance(ev.get("kind"), str):
-            return str(ev["kind"])
-    pt = rec.get("payload_type")
-    return pt if isinstance(pt, str) else None
-
-
-def _event(rec: dict[str, Any]) -> dict[str, Any]:
-    payload = rec.get("payload")
-    if isinstance(payload, dict):
-        ev = payload.get("event")
-        if isinstance(ev, dict):
-            return ev
-        r = payload.get("record")
-        if isinstance(r, dict):
-            return r
-    return {}
-
-
 class _Checker:
     def __init__(self, report: Report) -> None:
         self.report = report
@@ -105,8 +83,8 @@ class _Checker:
         self.invariants(n, rec)
 
     def invariants(self, n: int, rec: dict[str, Any]) -> None:
-        kind = _kind(rec)
-        body = _event(rec)
+        kind = journal.kind_of(rec)
+        body = journal.body_of(rec)
         if kind == "side_effect_intent":
             key = body.get("idempotency_key")
             if isinstance(key, str):
