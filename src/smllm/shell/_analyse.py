@@ -11,7 +11,6 @@ a substitution, a glob) is escalated, never allowed.
 from __future__ import annotations
 
 import os
-import re
 
 from smllm.shell._model import (
     Analysis,
@@ -181,10 +180,16 @@ def _redirects(cmd: Simple, ctx: Context) -> list[Finding]:
             r.op in (">&", "<&")
             and r.target is not None
             and r.target.value is not None
-            and not re.fullmatch(r"\d+-?|-", r.target.value)
+            and not _fd_duplication(r.target.value)
         ):
             out += write_target(r.target, ctx, truncate=True, what="overwrites")
     return out
+
+
+def _fd_duplication(value: str) -> bool:
+    r"""``\d+-?|-``: the target of ``>&`` / ``<&`` is a descriptor (or closes one)."""
+    digits = value[:-1] if value.endswith("-") else value
+    return value == "-" or (digits.isascii() and digits.isdigit())
 
 
 def decide(findings: list[Finding]) -> Decision:

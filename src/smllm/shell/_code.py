@@ -9,10 +9,9 @@ destroying API is denied.
 
 from __future__ import annotations
 
-import re
-
 from smllm.shell._analyse import nested, stdin_text, write_target
-from smllm.shell._model import Context, Finding, LazyRe
+from smllm.shell._model import IGNORECASE, Context, Finding, LazyRe, is_short_flags, strip_version
+from smllm.shell._model import re_lazy as re
 from smllm.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -27,7 +26,7 @@ DESTRUCTIVE_API = LazyRe(
     r"FileUtils\s*\.\s*(rm|remove)|remove_tree|rmtree|\bunlink\b|File\s*\.\s*delete|"
     r"Dir\s*\.\s*delete|Remove-Item|Clear-Content|Format-Volume|\bdel\s+/|send2trash|"
     r"\.rmdir\s*\(|truncate\s*\(|\bshred\b",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 SHELL_API = LazyRe(
     r"os\s*\.\s*(system|popen|exec\w*|spawn\w*)|subprocess|pty\s*\.\s*spawn|commands\s*\.|"
@@ -69,7 +68,7 @@ _WITH_ARG = {
 
 
 def _family(name: str) -> str:
-    base = re.sub(r"[0-9.]+$", "", name)
+    base = strip_version(name)
     return "node" if base == "nodejs" else base
 
 
@@ -150,7 +149,7 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
             codes.append(args[i + 1])
             i += 2
             continue
-        if fam in ("python", "pypy") and re.fullmatch(r"-[a-zA-Z]*c", v) and i + 1 < len(args):
+        if fam in ("python", "pypy") and is_short_flags(v, "c") and i + 1 < len(args):
             codes.append(args[i + 1])
             i += 2
             continue

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import os
-import re
 
 from smllm.shell._analyse import write_target
 from smllm.shell._model import Context, Finding
+from smllm.shell._model import re_lazy as re
 from smllm.shell._parse import Simple, Word
 
 TYPE_CHECKING = False

@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-import re
-
 from smllm.shell._model import Context, Finding
+from smllm.shell._model import re_lazy as re
 from smllm.shell._parse import Simple, Word
 
 TYPE_CHECKING = False

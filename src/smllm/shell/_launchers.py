@@ -9,10 +9,9 @@ analysed when it is known and escalated when it is not.
 
 from __future__ import annotations
 
-import re
-
 from smllm.shell._analyse import nested, stdin_text
 from smllm.shell._model import Context, Finding
+from smllm.shell._model import re_lazy as re
 from smllm.shell._parse import Simple, Word, parse
 
 TYPE_CHECKING = False

@@ -17,6 +17,51 @@ if TYPE_CHECKING:
     Where = Literal["dynamic", "device", "sensitive", "critical", "outside", "temp", "workspace"]
 
 
+class _ReProxy:
+    """The ``re`` module, imported on first use.
+
+    ``import re`` (with enum, functools and collections behind it) costs about half a bare
+    interpreter start; most commands are analysed without any regular expression.
+    """
+
+    def __getattr__(self, name: str) -> object:
+        import re  # noqa: PLC0415
+
+        return getattr(re, name)
+
+
+if TYPE_CHECKING:
+    re_lazy = re
+else:
+    re_lazy = _ReProxy()
+
+_LOWER_NAME = frozenset("abcdefghijklmnopqrstuvwxyz_0123456789")
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def strip_version(name: str) -> str:
+    """``python3.11`` -> ``python`` (a trailing ``[0-9.]+`` removed)."""
+    return name.rstrip("0123456789.")
+
+
+def is_lower_assignment(word: str) -> bool:
+    """``[a-z_][a-z0-9_]*=.*``: a lowercase ``name=value`` word."""
+    eq = word.find("=")
+    return (eq > 0 and word[0] in _LOWER_NAME and not word[0].isdigit()
+            and all(c in _LOWER_NAME for c in word[:eq]))
+
+
+def is_short_flags(word: str, last: str) -> bool:
+    """``-[a-zA-Z]*<last>``: a bundle of short options ending in ``last``."""
+    return (len(word) >= 2 and word[0] == "-" and word.endswith(last)
+            and all(c in _ASCII_LETTERS for c in word[1:]))
+
+
+#: flags for :class:`LazyRe`, without importing ``re`` to read them
+IGNORECASE = 2
+DOTALL = 16
+
+
 class LazyRe:
     """A regular expression compiled on first use (compiling them all costs ~40 ms a run)."""
 

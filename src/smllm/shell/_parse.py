@@ -16,15 +16,53 @@ input is recorded in :attr:`Script.errors`.
 
 from __future__ import annotations
 
-import re
-
-from smllm.shell._model import LazyRe
 from smllm.shell._syntax import Env, Redirect, Script, Simple, Word
 from smllm.shell._words import WordReader
 
 __all__ = ["Redirect", "Script", "Simple", "Word", "parse"]
 
-_ASSIGN_RE = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NAME_CHARS = _NAME_START | frozenset("0123456789")
+
+
+def _name_end(s: str, i: int) -> int:
+    """The end of a shell name (``[A-Za-z_][A-Za-z0-9_]*``) starting at ``i``, or ``i``."""
+    if i >= len(s) or s[i] not in _NAME_START:
+        return i
+    j = i + 1
+    while j < len(s) and s[j] in _NAME_CHARS:
+        j += 1
+    return j
+
+
+def is_assignment(raw: str) -> bool:
+    r"""``NAME=…``, ``NAME+=…`` or ``NAME[sub]=…`` (the regular expression
+    ``[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=``, hand-written: it runs on every command)."""
+    j = _name_end(raw, 0)
+    if j == 0:
+        return False
+    if raw.startswith("[", j):
+        close = raw.find("]", j + 1)
+        if close < 0:
+            return False
+        j = close + 1
+    if raw.startswith("+", j):
+        j += 1
+    return raw.startswith("=", j)
+
+
+def _fd_prefix_end(s: str, i: int) -> int | None:
+    r"""The end of a redirect's fd prefix at ``i`` (``\d+`` or ``{name}``), or None."""
+    j = i
+    while j < len(s) and s[j].isdigit() and s[j].isascii():
+        j += 1
+    if j > i:
+        return j
+    if s.startswith("{", i):
+        k = _name_end(s, i + 1)
+        if k > i + 1 and s.startswith("}", k):
+            return k + 1
+    return None
 _RESERVED = frozenset(
     {
         "!",
@@ -213,7 +251,7 @@ class _Parser(WordReader):
             and self._reserved(word.value)
         ):
             return
-        if command_position and _ASSIGN_RE.match(word.raw):
+        if command_position and is_assignment(word.raw):
             name = word.raw.split("=", 1)[0].split("[", 1)[0].rstrip("+")
             self.env.assigned.add(name)
             self.cur.assigns.append(name)
@@ -247,8 +285,9 @@ class _Parser(WordReader):
     def _try_redirect(self) -> bool:
         s = self.s
         i = self.i
-        m = re.compile(r"\d+|\{[A-Za-z_][A-Za-z0-9_]*\}").match(s, i)
-        j = m.end() if m else i
+        end = _fd_prefix_end(s, i)
+        m = end is not None
+        j = end if end is not None else i
         if m and self._token_start() is False:
             return False
         op = None
@@ -256,7 +295,7 @@ class _Parser(WordReader):
             if s.startswith(cand, j):
                 op = cand
                 break
-        if op is None or (m is None and op in ("<", ">") and s.startswith("(", j + 1)):
+        if op is None or (not m and op in ("<", ">") and s.startswith("(", j + 1)):
             return False
         if op in ("&>", "&>>") and m:
             return False

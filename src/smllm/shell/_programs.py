@@ -7,12 +7,10 @@ Families live in sibling modules (:mod:`._fs`, :mod:`._git`, :mod:`._code`,
 
 from __future__ import annotations
 
-import re
-
 from smllm.shell import _code, _fs, _git, _launchers, _system
 from smllm.shell._analyse import command_name, nested, stdin_text, write_target
 from smllm.shell._launchers import SHELLS, skip_options
-from smllm.shell._model import Context, Finding
+from smllm.shell._model import Context, Finding, is_lower_assignment, strip_version
 from smllm.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -132,7 +130,7 @@ def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> Result:
     if problem is not None or name is None:
         return [problem] if problem else [], False
     args = words[1:]
-    if (re.fullmatch(r"[a-z_][a-z0-9_]*=.*", name, re.DOTALL) or name in _RESERVED) and args:
+    if (is_lower_assignment(name) or name in _RESERVED) and args:
         return judge_argv(args, cmd, ctx)  # an assignment after a launcher (sudo FOO=1 cmd)
     handler = HANDLERS.get(name)
     if handler is None:
@@ -142,12 +140,15 @@ def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> Result:
     return [], name in SAFE
 
 
+_VERSIONED_INTERPRETERS = frozenset({"python", "pypy", "ruby", "perl", "php", "lua", "luajit"})
+_INTERPRETERS = frozenset({"node", "nodejs", "deno", "bun", "rscript", "tclsh", "osascript",
+                           "pwsh", "powershell"})
+
+
 def _family(name: str) -> Handler | None:
-    if re.fullmatch(
-        r"python[0-9.]*|pypy[0-9.]*|node(js)?|deno|bun|ruby[0-9.]*|perl[0-9.]*|"
-        r"php[0-9.]*|lua(jit)?[0-9.]*|rscript|tclsh|osascript|pwsh|powershell",
-        name,
-    ):
+    # python[0-9.]*|pypy[0-9.]*|node(js)?|deno|bun|ruby[0-9.]*|perl[0-9.]*|php[0-9.]*|
+    # lua(jit)?[0-9.]*|rscript|tclsh|osascript|pwsh|powershell
+    if name in _INTERPRETERS or strip_version(name) in _VERSIONED_INTERPRETERS:
         return _code.interpreter
     if name.startswith(("mkfs", "mke2fs", "mkswap", "wipefs", "mkdosfs")):
         return _fs.disk_destroy

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from smllm.shell._analyse import nested, stdin_text
-from smllm.shell._model import Context, Finding, LazyRe
+from smllm.shell._model import IGNORECASE, Context, Finding, LazyRe
+from smllm.shell._model import re_lazy as re
 from smllm.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -18,7 +17,7 @@ _SQL_DESTROY = LazyRe(
     r"\b(drop\s+(table|database|schema|index|view|collection|user)|"
     r"truncate\s+(table\s+)?\w|delete\s+from\s+\w+\s*(;|$)|"
     r"dropDatabase|\.drop\s*\(|flushall|flushdb)\b",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 
 

@@ -8,9 +8,8 @@ or process substitution it meets as a nested script.
 
 from __future__ import annotations
 
-import re
-
 from smllm.shell._model import LazyRe
+from smllm.shell._model import re_lazy as re
 from smllm.shell._syntax import MAX_DEPTH, META, Env, Simple, Word, static_output
 
 TYPE_CHECKING = False
