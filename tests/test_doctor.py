@@ -12,6 +12,7 @@ import pytest
 
 import smllm as smllm_pkg
 from helpers import smllm
+from smllm import install
 
 PKG = Path(smllm_pkg.__file__).parent
 
@@ -66,7 +67,8 @@ def test_installed_project_names_the_interpreter(project: Path, env: dict[str, s
     rc, lines = _doctor(project, env)
     p = _paths(project, env)
     assert f"ok     project settings {p['project']}: parses; smllm hooks for 10/10 events" in lines
-    assert (f"ok       hooks run {sys.executable} -I: smllm {smllm_pkg.VERSION} from {PKG}"
+    flags = " ".join(install.interpreter()[1])
+    assert (f"ok       hooks run {sys.executable} {flags}: smllm {smllm_pkg.VERSION} from {PKG}"
             in lines), lines
     assert 0 == rc
 
@@ -100,7 +102,9 @@ def test_interpreter_without_smllm_is_an_error(project: Path, env: dict[str, str
     """An interpreter that exists but cannot import smllm is reported with its error."""
     assert 0 == smllm("install", "--project", str(project), env=env).returncode
     path = _paths(project, env)["project"]
-    path.write_text(path.read_text().replace(f"{sys.executable} -I", "/usr/bin/python3 -I"))
+    launch = json.dumps(install.hook_command("", *install.interpreter()).rstrip())[1:-1]
+    other = json.dumps("/usr/bin/python3 -I -c 'from smllm.hooks import cli; cli()'")[1:-1]
+    path.write_text(path.read_text().replace(launch, other))
     rc, lines = _doctor(project, env)
     expected = ("error    hooks run /usr/bin/python3: it cannot import smllm "
                 "(ModuleNotFoundError: No module named 'smllm'); reinstall smllm into it or "

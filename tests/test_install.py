@@ -16,6 +16,9 @@ from helpers import smllm
 from smllm import install
 
 FIXTURES = Path(__file__).parent / "fixtures" / "settings"
+#: how installed hooks start, as `smllm install` run by this interpreter writes it
+LAUNCH = install.hook_command("", *install.interpreter()).rstrip()
+LAUNCH_JSON = json.dumps(LAUNCH)[1:-1]
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "before.json").exists())
 CANONICAL = ["empty-object", "user-hooks"]  # json.dumps(indent=2) layouts
 MALFORMED = sorted(p.stem for p in (FIXTURES / "malformed").glob("*.json"))
@@ -53,7 +56,7 @@ def test_install_writes_the_golden_file(project: Path, case: str) -> None:
     path = _place(project, case)
     proc = _install(project)
     assert 0 == proc.returncode, proc.stderr
-    golden = (FIXTURES / case / "after.json").read_text().replace("@PYTHON@", sys.executable)
+    golden = (FIXTURES / case / "after.json").read_text().replace("@LAUNCH@", LAUNCH_JSON)
     assert golden == path.read_text()
 
 
@@ -242,7 +245,7 @@ def test_installed_command_is_absolute_and_runs_the_hook(project: Path) -> None:
     hooks = json.loads(_settings(project).read_text())["hooks"]
     for event, groups in hooks.items():
         (hook,) = groups[0]["hooks"]
-        assert (f"{sys.executable} -I -c 'from smllm.hooks import cli; cli()' {event}",
+        assert (f"{LAUNCH} {event}",
                 install.EVENTS[event]) == (
             hook["command"], hook["timeout"])
     payload = {"session_id": "c0ffee00-0000-4000-8000-000000000001", "cwd": str(project),

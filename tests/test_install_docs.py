@@ -8,6 +8,7 @@ shown as those of the installer's environment (``/home/me/.local/share/smllm/ven
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,9 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from smllm import install
+
 REPO = Path(__file__).resolve().parent.parent
 SHOWN_HOME = "/home/me"
 SHOWN_PYTHON = "/home/me/.local/share/smllm/venv/bin/python"
+#: the import paths an installed hook puts on sys.path (python -I -S), as the page shows them
+PATHS = json.dumps(install.import_paths())
+SHOWN_PATHS = '["/home/me/.local/share/smllm/venv/lib/python3.11/site-packages"]'
 _BLOCK = re.compile(r"```console\n(.*?)```", re.S)
 
 
@@ -46,7 +52,8 @@ def test_console_transcripts_match(page: str, tmp_path: Path) -> None:
     for command, output in steps:
         proc = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True,
                               text=True, timeout=60, check=False)
-        shown = (proc.stdout + proc.stderr).replace(sys.executable, SHOWN_PYTHON)
+        shown = (proc.stdout + proc.stderr).replace(PATHS, SHOWN_PATHS)
+        shown = shown.replace(sys.executable, SHOWN_PYTHON)
         actual.append(f"$ {command}\n{shown.replace(str(work), SHOWN_HOME)}".rstrip())
         expected.append(f"$ {command}\n{output}".rstrip())
     assert "\n".join(expected) == "\n".join(actual)

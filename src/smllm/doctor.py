@@ -67,6 +67,11 @@ def _probe(command: str) -> Finding:
         return Finding("error", f"  hooks run {python}: not an executable file "
                                 f"(re-run `smllm install` with the Python smllm lives in)")
     code = "import smllm, smllm.hooks; print(smllm.VERSION, smllm.__file__)"
+    if "-c" in words[:-1]:  # the hook's own code, with its sys.path set-up (for -S)
+        hook_code = words[words.index("-c") + 1]
+        head, sep, _ = hook_code.partition(install.HOOK_CODE)
+        if sep:
+            code = head + code
     try:
         out = subprocess.run([python, *flags, "-c", code], capture_output=True, text=True,
                              timeout=30, check=False, stdin=subprocess.DEVNULL)

@@ -182,7 +182,7 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> bool:
 #: ``-c 'from smllm.hooks import cli; cli()' EVENT`` (current) or ``-m smllm hook EVENT``
 #: (what earlier versions installed, still recognised so uninstall removes it)
 _SMLLM_COMMAND = re.compile(
-    r"(?:^|\s)(?:-m\s+smllm\s+hook|-c\s+'from smllm\.hooks import cli; cli\(\)')\s+(\w+)"
+    r"(?:(?:^|\s)-m\s+smllm\s+hook|from smllm\.hooks import cli; cli\(\)')\s+(\w+)\s*$"
 )
 
 
