@@ -12,6 +12,16 @@ from collections.abc import Sequence
 PYTHON = sys.executable
 
 
+def installed_hook_argv() -> list[str]:
+    """The argv of a hook as ``smllm install`` writes it, without its EVENT."""
+    import shlex
+
+    from smllm import install
+
+    python, flags = install.interpreter()
+    return shlex.split(install.hook_command("", python, flags))
+
+
 def run_once(argv: Sequence[str], stdin: bytes = b"", env: dict[str, str] | None = None,
              cwd: str | None = None) -> tuple[float, int, int]:
     """(wall seconds, exit status, peak RSS in KiB) of one process."""
@@ -38,6 +48,18 @@ def interleaved(cases: dict[str, tuple[Sequence[str], bytes]], rounds: int,
                 raise SystemExit(f"{name}: exit status {rc}")
             out[name].append((wall, rss))
     return out
+
+
+def peak_rss_kib(argv: Sequence[str], stdin: bytes = b"", env: dict[str, str] | None = None,
+                 cwd: str | None = None) -> int | None:
+    """Peak RSS of one run, measured by GNU time (a fork of this process would inherit
+    this process's memory and spoil ``ru_maxrss``); None without /usr/bin/time."""
+    if not os.path.exists("/usr/bin/time"):
+        return None
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], input=stdin, env=env, cwd=cwd,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    last = proc.stderr.decode().strip().splitlines()[-1:]
+    return int(last[0]) if last and last[0].isdigit() else None
 
 
 def median_ms(samples: list[tuple[float, int]]) -> float:

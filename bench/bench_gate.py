@@ -24,6 +24,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "fixtures" / "corpus"))
+sys.path.insert(0, str(REPO / "bench"))
+from _util import installed_hook_argv
 
 
 def _run_ms(argv: list[str], data: bytes, env: dict[str, str], cwd: str) -> float:
@@ -63,7 +65,7 @@ def hooks(runs: int) -> None:
         # PYTHONDONTWRITEBYTECODE, which would recompile every edited module on each run)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         py = sys.executable
-        hook = [py, "-m", "smllm", "hook"]
+        hook = installed_hook_argv()  # exactly as `smllm install` writes the hooks
         command = "git status && ls -la src | grep -v '^d' > /dev/null; python3 check_costs.py"
         cases = {
             "bare": ([py, "-c", "pass"], lambda i: b""),

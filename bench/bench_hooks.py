@@ -2,9 +2,10 @@
 
     .venv/bin/python bench/bench_hooks.py [--rounds N]
 
-Baseline: a bare ``python -c pass`` of the same interpreter. Each hook event runs as the
-installed hook runs it (``python -c "from smllm.hooks import cli; cli()" EVENT`` with the
-event's JSON on stdin), interleaved with the baseline; ``python -m smllm hook`` is shown too. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
+Baseline: a bare ``python -c pass`` of the same interpreter. Each hook event runs exactly as
+``smllm install`` writes it (``python -I -S -c '<import paths>; from smllm.hooks import cli;
+cli()' EVENT`` with the event's JSON on stdin), interleaved with the baseline;
+``python -m smllm hook`` is shown for comparison. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
 ≥ 1,000 fsynced appends per second from one writer; 16 concurrent writers lose nothing.
 """
 
@@ -20,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import PYTHON, interleaved, median_ms, peak_kib
+from _util import PYTHON, installed_hook_argv, interleaved, median_ms, peak_rss_kib
 
 SID = "b3e1c2d4-0000-4000-8000-00000000beef"
 
@@ -45,14 +46,15 @@ def payloads(cwd: str, transcript: str) -> dict[str, dict[str, object]]:
 def bench_latency(rounds: int, home: str) -> bool:
     env = dict(os.environ, SMLLM_HOME=home)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with .pyc files, as users run it
-    # import smllm from a plain folder on sys.path, as an installed package (site-packages)
-    # or the plugin's launcher does, not through the editable install's import hook
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent / "src")
+    from smllm import install
+
+    python, flags = install.interpreter()
+    print(f"hooks run as installed: {install.hook_command('EVENT', python, flags)}")
     cwd = tempfile.mkdtemp(prefix="smllm-bench-proj-")
     transcript = os.path.join(cwd, "transcript.jsonl")
     Path(transcript).write_text("")
     cases = {"baseline: python -c pass": ([PYTHON, "-c", "pass"], b"")}
-    hook = [PYTHON, "-c", "from smllm.hooks import cli; cli()"]
+    hook = installed_hook_argv()
     for event, payload in payloads(cwd, transcript).items():
         cases[event] = ([*hook, event], json.dumps(payload).encode())
     stop = json.dumps(payloads(cwd, transcript)["Stop"]).encode()
@@ -60,7 +62,8 @@ def bench_latency(rounds: int, home: str) -> bool:
     interleaved(cases, 2, env=env, cwd=cwd)  # warm-up: write .pyc files, fill caches
     results = interleaved(cases, rounds, env=env, cwd=cwd)
     base = median_ms(results["baseline: python -c pass"])
-    base_rss = peak_kib(results["baseline: python -c pass"])
+    rss = {name: peak_rss_kib(argv, stdin, env=env, cwd=cwd)
+           for name, (argv, stdin) in cases.items()}
     print(f"\nhook latency ({rounds} rounds, interleaved; target ≤ 1.50× baseline)")
     print(f"  {'case':<26} {'median ms':>9} {'ratio':>7} {'peak RSS KiB':>13}")
     ok = True
@@ -69,9 +72,11 @@ def bench_latency(rounds: int, home: str) -> bool:
         exempt = name.startswith("baseline") or "-m smllm" in name
         flag = "" if exempt or ratio <= 1.5 else "  OVER"
         ok = ok and not flag
-        print(f"  {name:<26} {median_ms(samples):9.1f} {ratio:6.2f}× {peak_kib(samples):13d}{flag}")
-    print(f"  peak memory of a hook process: {max(peak_kib(s) for s in results.values())} KiB "
-          f"(bare interpreter {base_rss} KiB)")
+        print(f"  {name:<26} {median_ms(samples):9.1f} {ratio:6.2f}× {rss[name] or 0:13d}{flag}")
+    peaks = [v for k, v in rss.items() if v and not k.startswith("baseline")]
+    if peaks:
+        print(f"  peak memory of a hook process: {max(peaks)} KiB "
+              f"(bare interpreter {rss['baseline: python -c pass']} KiB)")
     return ok
 
 

@@ -68,3 +68,28 @@ def test_common_commands_need_no_regular_expression() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "False\n" == out.stdout
+
+
+FRAGMENTS = [
+    "os.", "os . ", "remove", "unlink(", ".unlink(", "rmdir", "removedirs", "truncate(", "rmtree",
+    "fs.", "fs . rm", "promises.rm", "rm_rf", "rm_r", "FileUtils.rm", "remove_tree", "File.delete",
+    "Dir.delete", "Remove-Item", "Clear-Content", "Format-Volume", "del /", "send2trash", "shred",
+    "rmSync", "rmdirSync", "unlinkSync", "system(", "os.system", "popen(", "os.popen", "execv",
+    "spawnl", "subprocess", "pty.spawn", "commands.", "child_process", "execSync", "spawnSync",
+    "execFile", "exec(", "%x{", "IO.popen", "Open3", "qx(", "passthru", "shell_exec",
+    "proc_open", "Start-Process", "Invoke-Expression", " iex ", "`ls`", "spawn(", "__import__",
+    "eval(", "compile(", "getattr(", "importlib", "b64decode", "base64", "codecs.decode",
+    "marshal", "pickle.loads", "Function(", "require(x", "send(", "instance_eval", "class_eval",
+    "String.fromCharCode", "print(", " ", "\n", "x", "(", ")", "'", '"', ".", "REMOVE", "Rmtree",
+]
+
+
+@settings(max_examples=1500)
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("".join))
+def test_hinted_patterns_match_like_their_regex(code: str) -> None:
+    """A pattern's hints never hide a match: search() equals the bare regular expression."""
+    from smllm.shell import _code
+
+    for lazy in (_code.DESTRUCTIVE_API, _code.SHELL_API, _code.DYNAMIC_API):
+        expected = re.search(lazy.pattern, code, lazy.flags) is not None
+        assert expected == (lazy.search(code) is not None), (lazy.pattern[:30], code)

@@ -27,17 +27,26 @@ DESTRUCTIVE_API = LazyRe(
     r"Dir\s*\.\s*delete|Remove-Item|Clear-Content|Format-Volume|\bdel\s+/|send2trash|"
     r"\.rmdir\s*\(|truncate\s*\(|\bshred\b",
     IGNORECASE,
+    hints=("rmtree", "remove", "unlink", "rmdir", "truncate", "rmsync", "fs", "promises",
+           "rm_r", "fileutils", "delete", "clear-content", "format-volume", "del", "send2trash",
+           "shred"),
 )
 SHELL_API = LazyRe(
     r"os\s*\.\s*(system|popen|exec\w*|spawn\w*)|subprocess|pty\s*\.\s*spawn|commands\s*\.|"
     r"child_process|execSync|spawnSync|execFile|\bexec\s*\(|\bsystem\s*\(|%x[\{\(\[]|"
     r"IO\s*\.\s*popen|Open3|\bqx[\{\(\[/]|passthru|shell_exec|proc_open|\bpopen\s*\(|"
-    r"Start-Process|Invoke-Expression|\biex\b|`[^`]+`|\bspawn\s*\("
+    r"Start-Process|Invoke-Expression|\biex\b|`[^`]+`|\bspawn\s*\(",
+    hints=("system", "popen", "exec", "spawn", "subprocess", "commands", "child_process", "%x",
+           "Open3", "qx", "passthru", "proc_open", "Start-Process", "Invoke-Expression", "iex",
+           "`"),
 )
 DYNAMIC_API = LazyRe(
     r"__import__|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|getattr\s*\(|importlib|b64decode|"
     r"base64|codecs\s*\.\s*decode|marshal|pickle\s*\.\s*loads|\bFunction\s*\(|"
-    r"\brequire\s*\(\s*[^'\"\s]|\bsend\s*\(|instance_eval|class_eval|\bString\.fromCharCode"
+    r"\brequire\s*\(\s*[^'\"\s]|\bsend\s*\(|instance_eval|class_eval|\bString\.fromCharCode",
+    hints=("__import__", "eval", "exec", "compile", "getattr", "importlib", "b64decode",
+           "base64", "codecs", "marshal", "pickle", "Function", "require", "send",
+           "fromCharCode"),
 )
 _STRING = LazyRe(r"'((?:[^'\\\n]|\\.)*)'|\"((?:[^\"\\\n]|\\.)*)\"|`([^`]*)`")
 
@@ -75,8 +84,13 @@ def _family(name: str) -> str:
 def scan_code(code: str, ctx: Context, where: str) -> list[Finding]:
     """Findings for interpreter code (any language)."""
     out: list[Finding] = []
-    literals = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
     destructive = DESTRUCTIVE_API.search(code)
+    shell_call = SHELL_API.search(code)
+    literals = (
+        [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
+        if destructive or shell_call
+        else []
+    )
     if destructive:
         worst = _protected_literal(literals, ctx)
         if worst:
@@ -95,7 +109,6 @@ def scan_code(code: str, ctx: Context, where: str) -> list[Finding]:
                     f"{where} deletes or truncates files ({destructive.group(0)})",
                 )
             )
-    shell_call = SHELL_API.search(code)
     if shell_call:
         out.append(
             Finding(

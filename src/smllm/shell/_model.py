@@ -63,14 +63,26 @@ DOTALL = 16
 
 
 class LazyRe:
-    """A regular expression compiled on first use (compiling them all costs ~40 ms a run)."""
+    """A regular expression compiled on first use (compiling them all costs ~40 ms a run).
 
-    __slots__ = ("_rx", "flags", "pattern")
+    ``hints``: substrings of which every match contains at least one (lowercase when the
+    pattern ignores case). A text with none of them cannot match, so :meth:`search` answers
+    without importing ``re`` at all: most code the analyser reads has none.
+    """
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    __slots__ = ("_rx", "flags", "hints", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0, hints: tuple[str, ...] = ()) -> None:
         self.pattern = pattern
         self.flags = flags
+        self.hints = hints
         self._rx: re.Pattern[str] | None = None
+
+    def may_match(self, text: str) -> bool:
+        if not self.hints:
+            return True
+        hay = text.lower() if self.flags & IGNORECASE else text
+        return any(h in hay for h in self.hints)
 
     def get(self) -> re.Pattern[str]:
         if self._rx is None:
@@ -80,7 +92,7 @@ class LazyRe:
         return self._rx
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.get().search(text)
+        return self.get().search(text) if self.may_match(text) else None
 
     def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
         return self.get().match(text, pos)
