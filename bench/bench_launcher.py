@@ -30,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "hooks"))
-import bootstrap  # noqa: E402
+import bootstrap
 
 PY = sys.executable
 
