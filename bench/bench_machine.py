@@ -25,7 +25,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "tests" / "golden" / "seed001"
 #: what `smllm install` writes into Claude Code's settings (no runpy)
-HOOK = "from smllm.hooks import cli; cli()"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _util import installed_hook_argv
 
 
 def _time(cmd: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None) -> float:
@@ -68,17 +69,16 @@ def main() -> int:
                               "transcript_path": str(tmp / "none.jsonl")}).encode()
         cases: dict[str, tuple[list[str], bytes | None]] = {
             "python -c pass (baseline)": ([py, "-c", "pass"], None),
-            # the console script pip writes imports re before smllm runs: a floor we do not set
-            "python -c 'import re' (script floor)": ([py, "-c", "import re"], None),
-            "smllm fire (console script)": ([script, "fire", "--session", key, "yield"], None),
+            "smllm fire (the installed command)": ([script, "fire", "--session", key, "yield"],
+                                                   None),
             "python -m smllm fire": ([py, "-m", "smllm", "fire", "--session", key, "yield"],
                                      None),
-            # the same without runpy and without the console script's `import re`
+            # the same without the script's shebang indirection
             "python -c main() fire": ([py, "-c", "from smllm.cli import main; main()", "fire",
                                        "--session", key, "yield"], None),
-            "Stop hook (as installed)": ([py, "-c", HOOK, "Stop"], stop),
+            "Stop hook (as installed)": ([*installed_hook_argv(), "Stop"], stop),
             # the same hook outside any project with machines: the journal's share of the time
-            "Stop hook, no machines (journal only)": ([py, "-c", HOOK, "Stop"], unbound),
+            "Stop hook, no machines (journal only)": ([*installed_hook_argv(), "Stop"], unbound),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
         for cmd, stdin in cases.values():  # warm up: compile .pyc, fill the machine cache
