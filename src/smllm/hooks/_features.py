@@ -34,8 +34,22 @@ def machine_session_start(ctx: HookContext) -> str | None:
     return hooks.on_session_start(ctx)
 
 
+def _unbound(ctx: HookContext) -> bool:
+    """No smllm session is bound to this host session: nothing for the machine to say.
+
+    Checked with the machine package's light ``__init__`` only, so that hooks of sessions
+    without a machine never import the rest of it.
+    """
+    from smllm import machine  # noqa: PLC0415
+
+    # a subagent works for the main agent's session; it never drives a machine
+    return ctx.agent_id is not None or not machine.is_bound(ctx.session_id)
+
+
 def machine_prompt(ctx: HookContext) -> str | None:
     """The current location, given to the agent with each prompt."""
+    if _unbound(ctx):
+        return None
     from smllm.machine import hooks  # noqa: PLC0415
 
     return hooks.on_prompt(ctx)
@@ -43,6 +57,8 @@ def machine_prompt(ctx: HookContext) -> str | None:
 
 def machine_stop(ctx: HookContext) -> str | None:
     """The block reason when the machine refuses the stop, else None."""
+    if _unbound(ctx):
+        return None
     from smllm.machine import hooks  # noqa: PLC0415
 
     return hooks.on_stop(ctx)
@@ -50,6 +66,8 @@ def machine_stop(ctx: HookContext) -> str | None:
 
 def machine_tool_rule(ctx: HookContext) -> tuple[str, str] | None:
     """(``deny`` or ``ask``, reason) when the current state's tool rules forbid the call."""
+    if _unbound(ctx):
+        return None
     from smllm.machine import hooks  # noqa: PLC0415
 
     return hooks.tool_rule(ctx)

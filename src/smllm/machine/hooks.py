@@ -8,12 +8,12 @@ open (a broken machine file never traps the agent); SessionStart says what is br
 from __future__ import annotations
 
 from smllm.errors import SmllmError
+from smllm.machine import HARNESS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from smllm.hooks._context import HookContext
 
-HARNESS = "claude"
 
 
 def _key(ctx: HookContext) -> str | None:

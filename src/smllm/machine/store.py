@@ -162,9 +162,9 @@ def read_audit(key: str) -> list[dict[str, Any]]:
 
 def read_binding(harness: str, host: str) -> str | None:
     try:
-        harness = paths.check_id(harness, "harness")
-        host = paths.check_id(host, "host session id")
-        with open(os.path.join(bindings_dir(), harness, f"{host}.key"), encoding="utf-8") as f:
+        from smllm.machine import binding_file  # noqa: PLC0415
+
+        with open(binding_file(harness, host), encoding="utf-8") as f:
             key = f.read().strip()
     except (OSError, ValueError):
         return None
