@@ -9,6 +9,7 @@ import pytest
 import tomllib
 
 from smllm.errors import ConfigError
+from smllm import machine
 from smllm.machine import catalog
 
 CONFIGS = [
@@ -46,5 +47,5 @@ def test_nearest_config_upwards(tmp_path: Path) -> None:
     (tmp_path / "a" / ".smllm" / "config.toml").write_text("[machines]\nfiles = []\n")
     deep = tmp_path / "a" / "b" / "c"
     deep.mkdir(parents=True)
-    assert [str(tmp_path / "a" / ".smllm" / "config.toml")] == catalog.find_configs(str(deep))
-    assert str(tmp_path / "a") == catalog.project_root(catalog.find_configs(str(deep)))
+    assert [str(tmp_path / "a" / ".smllm" / "config.toml")] == machine.find_configs(str(deep))
+    assert str(tmp_path / "a") == catalog.project_root(machine.find_configs(str(deep)))

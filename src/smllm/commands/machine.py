@@ -28,9 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _configured_files() -> list[Path]:
     from smllm.errors import ConfigError  # noqa: PLC0415
-    from smllm.machine import catalog  # noqa: PLC0415
+    from smllm.machine import catalog, find_configs  # noqa: PLC0415
 
-    configs = catalog.find_configs(os.getcwd())
+    configs = find_configs(os.getcwd())
     if not configs:
         raise ConfigError(f"no .smllm/config.toml in {os.getcwd()} or above",
                           "name files to validate, or create the config")
@@ -58,9 +58,9 @@ def _validate(files: list[str]) -> int:
 
 
 def _list() -> int:
-    from smllm.machine import catalog  # noqa: PLC0415
+    from smllm.machine import catalog, find_configs  # noqa: PLC0415
 
-    machines = catalog.load(catalog.find_configs(os.getcwd()))
+    machines = catalog.load(find_configs(os.getcwd()))
     for m in machines.values():
         sys.stdout.write(f"{m['id']}  {len(m['states'])} states  {m['file']}  "
                          f"{m.get('description') or ''}".rstrip() + "\n")
@@ -69,7 +69,7 @@ def _list() -> int:
 
 def _draw(args: argparse.Namespace) -> int:
     from smllm.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import catalog, draw, loader, session  # noqa: PLC0415
+    from smllm.machine import catalog, draw, find_configs, loader, session  # noqa: PLC0415
 
     current = None
     if args.session:
@@ -81,7 +81,7 @@ def _draw(args: argparse.Namespace) -> int:
         machines = {"": loader.load(Path(args.machine))}
         args.machine = ""
     else:
-        machines = catalog.load(catalog.find_configs(os.getcwd()))
+        machines = catalog.load(find_configs(os.getcwd()))
     if args.machine not in machines:
         raise SmllmError(f"no machine {args.machine!r}",
                          f"use one of: {', '.join(machines) or 'none configured'}")

@@ -29,6 +29,11 @@ def held_effect(ctx: HookContext) -> str | None:
 
 def machine_session_start(ctx: HookContext) -> str | None:
     """Bind the host session to an smllm session; the location text, if any."""
+    from smllm import machine  # noqa: PLC0415
+
+    if ctx.agent_id is not None or (not machine.is_bound(ctx.session_id)
+                                    and not machine.find_configs(ctx.cwd)):
+        return None  # no machine in play: skip loading the rest of the package
     from smllm.machine import hooks  # noqa: PLC0415
 
     return hooks.on_session_start(ctx)

@@ -10,6 +10,41 @@ from smllm import paths
 HARNESS = "claude"
 
 
+CONFIG_DIR = ".smllm"
+CONFIG_NAME = "config.toml"
+
+
+def _user_config() -> str:
+    return os.path.join(paths.config_root(), CONFIG_NAME)
+
+
+def find_configs(cwd: str) -> list[str]:
+    """The project config (nearest ``.smllm/config.toml`` upwards) and the user config."""
+    found: list[str] = []
+    cur = os.path.abspath(cwd)
+    while True:
+        cand = os.path.join(cur, CONFIG_DIR, CONFIG_NAME)
+        if os.path.isfile(cand):
+            found.append(cand)
+            break
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    user = _user_config()
+    if os.path.isfile(user) and user not in found and _has_machines(user):
+        found.append(user)
+    return found
+
+
+def _has_machines(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return b"[machines]" in f.read()
+    except OSError:
+        return False
+
+
 def binding_file(harness: str, host: str) -> str:
     """Where the smllm session key bound to a host session is kept.
 

@@ -13,7 +13,7 @@ import sys
 
 from smllm import jsonfast, paths
 from smllm.errors import ConfigError, MachineDefinitionError
-from smllm.machine import store
+from smllm.machine import CONFIG_DIR, store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,42 +21,7 @@ if TYPE_CHECKING:
 
     Machines = dict[str, dict[str, Any]]
 
-CONFIG_DIR = ".smllm"
-CONFIG_NAME = "config.toml"
 CACHE_VERSION = 3
-
-
-def _user_config() -> str:
-    fast = getattr(paths, "config_root", None)
-    base = str(fast()) if fast is not None else os.fspath(paths.config_dir())
-    return os.path.join(base, CONFIG_NAME)
-
-
-def find_configs(cwd: str) -> list[str]:
-    """The project config (nearest ``.smllm/config.toml`` upwards) and the user config."""
-    found: list[str] = []
-    cur = os.path.abspath(cwd)
-    while True:
-        cand = os.path.join(cur, CONFIG_DIR, CONFIG_NAME)
-        if os.path.isfile(cand):
-            found.append(cand)
-            break
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            break
-        cur = parent
-    user = _user_config()
-    if os.path.isfile(user) and user not in found and _has_machines(user):
-        found.append(user)
-    return found
-
-
-def _has_machines(path: str) -> bool:
-    try:
-        with open(path, "rb") as f:
-            return b"[machines]" in f.read()
-    except OSError:
-        return False
 
 
 def project_root(configs: list[str]) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from smllm import clock
+from smllm import machine as machine_pkg
 from smllm.errors import ConfigError, SessionNotFound, SmllmError
 from smllm.machine import catalog, engine, store
 
@@ -123,7 +124,7 @@ def _fire_new(event: str, params: dict[str, str], *, cwd: str, env: dict[str, st
         raise NoSession(
             f"no smllm session to fire {event} in",
             "pass --session KEY, set SMLLM_SESSION, or fire enter to start a session")
-    configs = catalog.find_configs(cwd)
+    configs = machine_pkg.find_configs(cwd)
     if not configs:
         raise ConfigError(f"no .smllm/config.toml in {cwd} or above",
                           'create one with [machines] files = ["fix.smllm.yaml"]')
@@ -163,7 +164,7 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | 
         if key is not None and store.exists(key):
             state, machines = location(key)
             return key, engine.location_text(state, machines)
-        configs = catalog.find_configs(cwd)
+        configs = machine_pkg.find_configs(cwd)
         if not configs:
             return None
         machines = catalog.load(configs)
