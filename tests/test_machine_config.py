@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from smllm.errors import ConfigError
 from smllm import machine
+from smllm.errors import ConfigError
 from smllm.machine import catalog
 
 CONFIGS = [
