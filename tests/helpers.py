@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +76,18 @@ def base(event: str, session_id: str, **extra: Any) -> dict[str, Any]:
         p["permission_mode"] = "default"
     p.update(extra)
     return p
+
+
+_CONSOLE_BLOCK = re.compile(r"```console\n(.*?)```", re.S)
+
+
+def console_transcript(page: Path) -> list[tuple[str, str]]:
+    """(command, expected output) pairs of every console block of a docs page, in order."""
+    steps: list[tuple[str, list[str]]] = []
+    for block in _CONSOLE_BLOCK.findall(page.read_text()):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            else:
+                steps[-1][1].append(line)
+    return [(cmd, "\n".join(out)) for cmd, out in steps]

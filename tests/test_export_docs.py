@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from helpers import console_transcript
 from smllm import reconcile
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,19 +27,6 @@ DOCS = {
     "audit-a-session.md": "/tmp/audit-demo",
     "resume-after-a-crash.md": "/tmp/ledger_migration",
 }
-_BLOCK = re.compile(r"```console\n(.*?)```", re.S)
-
-
-def transcript(page: Path) -> list[tuple[str, str]]:
-    """(command, expected output) pairs of every console block of ``page``, in order."""
-    steps: list[tuple[str, list[str]]] = []
-    for block in _BLOCK.findall(page.read_text()):
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                steps.append((line[2:], []))
-            else:
-                steps[-1][1].append(line)
-    return [(cmd, "\n".join(out)) for cmd, out in steps]
 
 
 def _norm(text: str) -> str:
@@ -57,7 +44,7 @@ def test_console_transcripts_match(page: str, tmp_path: Path) -> None:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     for var in ("NO_COLOR", "CLAUDECODE", "CLAUDE_CODE_SESSION_ID"):
         env.pop(var, None)
-    steps = transcript(REPO / "docs" / "howto" / page)
+    steps = console_transcript(REPO / "docs" / "howto" / page)
     actual, expected = [], []
     for command, output in steps:
         proc = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True,

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import console_transcript
 from smllm import install
 
 REPO = Path(__file__).resolve().parent.parent
@@ -25,18 +25,6 @@ SHOWN_PYTHON = "/home/me/.local/share/smllm/venv/bin/python"
 #: the import paths an installed hook puts on sys.path (python -I -S), as the page shows them
 PATHS = json.dumps(install.import_paths())
 SHOWN_PATHS = '["/home/me/.local/share/smllm/venv/lib/python3.11/site-packages"]'
-_BLOCK = re.compile(r"```console\n(.*?)```", re.S)
-
-
-def transcript(page: Path) -> list[tuple[str, str]]:
-    steps: list[tuple[str, list[str]]] = []
-    for block in _BLOCK.findall(page.read_text()):
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                steps.append((line[2:], []))
-            else:
-                steps[-1][1].append(line)
-    return [(cmd, "\n".join(out)) for cmd, out in steps]
 
 
 @pytest.mark.parametrize("page", ["install.md", "troubleshooting.md"])
@@ -46,7 +34,7 @@ def test_console_transcripts_match(page: str, tmp_path: Path) -> None:
     work.mkdir()
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(work),
            "SMLLM_HOME": os.environ["SMLLM_HOME"]}
-    steps = transcript(REPO / "docs" / page)
+    steps = console_transcript(REPO / "docs" / page)
     assert steps
     actual, expected = [], []
     for command, output in steps:
