@@ -9,7 +9,6 @@ the cache under ``<state dir>/cache/machines``.
 from __future__ import annotations
 
 import os
-import sys
 
 from smllm import jsonfast, paths
 from smllm.errors import ConfigError, MachineDefinitionError
@@ -75,66 +74,13 @@ def _parse_toml(path: str) -> dict[str, Any]:
             data = f.read()
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc}", "check the file") from None
-    if sys.version_info >= (3, 11):
-        import tomllib  # noqa: PLC0415
-    else:  # pragma: no cover - Python 3.10 has no tomllib
-        try:
-            import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]  # noqa: PLC0415
-        except ImportError:
-            return mini_toml(data.decode("utf-8"), path)
+    from smllm import tomlread  # noqa: PLC0415
+
     try:
-        doc: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        doc: dict[str, Any] = tomlread.loads(data.decode("utf-8"))
+    except (tomlread.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{exc}", "fix the TOML syntax", where=path) from None
     return doc
-
-
-def mini_toml(text: str, path: str) -> dict[str, Any]:
-    """The subset of TOML a config needs (sections, string lists), for Python 3.10.
-
-    >>> mini_toml('[machines]\\nfiles = ["fix.smllm.yaml",  # the seed\\n  "b.yaml"]\\n', "c")
-    {'machines': {'files': ['fix.smllm.yaml', 'b.yaml']}}
-    """
-    import ast  # noqa: PLC0415
-
-    doc: dict[str, Any] = {}
-    section = doc
-    pending = ""
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = _strip_comment(raw).strip()
-        if pending:
-            line, pending = pending + " " + line, ""
-        if not line:
-            continue
-        if line.startswith("[") and line.endswith("]") and "=" not in line:
-            section = doc.setdefault(line[1:-1].strip(), {})
-            continue
-        key, eq, value = line.partition("=")
-        if not eq:
-            raise ConfigError(f"cannot read line {n}: {raw.strip()!r}",
-                              "install tomli for full TOML on Python 3.10", where=path)
-        if value.strip().startswith("[") and not value.strip().endswith("]"):
-            pending = line
-            continue
-        try:
-            section[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            raise ConfigError(f"cannot read the value of {key.strip()} on line {n}",
-                              "install tomli for full TOML on Python 3.10",
-                              where=path) from None
-    return doc
-
-
-def _strip_comment(line: str) -> str:
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#":
-            return line[:i]
-    return line
 
 
 def read_config(path: str) -> list[str]:

@@ -7,7 +7,6 @@ that :mod:`smllm.policy` caches and the gate reads with the standard library onl
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +25,8 @@ DEFAULTS = Path(__file__).resolve().parent.parent / "data" / "policy_defaults.to
 
 
 def _toml(path: Path) -> tuple[dict[str, Any], list[str]]:
-    if sys.version_info >= (3, 11):
-        import tomllib  # noqa: PLC0415
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[import-not-found,no-redef,unused-ignore]  # noqa: PLC0415
+    from smllm import tomlread  # noqa: PLC0415
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -39,8 +36,8 @@ def _toml(path: Path) -> tuple[dict[str, Any], list[str]]:
             where=str(path),
         ) from None
     try:
-        return tomllib.loads(text), text.splitlines()
-    except tomllib.TOMLDecodeError as exc:
+        return tomlread.loads(text), text.splitlines()
+    except tomlread.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\(at line (\d+), column \d+\)", msg)
         line = m.group(1) if m else "1"
