@@ -145,3 +145,23 @@ def test_subagent_rows_follow_a_stream_marker(tmp_path: Path) -> None:
                 "-- subagent/agent-1 --",
                 "   2  +   0.0s  tool run   grep       auth=allow:host"]
     assert expected == lines
+
+
+def test_guard_mode_rows_name_the_observed_authorizer(tmp_path: Path) -> None:
+    """Under authority = guard the row says who actually allowed the call (the terminal's
+    authorized_by), and an intent whose outcome was never seen keeps its stamp, last."""
+    from helpers import base, hook, smllm
+
+    sid = "ledger-guard-1"
+    hook("SessionStart", base("SessionStart", sid, source="startup", cwd=str(tmp_path)))
+    for tid, cmd in (("toolu_1", "ls"), ("toolu_2", "cat a.txt")):
+        tool = {"tool_name": "Bash", "tool_input": {"command": cmd}, "tool_use_id": tid,
+                "cwd": str(tmp_path)}
+        hook("PreToolUse", base("PreToolUse", sid, **tool))
+        if tid == "toolu_1":
+            hook("PostToolUse", base("PostToolUse", sid, tool_response={"stdout": ""}, **tool))
+    out = tmp_path / "t.json"
+    assert 0 == smllm("export", "--session", sid, "--out", str(out)).returncode
+    lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
+    rows = [line.split("  ")[-1].strip() for line in lines[1:]]
+    assert ["auth=allow:host", "auth=defer:host"] == rows

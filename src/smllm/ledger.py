@@ -3,7 +3,8 @@
 Rows come from an export (read streaming, :func:`smllm.export.read`):
 
 * ``model``     a ``model.call`` — ``auth=not_applicable``
-* ``tool run``  a ``side_effect_intent`` — ``auth=<policy_decision>``
+* ``tool run``  a ``side_effect_intent`` — ``auth=<policy_decision>``; when smllm deferred
+  to Claude Code (``defer:host``, ``ask:user``), the authorizer its terminal record observed
 * ``edit``      a ``side_effect_intent`` of a file-editing tool
 * ``approval``  ``approval.review`` requested, and the ``decision_applied`` verdict
 
@@ -113,9 +114,21 @@ def _row(stream: str, seq: int, secs: float, kind: str | None,
     return None
 
 
+#: stamps that say smllm let the host decide: the row waits for what was observed
+_DEFERRED = ("defer:", "ask:")
+
+
 def rows(doc: Document) -> Iterator[Row]:
-    """The ledger rows of an export, in log order (streams in export order)."""
+    """The ledger rows of an export, in log order (streams in export order).
+
+    Under ``authority = "guard"`` an intent's stamp (``defer:host``, ``ask:user``) says
+    that Claude Code's own permissions decide; who actually allowed the call is on its
+    terminal record (``authorized_by``). Such a row is given when that terminal arrives,
+    with the observed authorizer (``auth=allow:host``, ``auth=allow:user``, …); one whose
+    outcome was never recorded is given at the end with its stamp.
+    """
     t0: dict[str, int] = {}
+    waiting: dict[tuple[str, str], Row] = {}
     for ev in doc.events:
         if ev.get("kind") != "record" or not isinstance(ev.get("envelope"), dict):
             continue
@@ -125,9 +138,25 @@ def rows(doc: Document) -> Iterator[Row]:
         if ms is not None:
             t0.setdefault(stream, ms)
         secs = ((ms or 0) - t0.get(stream, ms or 0)) / 1000
-        row = _row(stream, int(env.get("sequence", 0)), secs, kind_of(env), body_of(env))
-        if row is not None:
-            yield row
+        kind, body = kind_of(env), body_of(env)
+        tool_use_id = body.get("tool_use_id")
+        if kind == "tool_batch.effect.terminal" and isinstance(tool_use_id, str):
+            held = waiting.pop((stream, tool_use_id), None)
+            if held is not None:
+                who = body.get("authorized_by")
+                yield held if not isinstance(who, str) else Row(
+                    held.stream, held.sequence, held.seconds, held.lane, held.what,
+                    held.detail, who)
+            continue
+        row = _row(stream, int(env.get("sequence", 0)), secs, kind, body)
+        if row is None:
+            continue
+        if (kind == "side_effect_intent" and isinstance(tool_use_id, str)
+                and str(row.auth).startswith(_DEFERRED)):
+            waiting[(stream, tool_use_id)] = row
+            continue
+        yield row
+    yield from waiting.values()
 
 
 def title(meta: dict[str, Any]) -> str:
