@@ -361,3 +361,19 @@ def test_last_prefers_the_most_recent_session_of_this_folder(tmp_path: Path) -> 
         assert expected == proc.returncode, proc.stderr
     expected = [older, newer]
     assert expected == chosen
+
+
+def test_export_and_html_ledger_are_private(tmp_path: Path) -> None:
+    """A raw export holds what the journal holds: it is written 0600, like the journal; so is
+    the HTML ledger."""
+    import stat
+
+    from helpers import base, hook, smllm
+
+    sid = "export-private-1"
+    hook("SessionStart", base("SessionStart", sid, source="startup"))
+    out = tmp_path / "t.json"
+    assert 0 == smllm("export", "--session", sid, "--out", str(out)).returncode
+    page = tmp_path / "ledger.html"
+    assert 0 == smllm("ledger", str(out), "--html", str(page)).returncode
+    assert (0o600, 0o600) == (stat.S_IMODE(out.stat().st_mode), stat.S_IMODE(page.stat().st_mode))

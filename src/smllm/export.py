@@ -375,7 +375,9 @@ def export(log: Path, out: Path | None, *, redacted: bool = False,
     target = target if target.is_absolute() else (cwd or Path.cwd()) / target
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        # private like the journal it copies (a raw export holds the same secrets)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
             write_document(fh, all_streams, head)
         os.replace(tmp, target)
     except OSError as exc:

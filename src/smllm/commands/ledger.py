@@ -28,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
     if args.html is not None:
         doc = export.read(args.export)
         try:
-            with open(args.html, "w", encoding="utf-8") as fh:
+            fd = os.open(args.html, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w", encoding="utf-8") as fh:  # private, like the journal
                 for chunk in ledger.render_html(doc):
                     fh.write(chunk + "\n")
         except OSError as exc:
