@@ -80,3 +80,15 @@ def test_hook_subcommand_equals_the_installed_entry_point() -> None:
     via_entry = hook("PreToolUse", bad)
     assert (0, via_entry.stdout.decode()) == (via_cli.returncode, via_cli.stdout)
     assert '"permissionDecision":"deny"' in via_cli.stdout
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_every_command_is_documented(name: str) -> None:
+    """Each subcommand appears as `smllm NAME` in the README or a docs page."""
+    import re
+
+    from helpers import REPO
+
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    pattern = re.compile(rf"\bsmllm {name}\b")
+    assert [] != [p.name for p in pages if pattern.search(p.read_text())]
