@@ -68,3 +68,27 @@ def test_journal_path_is_dated_by_first_record(monkeypatch: pytest.MonkeyPatch) 
     assert ("2026", "01", "05", "abc-1", "session.jsonl") == path.parts[-5:]
     monkeypatch.setenv("SMLLM_NOW", "1800000000000")  # a later day
     assert path == journal.log_path("abc-1", create=True)
+
+
+def test_write_private_replaces_atomically(tmp_path: Path) -> None:
+    """write_private: the new bytes, mode 0600 under a lax umask, and no temporary file left."""
+    target = tmp_path / "state.json"
+    target.write_text("old")
+    old = os.umask(0o022)
+    try:
+        paths.write_private(target, b'{"new": true}')
+    finally:
+        os.umask(old)
+    assert (b'{"new": true}', 0o600) == (target.read_bytes(),
+                                         stat.S_IMODE(target.stat().st_mode))
+    assert ["state.json"] == sorted(p.name for p in tmp_path.iterdir())
+
+
+def test_write_private_failure_keeps_the_old_file(tmp_path: Path) -> None:
+    """A write that cannot complete leaves the old file whole and no temporary behind."""
+    target = tmp_path / "state.json"
+    target.write_text("old")
+    with pytest.raises(TypeError):
+        paths.write_private(target, None)  # type: ignore[arg-type]
+    assert ("old", ["state.json"]) == (target.read_text(),
+                                       sorted(p.name for p in tmp_path.iterdir()))

@@ -447,14 +447,8 @@ def _read_state(path: str) -> dict[str, Any]:
 
 
 def _write_state(path: str, state: dict[str, Any]) -> None:
-    tmp = os.path.join(os.path.dirname(path), f".{STATE_NAME}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, jsonfast.dumps(state).encode("utf-8", "surrogatepass"))
-    finally:
-        os.close(fd)
-    faults.point("state")
-    os.replace(tmp, path)
+    paths.write_private(path, jsonfast.dumps(state).encode("utf-8", "surrogatepass"),
+                        fault="state")
 
 
 def _fsync_dir(path: str) -> None:

@@ -173,3 +173,32 @@ def ensure_private_tree(path: str | os.PathLike[str], root: str | os.PathLike[st
         if ours:
             os.chmod(p, DIR_MODE)  # mkdir's mode is masked by the umask
     return target
+
+
+def write_private(path: str | os.PathLike[str], data: bytes, *, fault: str | None = None) -> None:
+    """Replace ``path`` atomically with ``data``, mode 0600 from the first byte.
+
+    Readers see the old file or the new one, never a part. ``fault`` names a crash-test
+    point (:mod:`smllm.faults`) between the write and the replace.
+    """
+    target = os.fspath(path)
+    tmp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        if fault is not None:
+            from smllm import faults  # noqa: PLC0415
+
+            faults.point(fault)
+        os.replace(tmp, target)
+    except BaseException:
+        import contextlib  # noqa: PLC0415 - failure path only
+
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -134,12 +134,6 @@ def _compile(configs: list[str], cache: str) -> Machines:
 def _write_cache(cache: str, data: dict[str, Any]) -> None:
     try:
         store.ensure(os.path.dirname(cache))
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, paths.FILE_MODE)
-        try:
-            os.write(fd, jsonfast.dumps(data).encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, cache)
+        paths.write_private(cache, jsonfast.dumps(data).encode("utf-8"))
     except OSError:
         pass  # a cache that cannot be written only costs speed

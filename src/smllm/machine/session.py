@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from smllm import clock
+from smllm import clock, paths
 from smllm import machine as machine_pkg
 from smllm.errors import ConfigError, SessionNotFound, SmllmError
 from smllm.machine import catalog, engine, store
@@ -174,8 +174,5 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | 
             state = engine.new_state(key)
             decision = engine.decide_bind(state, machines, now_ms, binding)
             _commit(key, state, decision, machines)
-        tmp = f"{keyfile}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(key + "\n")
-        os.replace(tmp, keyfile)
+        paths.write_private(keyfile, (key + "\n").encode())
     return key, decision.text

@@ -110,13 +110,7 @@ def audit_size(key: str) -> int:
 
 def write_state(key: str, state: dict[str, Any]) -> None:
     path = os.path.join(ensure(sessions_dir()), f"{_id(key)}.json")
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, paths.FILE_MODE)
-    try:
-        os.write(fd, jsonfast.dumps(state).encode("utf-8"))
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    paths.write_private(path, jsonfast.dumps(state).encode("utf-8"))
 
 
 def append_audit(key: str, line: dict[str, Any]) -> int:

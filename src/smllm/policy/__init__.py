@@ -104,13 +104,7 @@ def _build(policy_files: list[str]) -> dict[str, Any]:
 def _save(cache: str, data: dict[str, Any]) -> None:
     try:
         paths.ensure_private_tree(os.path.dirname(cache), paths.state_root())
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, jsonfast.dumps(data).encode())
-        finally:
-            os.close(fd)
-        os.replace(tmp, cache)
+        paths.write_private(cache, jsonfast.dumps(data).encode())
     except OSError:
         pass  # a cache is an optimisation
 

@@ -10,7 +10,6 @@ later calls of the same tool with the same input in the same workspace, with the
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +44,8 @@ def _read() -> list[dict[str, Any]]:
 def _write(grants: list[dict[str, Any]]) -> None:
     path = store_path()
     paths.ensure_private_tree(path.parent, paths.state_dir())
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"grants": grants}, indent=1, sort_keys=True) + "\n")
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    data = json.dumps({"grants": grants}, indent=1, sort_keys=True) + "\n"
+    paths.write_private(path, data.encode())  # 0600 from the first byte
 
 
 def _lock() -> locked:
