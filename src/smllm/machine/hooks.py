@@ -12,7 +12,10 @@ from smllm.machine import HARNESS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from smllm.hooks._context import HookContext
+    from smllm.machine.engine import Machines
 
 
 
@@ -54,17 +57,27 @@ def on_session_start(ctx: HookContext) -> str | None:
     return text
 
 
-def on_prompt(ctx: HookContext) -> str | None:
-    """The current location while an instance is active or waiting to be resumed."""
+def _location(ctx: HookContext) -> tuple[dict[str, Any], Machines] | None:
+    """The bound smllm session's state and machines, or None (unbound, or unreadable)."""
     key = _key(ctx)
     if key is None:
         return None
-    from smllm.machine import engine, session  # noqa: PLC0415
+    from smllm.machine import session  # noqa: PLC0415
 
     try:
-        state, machines = session.location(key)
+        return session.location(key)
     except SmllmError:
         return None
+
+
+def on_prompt(ctx: HookContext) -> str | None:
+    """The current location while an instance is active or waiting to be resumed."""
+    found = _location(ctx)
+    if found is None:
+        return None
+    from smllm.machine import engine  # noqa: PLC0415
+
+    state, machines = found
     if engine.focused(state) is None and not any(
             i["status"] in ("paused", "unmatched") for i in state["instances"].values()):
         return None
@@ -88,15 +101,12 @@ def on_stop(ctx: HookContext) -> str | None:
 
 def tool_rule(ctx: HookContext) -> tuple[str, str] | None:
     """``("deny", reason)`` when the current state's ``meta.tools`` forbid this call."""
-    key = _key(ctx)
-    if key is None:
+    found = _location(ctx)
+    if found is None:
         return None
-    from smllm.machine import catalog, engine, session, tools  # noqa: PLC0415
+    from smllm.machine import catalog, engine, tools  # noqa: PLC0415
 
-    try:
-        state, machines = session.location(key)
-    except SmllmError:
-        return None
+    state, machines = found
     inst = engine.focused(state)
     if inst is None:
         return None
