@@ -16,7 +16,7 @@ def installed_hook_argv() -> list[str]:
     """The argv of a hook as ``smllm install`` writes it, without its EVENT."""
     import shlex
 
-    from smllm import install
+    from smllm.setup import install
 
     python, flags = install.interpreter()
     return shlex.split(install.hook_command("", python, flags))

@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from smllm import clock, journal
+from smllm import journal
+from smllm.base import clock
 
 PYTHON = sys.executable
 T0 = 1785665700000

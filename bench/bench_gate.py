@@ -113,7 +113,8 @@ def hooks(runs: int) -> None:
 
 _MARGINAL = r"""
 import json, sys, time
-from smllm import hooks, journal, sessionstate, transcript
+from smllm import hooks, journal
+from smllm.journal import sidecar, transcript
 from smllm.hooks import _context, _features, pre_tool_use
 payload = json.loads(sys.argv[1])
 ctx = _context.HookContext.create("PreToolUse", payload)
@@ -151,7 +152,7 @@ def gate_marginal(runs: int) -> None:
 def analyser(rounds: int) -> None:
     from cases import CASES
 
-    from smllm.shell import analyse
+    from smllm.gate.shell import analyse
 
     commands = [c[2] for c in CASES]
     worst = (0.0, "")

@@ -46,7 +46,7 @@ def payloads(cwd: str, transcript: str) -> dict[str, dict[str, object]]:
 def bench_latency(rounds: int, home: str) -> bool:
     env = dict(os.environ, SMLLM_HOME=home)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with .pyc files, as users run it
-    from smllm import install
+    from smllm.setup import install
 
     python, flags = install.interpreter()
     print(f"hooks run as installed: {install.hook_command('EVENT', python, flags)}")
@@ -107,7 +107,7 @@ for i in range(int(sys.argv[3])):
 
 def bench_concurrent(home: str) -> bool:
     from smllm import journal
-    from smllm.verify import verify
+    from smllm.journal.verify import verify
 
     path = Path(home) / "concurrent" / "session.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)

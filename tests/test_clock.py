@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers import PYTHON
-from smllm import clock, paths
+from smllm.base import clock, paths
 
 
 @given(st.integers(min_value=0, max_value=253402300799999))
@@ -33,7 +33,7 @@ def test_planned_ids_are_handed_out_once_across_processes(monkeypatch: pytest.Mo
     import subprocess
 
     monkeypatch.setenv("SMLLM_IDS", "sm-nqvfvw,i-419405,i-000001")
-    code = "import sys; from smllm import clock; print(clock.new_id(sys.argv[1]))"
+    code = "import sys; from smllm.base import clock; print(clock.new_id(sys.argv[1]))"
     taken = [subprocess.run([PYTHON, "-c", code, p], capture_output=True, text=True,
                             check=True).stdout.strip() for p in ("i-", "sm-", "i-", "i-")]
     assert taken[:3] == ["i-419405", "sm-nqvfvw", "i-000001"]

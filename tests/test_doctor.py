@@ -12,7 +12,7 @@ import pytest
 
 import smllm as smllm_pkg
 from helpers import smllm
-from smllm import install
+from smllm.setup import install
 
 PKG = Path(smllm_pkg.__file__).parent
 

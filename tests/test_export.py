@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from helpers import base, hook, smllm
-from smllm import export, journal
+from smllm import journal
+from smllm.audit import export
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 BILLING_ID = "c7dfaecc-adf6-4348-87df-95576e15136e"

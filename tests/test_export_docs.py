@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import console_transcript
-from smllm import reconcile
+from smllm.journal import reconcile
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = {

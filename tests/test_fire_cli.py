@@ -9,7 +9,7 @@ import pytest
 
 from machine_project import Project
 from smllm.commands.fire import fast
-from smllm.machine import store
+from smllm.machine import locations
 
 
 @pytest.mark.parametrize("argv", [
@@ -23,7 +23,7 @@ def test_fast_path_spellings(tmp_path: Path, argv: list[str],
     project = Project(tmp_path / "p")
     _, key, _ = project.fire(None, "enter", stateMachine="fix")
     code = fast([a.replace("{key}", key) for a in argv])
-    last = store.read_audit(key)[-1]
+    last = locations.read_audit(key)[-1]
     assert (0, "reproduced", {"bugId": "BUG-7"}) == (code, last["event"], last["params"])
     assert capsys.readouterr().out.startswith('{"ok":true' if "--json" in argv else "<smllm>")
 

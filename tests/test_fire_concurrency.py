@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from machine_project import Project
-from smllm.machine import engine, session, store
+from smllm.machine import engine, locations, session
 
 N = 12
 
@@ -27,8 +27,8 @@ def test_concurrent_fires_lose_nothing(tmp_path: Path) -> None:
                               stderr=subprocess.PIPE, text=True) for ev in events]
     outs = [p.communicate(timeout=120) for p in procs]
     replies = [json.loads(o[0]) for o in outs]
-    lines = store.read_audit(key)
-    raw = Path(store.audit_path(key)).read_text().splitlines()
+    lines = locations.read_audit(key)
+    raw = Path(locations.audit_path(key)).read_text().splitlines()
     state, machines = session.location(key)
     replayed = engine.replay(key, lines, machines)
     assert (N + 1, N + 1) == (len(lines), len(raw))
@@ -50,5 +50,5 @@ def test_concurrent_binds_make_one_session_per_host(tmp_path: Path) -> None:
                               stderr=subprocess.PIPE, text=True) for _ in range(4)]
     for p in procs:
         p.communicate(body, timeout=120)
-    keys = store.all_keys()
-    assert (1, ["bind"]) == (len(keys), [ln["call"] for ln in store.read_audit(keys[0])])
+    keys = locations.all_keys()
+    assert (1, ["bind"]) == (len(keys), [ln["call"] for ln in locations.read_audit(keys[0])])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import smllm
-from smllm import install
+from smllm.setup import install
 
 FIXTURES = Path(__file__).parent / "fixtures" / "settings"
 #: how installed hooks start, as `smllm install` run by this interpreter writes it

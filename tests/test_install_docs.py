@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from helpers import console_transcript
-from smllm import install
+from smllm.setup import install
 
 REPO = Path(__file__).resolve().parent.parent
 SHOWN_HOME = "/home/me"

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from smllm import journal
-from smllm.verify import verify
+from smllm.journal.verify import verify
 
 WRITER = """
 import sys

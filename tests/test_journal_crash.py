@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from helpers import base, hook, kind, records, smllm
-from smllm import faults, journal
-from smllm.verify import verify
+from smllm import journal
+from smllm.base import faults
+from smllm.journal.verify import verify
 
 SID = "c7dfaecc-adf6-4348-87df-95576e15136e"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from smllm import machine
-from smllm.errors import ConfigError
+from smllm.base.errors import ConfigError
 from smllm.machine import catalog
 
 CONFIGS = [
@@ -22,7 +22,7 @@ CONFIGS = [
 @pytest.mark.parametrize("text", CONFIGS)
 def test_every_documented_config_shape_reads(text: str, tmp_path: Path) -> None:
     """Every config shape the docs use names its machine files (comments, lists, sections)."""
-    from smllm import tomlread
+    from smllm.base import tomlread
 
     path = tmp_path / "config.toml"
     path.write_text(text)

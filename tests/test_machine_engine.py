@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from machine_project import Project
-from smllm.machine import engine, session, store
+from smllm.machine import engine, locations, session
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def _entered(project: Project) -> str:
 
 
 def _outcomes(key: str) -> list[str]:
-    return [ln["outcome"] for ln in store.read_audit(key)]
+    return [ln["outcome"] for ln in locations.read_audit(key)]
 
 
 @pytest.mark.parametrize(("event", "params", "reason"), [
@@ -44,7 +44,7 @@ def test_refusals_leave_the_state_and_say_why(project: Project, event: str,
     key = _entered(project)
     ok, _, text = project.fire(key, event, **params)
     state, _ = session.location(key)
-    last = store.read_audit(key)[-1]
+    last = locations.read_audit(key)[-1]
     assert (False, "TRIAGE", "refused", reason) == (ok, engine.focused(state)["state"],
                                                     last["outcome"], last["reason"])
     assert f"error: {reason}\n" in text
@@ -154,9 +154,9 @@ def test_pause_then_resume_and_a_second_instance(project: Project) -> None:
 def test_state_file_is_rebuilt_from_the_audit(project: Project) -> None:
     """A state file that lags behind the audit (a crash between the writes) is replayed."""
     key = _entered(project)
-    stale = store.read_state(key)
+    stale = locations.read_state(key)
     project.fire(key, "reproduced", bugId="BUG-2")
-    store.write_state(key, stale)  # as if the process died after the audit line
+    locations.write_state(key, stale)  # as if the process died after the audit line
     state, _ = session.location(key)
     inst = engine.focused(state)
     assert ("FIX", "BUG-2") == (inst["state"], inst["ref"])
@@ -175,7 +175,7 @@ def test_fire_uses_smllm_session_env(project: Project) -> None:
     """`smllm fire EVENT` without --session fires in $SMLLM_SESSION."""
     key = _entered(project)
     proc = project.cli("fire", "yield", "--param", "note=CI", env={"SMLLM_SESSION": key})
-    assert (0, "yield") == (proc.returncode, store.read_audit(key)[-1]["event"])
+    assert (0, "yield") == (proc.returncode, locations.read_audit(key)[-1]["event"])
 
 
 def test_status_and_draw(project: Project) -> None:

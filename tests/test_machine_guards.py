@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from machine_project import Project, machine_yaml
-from smllm.machine import engine, session, store
+from smllm.machine import engine, locations, session
 
 EVENTS = ("    check:\n      description: Fire when the check holds.\n"
           "      params: { kind: { required: false, description: \"A kind.\" } }\n")
@@ -29,7 +29,7 @@ def _fire(tmp_path: Path, guard: str, **params: str) -> tuple[bool, str, dict[st
     start = time.monotonic()
     ok, _, text = project.fire(key, "check", **params)
     took = time.monotonic() - start
-    return ok, text, store.read_audit(key)[-1], took
+    return ok, text, locations.read_audit(key)[-1], took
 
 
 CASES = [
@@ -123,9 +123,9 @@ def test_first_passing_transition_wins_and_is_replayable(
     _, key, _ = project.fire(None, "enter", stateMachine="m")
     ok, _, _ = project.fire(key, "check", kind=kind, job="J-1")
     state, machines = session.location(key)
-    replayed = engine.replay(key, store.read_audit(key), machines)
+    replayed = engine.replay(key, locations.read_audit(key), machines)
     inst = next(iter(state["instances"].values()))
     assert (True, target, ref, trace) == (ok, inst["state"], inst["ref"],
-                                          store.read_audit(key)[-1]["trace"])
+                                          locations.read_audit(key)[-1]["trace"])
     assert {k: v for k, v in state.items() if k != "auditSize"} == {
         k: v for k, v in replayed.items() if k != "auditSize"}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from machine_project import REPO, Project
-from smllm.machine import store
+from smllm.machine import locations
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def project(tmp_path: Path) -> Project:
 
 def _bind(project: Project, host: str = "cc-1") -> str:
     project.hook("SessionStart", host=host, source="startup")
-    key = store.read_binding("claude", host)
+    key = locations.read_binding("claude", host)
     assert key is not None
     return key
 
@@ -33,8 +33,8 @@ def test_no_config_means_no_binding_and_no_output(tmp_path: Path) -> None:
     p.root = bare
     outputs = [p.hook("SessionStart", source="startup"),
                p.hook("Stop", stop_hook_active=False)]
-    assert ([None, None], None, []) == (outputs, store.read_binding("claude", "cc-1"),
-                                        store.all_keys())
+    assert ([None, None], None, []) == (outputs, locations.read_binding("claude", "cc-1"),
+                                        locations.all_keys())
 
 
 def test_resume_keeps_the_session_and_gives_the_location(project: Project) -> None:
@@ -43,7 +43,7 @@ def test_resume_keeps_the_session_and_gives_the_location(project: Project) -> No
     project.fire(key, "enter", stateMachine="fix")
     out = project.hook("SessionStart", source="resume")
     context = out["hookSpecificOutput"]["additionalContext"] if out else ""
-    assert (key, [key]) == (store.read_binding("claude", "cc-1"), store.all_keys())
+    assert (key, [key]) == (locations.read_binding("claude", "cc-1"), locations.all_keys())
     assert f"session {key} · fix › TRIAGE · bug " in context
     assert "<instructions>\nWrite a test that reproduces the bug" in context
 
@@ -115,21 +115,21 @@ def test_two_host_sessions_never_leak(project: Project) -> None:
     assert stop_two is None
     assert stop_one is not None
     assert "block" == stop_one["decision"]
-    assert ["bind", "stop"] == [ln["call"] for ln in store.read_audit(two)]
+    assert ["bind", "stop"] == [ln["call"] for ln in locations.read_audit(two)]
 
 
 def test_subagent_hooks_do_not_drive_the_session(project: Project) -> None:
     """A subagent's hook events (agent_id set) neither bind nor block."""
     key = _bind(project)
     project.fire(key, "enter", stateMachine="fix")
-    before = len(store.read_audit(key))
+    before = len(locations.read_audit(key))
     out = project.hook("PreToolUse", tool_name="Edit", agent_id="agent-1",
                        agent_type="general-purpose",
                        tool_input={"file_path": "tests/t.py", "old_string": "a",
                                    "new_string": "b"},
                        tool_use_id="toolu_3", permission_mode="default")
     decision = (out or {}).get("hookSpecificOutput", {}).get("permissionDecision")
-    assert (before, True) == (len(store.read_audit(key)), decision != "deny")
+    assert (before, True) == (len(locations.read_audit(key)), decision != "deny")
 
 
 def test_stop_hook_blocks_once_then_runaway(project: Project) -> None:
@@ -139,7 +139,7 @@ def test_stop_hook_blocks_once_then_runaway(project: Project) -> None:
     first = project.hook("Stop", stop_hook_active=False)
     second = project.hook("Stop", stop_hook_active=True)
     assert ("block", None) == ((first or {}).get("decision"), second)
-    assert ["block", "runaway"] == [ln["outcome"] for ln in store.read_audit(key)[-2:]]
+    assert ["block", "runaway"] == [ln["outcome"] for ln in locations.read_audit(key)[-2:]]
 
 
 def test_broken_machine_fails_open_and_says_so(project: Project) -> None:
@@ -159,4 +159,4 @@ def test_fire_finds_the_session_of_its_claude_session(project: Project) -> None:
     proc = project.cli("fire", "enter", "--param", "stateMachine=fix",
                        env={"CLAUDE_CODE_SESSION_ID": "cc-7"})
     assert (0, ["bind", "fire"]) == (proc.returncode,
-                                     [ln["call"] for ln in store.read_audit(key)])
+                                     [ln["call"] for ln in locations.read_audit(key)])

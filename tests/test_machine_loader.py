@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from smllm.errors import MachineDefinitionError
+from smllm.base.errors import MachineDefinitionError
 from smllm.machine import _schema, _yaml, loader
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from machine_project import Project
-from smllm.machine import engine, session, store
+from smllm.machine import engine, locations, session
 
 EVENTS = ["enter", "reproduced", "fixed", "yield", "pause", "unmatched", "resume", "bogus"]
 PARAMS: dict[str, list[dict[str, str]]] = {
@@ -137,7 +137,7 @@ def test_any_sequence_stays_declared_and_replays(steps: list[tuple[Any, ...]]) -
                 actual = {i: {k: v[k] for k in ("state", "ref", "status")}
                           for i, v in state["instances"].items()}
                 assert (model.insts, model.focus) == (actual, state["focus"])
-            lines = store.read_audit(key)
+            lines = locations.read_audit(key)
             replayed = engine.replay(key, lines, machines)
             assert len(steps) + 1 == len(lines)
             assert {k: v for k, v in state.items() if k != "auditSize"} == {

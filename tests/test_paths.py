@@ -11,8 +11,9 @@ import platformdirs
 import pytest
 
 from helpers import base, hook
-from smllm import journal, paths
-from smllm.errors import InvalidSessionId
+from smllm import journal
+from smllm.base import paths
+from smllm.base.errors import InvalidSessionId
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the stdlib path is Linux-only")

@@ -17,11 +17,9 @@ import pytest
 
 import smllm
 from helpers import REPO, kind, records
-from smllm import install
+from smllm.setup import bootstrap, install
 
 LAUNCHER = REPO / "hooks" / "launcher"
-sys.path.insert(0, str(REPO / "hooks"))
-import bootstrap  # noqa: E402
 
 REQUIRED_COMMANDS = ["audit", "export", "ledger", "status"]
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from helpers import smllm
-from smllm import paths, policy
-from smllm.errors import PolicyError
-from smllm.policy import _compile
+from smllm.base import paths
+from smllm.base.errors import PolicyError
+from smllm.gate import policy
+from smllm.gate.policy import _compile
 
 VALIDATION = [
     ('mode = "strict"\n', "{f}:1: unknown mode 'strict' (use one of: on-request, untrusted, "
@@ -99,7 +100,7 @@ def test_builtin_rules_match_the_analyser() -> None:
     builtin = _compile.load_defaults()
     src = Path(_compile.__file__).parent.parent
     used = set()
-    for py in [*(src / "shell").glob("*.py"), src / "policy" / "assess.py", src / "gate.py"]:
+    for py in [*(src / "shell").glob("*.py"), src / "policy" / "assess.py", src / "review.py"]:
         used |= set(re.findall(r'"((?:shell|fs|git|code|sys|remote|data|infra|file|mcp|mode|'
                                r'reviewer)\.[a-z-]+)"', py.read_text()))
     assert set() == used - set(builtin)

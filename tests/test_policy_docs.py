@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from smllm import policy
-from smllm.policy import _compile
+from smllm.gate import policy
+from smllm.gate.policy import _compile
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "policy.md"
 FENCE = re.compile(r"^```(\S*)(.*)$")

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from helpers import smllm
-from smllm import journal, redact
+from smllm import journal
+from smllm.audit import redact
 
 CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())
 SECRETS: list[dict[str, str]] = CORPUS["secrets"]
@@ -170,7 +171,7 @@ def test_redaction_is_deterministic() -> None:
 
 
 def test_module_examples() -> None:
-    """The examples in smllm.redact's docstring hold."""
+    """The examples in smllm.audit.redact's docstring hold."""
     result = doctest.testmod(redact)
     expected = (0, True)
     assert expected == (result.failed, result.attempted > 0)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from judge_server import judge_server
-from smllm import reviewers
-from smllm.reviewers import command, llm_judge
+from smllm.gate import reviewers
+from smllm.gate.reviewers import command, llm_judge
 
 REQUEST = reviewers.Request("Bash", {"command": "rm -rf x"}, "/tmp", "s1", "pa-1",
                             "fs.delete-recursive-workspace", "deletes recursively x", ("f1",))

@@ -1,4 +1,4 @@
-"""smllm.settings: locating, parsing, laying out and atomically writing settings files."""
+"""smllm.setup.settings: locating, parsing, laying out and atomically writing settings files."""
 
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from smllm import settings
-from smllm.errors import ConfigError
+from smllm.base.errors import ConfigError
+from smllm.setup import settings
 
 LAYOUTS = [
     ('{"a": 1}\n', settings.Layout(None, True)),

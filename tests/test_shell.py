@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from smllm.shell import analyse
-from smllm.shell._parse import parse
+from smllm.gate.shell import analyse
+from smllm.gate.shell._parse import parse
 
 CWD, HOME = "/work/proj", "/home/me"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from smllm.shell import analyse
+from smllm.gate.shell import analyse
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "corpus"))
 from cases import CASES, WORKSPACE_FILES

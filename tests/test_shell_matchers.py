@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smllm.shell import _analyse, _model, _parse, _programs
+from smllm.gate.shell import _analyse, _model, _parse, _programs
 
 shellish = st.text(alphabet="aZ_09=+[]{}-.c$x/ é", max_size=12)
 
@@ -59,7 +59,7 @@ def test_common_commands_need_no_regular_expression() -> None:
 
     code = (
         "import sys\n"
-        "from smllm.shell import analyse\n"
+        "from smllm.gate.shell import analyse\n"
         "for c in ['git status && ls -la | head', 'pytest -q tests/x.py', 'python3 x.py',\n"
         "          'rm -rf stale_cache.txt', 'cat a | grep foo > out.txt', 'npm run build 2>&1',\n"
         "          'cd src && python -m pytest', 'echo $(date)']:\n"
@@ -88,7 +88,7 @@ FRAGMENTS = [
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("".join))
 def test_hinted_patterns_match_like_their_regex(code: str) -> None:
     """A pattern's hints never hide a match: search() equals the bare regular expression."""
-    from smllm.shell import _code
+    from smllm.gate.shell import _code
 
     for lazy in (_code.DESTRUCTIVE_API, _code.SHELL_API, _code.DYNAMIC_API):
         expected = re.search(lazy.pattern, code, lazy.flags) is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from helpers import base, hook, kind, records
 from smllm import journal
-from smllm.verify import verify
+from smllm.journal.verify import verify
 
 SID = "3e2d1c0b-9a87-4654-b321-0fedcba98765"
 AGENT = "ade27fcc3f5615bab"

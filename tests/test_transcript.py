@@ -8,7 +8,7 @@ from typing import Any
 
 from helpers import base, hook, kind, records
 from smllm import journal
-from smllm.verify import verify
+from smllm.journal.verify import verify
 
 SID = "7c6b5a49-3827-4615-a4b3-c2d1e0f9a8b7"
 

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import smllm
 from smllm import journal
-from smllm.verify import verify
+from smllm.journal.verify import verify
 
 
 def _log(tmp_path: Path, n: int = 8) -> Path:

@@ -81,7 +81,7 @@ def build_parser(name: str) -> argparse.ArgumentParser:
 
 
 def _dispatch(argv: list[str]) -> int:
-    from smllm.errors import UsageError  # noqa: PLC0415
+    from smllm.base.errors import UsageError  # noqa: PLC0415
 
     if not argv or argv[0] in ("-h", "--help", "help"):
         sys.stdout.write(_top_help())
@@ -111,7 +111,7 @@ def _dispatch(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``smllm`` console script."""
-    from smllm.errors import SmllmError  # noqa: PLC0415
+    from smllm.base.errors import SmllmError  # noqa: PLC0415
 
     args = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _report_crash(exc: BaseException) -> int:
     import traceback  # noqa: PLC0415
 
-    from smllm import clock, paths  # noqa: PLC0415
+    from smllm.base import clock, paths  # noqa: PLC0415
 
     report = "".join(traceback.format_exception(exc))
     where = "stderr"

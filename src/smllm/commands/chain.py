@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from smllm import chain, export
-from smllm.errors import SmllmError
+from smllm.audit import approvals, export
+from smllm.base.errors import SmllmError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     doc = export.read(args.export)
-    found = list(chain.chains(doc))
+    found = list(approvals.chains(doc))
     if args.action is not None:
         picked = [c for c in found if c.pending_action_id == args.action]
         if not picked:

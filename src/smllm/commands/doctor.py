@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from smllm import doctor
+from smllm.setup import doctor
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

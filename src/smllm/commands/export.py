@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from smllm import export, picker, store
+from smllm.audit import export, picker
+from smllm.journal import lookup
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.session:
-        log = store.resolve(args.session)
+        log = lookup.resolve(args.session)
     elif args.last or args.out is not None or not picker.interactive():
         log = picker.latest()
     else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
-from smllm.errors import UsageError
+from smllm.base.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,14 +80,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _fire(event: str, session_key: str | None, params: dict[str, str], *,
           as_json: bool) -> int:
-    from smllm.machine import session, store  # noqa: PLC0415
+    from smllm.machine import locations, session  # noqa: PLC0415
 
     key = session.resolve_key(session_key, os.environ)
     key, decision, location = session.fire(key, event, params, cwd=os.getcwd())
     text = decision.text or ""
     if as_json:
         out = {"ok": decision.ok, "session": key, "location": location, "text": text}
-        sys.stdout.write(store.dumps(out) + "\n")
+        sys.stdout.write(locations.dumps(out) + "\n")
     else:
         sys.stdout.write(text)
     sys.stdout.flush()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from smllm import install
+from smllm.setup import install
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,8 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from smllm import export, ledger
-from smllm.errors import ExportError
+from smllm.audit import export, ledger
+from smllm.base.errors import ExportError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _configured_files() -> list[Path]:
-    from smllm.errors import ConfigError  # noqa: PLC0415
+    from smllm.base.errors import ConfigError  # noqa: PLC0415
     from smllm.machine import catalog, find_configs  # noqa: PLC0415
 
     configs = find_configs(os.getcwd())
@@ -38,7 +38,7 @@ def _configured_files() -> list[Path]:
 
 
 def _validate(files: list[str]) -> int:
-    from smllm.errors import SmllmError  # noqa: PLC0415
+    from smllm.base.errors import SmllmError  # noqa: PLC0415
     from smllm.machine import loader  # noqa: PLC0415
 
     paths = [Path(f) for f in files] if files else _configured_files()
@@ -68,7 +68,7 @@ def _list() -> int:
 
 
 def _draw(args: argparse.Namespace) -> int:
-    from smllm.errors import SmllmError  # noqa: PLC0415
+    from smllm.base.errors import SmllmError  # noqa: PLC0415
     from smllm.machine import catalog, draw, find_configs, loader, session  # noqa: PLC0415
 
     current = None

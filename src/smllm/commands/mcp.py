@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _call(arguments: dict[str, Any]) -> dict[str, Any]:
-    from smllm.errors import SmllmError  # noqa: PLC0415
+    from smllm.base.errors import SmllmError  # noqa: PLC0415
     from smllm.machine import session  # noqa: PLC0415
 
     event = arguments.get("event")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from smllm.errors import PolicyError, UsageError
+from smllm.base.errors import PolicyError, UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,8 +61,8 @@ def _tool_input(tool: str, words: list[str]) -> dict[str, Any]:
 
 
 def explain(args: argparse.Namespace) -> int:
-    from smllm import policy  # noqa: PLC0415
-    from smllm.policy.assess import assess  # noqa: PLC0415
+    from smllm.gate import policy  # noqa: PLC0415
+    from smllm.gate.policy.assess import assess  # noqa: PLC0415
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
     tool_input = _tool_input(args.tool, list(args.input))
@@ -99,7 +99,7 @@ def _emit(args: argparse.Namespace, out: dict[str, Any]) -> None:
 
 
 def grants_cmd(args: argparse.Namespace) -> int:
-    from smllm.policy import grants  # noqa: PLC0415
+    from smllm.gate import grants  # noqa: PLC0415
 
     if args.revoke:
         grant = grants.revoke(args.revoke)
@@ -137,7 +137,7 @@ def _journal_revocation(grant: dict[str, Any]) -> None:
 
 
 def check_cmd(args: argparse.Namespace) -> int:
-    from smllm import policy  # noqa: PLC0415
+    from smllm.gate import policy  # noqa: PLC0415
 
     project = policy.project_root(os.path.abspath(args.cwd or os.getcwd()))
     problems = policy.check(project)

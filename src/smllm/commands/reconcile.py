@@ -12,7 +12,8 @@ import argparse
 import os
 import sys
 
-from smllm import picker, recovery, store
+from smllm.audit import picker
+from smllm.journal import lookup, recovery
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,9 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     host = os.environ.get("CLAUDE_CODE_SESSION_ID")
     if args.session:
-        log = store.resolve(args.session)
+        log = lookup.resolve(args.session)
     elif host:
-        log = store.resolve(host)
+        log = lookup.resolve(host)
     else:
         log = picker.latest()
     by = "agent" if os.environ.get("CLAUDECODE") else "user"

@@ -12,8 +12,9 @@ import os
 import shutil
 import sys
 
-from smllm import picker, recovery, store
-from smllm.errors import SmllmError, UsageError
+from smllm.audit import picker
+from smllm.base.errors import SmllmError, UsageError
+from smllm.journal import lookup, recovery
 
 NOT_INTERACTIVE = ("smllm resume requires an interactive terminal; pass --last or a session "
                    "uuid for non-interactive resume")
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.session:
-        log = store.resolve(args.session)
+        log = lookup.resolve(args.session)
     elif args.last:
         log = picker.latest()
     elif picker.interactive():

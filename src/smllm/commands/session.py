@@ -17,26 +17,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _list() -> int:
-    from smllm.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import audit, session, store  # noqa: PLC0415
+    from smllm.base.errors import SmllmError  # noqa: PLC0415
+    from smllm.machine import auditlog, locations, session  # noqa: PLC0415
 
     states = []
-    for key in store.all_keys():
+    for key in locations.all_keys():
         try:
             states.append(session.location(key)[0])
         except SmllmError:
             states.append(_state_from_audit(key))
-    for row in audit.session_rows(states):
+    for row in auditlog.session_rows(states):
         sys.stdout.write(row + "\n")
     return 0
 
 
 def _state_from_audit(key: str) -> dict[str, object]:
     """A session whose machines no longer load is still listed, as far as its audit says."""
-    from smllm.machine import engine, store  # noqa: PLC0415
+    from smllm.machine import engine, locations  # noqa: PLC0415
 
     state = engine.new_state(key)
-    lines = store.read_audit(key)
+    lines = locations.read_audit(key)
     first = next((ln for ln in lines if ln.get("binding")), None)
     state["binding"] = first["binding"] if first else None
     state["last"] = lines[-1]["at"] if lines else None
@@ -44,11 +44,12 @@ def _state_from_audit(key: str) -> dict[str, object]:
 
 
 def _show(key: str, *, audit_lines: bool, as_json: bool) -> int:
-    from smllm.machine import audit, engine, session, store  # noqa: PLC0415
+    from smllm.machine import auditlog, engine, locations, session  # noqa: PLC0415
 
     if audit_lines:
-        for rec in store.read_audit(key):
-            sys.stdout.write((store.dumps(rec) if as_json else audit.format_line(rec)) + "\n")
+        for rec in locations.read_audit(key):
+            text = locations.dumps(rec) if as_json else auditlog.format_line(rec)
+            sys.stdout.write(text + "\n")
         return 0
     state, machines = session.location(key)
     if as_json:

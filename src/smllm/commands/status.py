@@ -16,11 +16,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _latest_here(cwd: str) -> str | None:
     """The most recently active session started in this folder."""
-    from smllm.machine import store  # noqa: PLC0415
+    from smllm.machine import locations  # noqa: PLC0415
 
     best: tuple[int, str] | None = None
-    for key in store.all_keys():
-        state = store.read_state(key)
+    for key in locations.all_keys():
+        state = locations.read_state(key)
         binding = (state or {}).get("binding") or {}
         if state and binding.get("cwd") == cwd:
             cand = (int(state.get("last") or 0), key)
@@ -29,7 +29,7 @@ def _latest_here(cwd: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from smllm.machine import engine, session, store  # noqa: PLC0415
+    from smllm.machine import engine, locations, session  # noqa: PLC0415
 
     key = session.resolve_key(args.session, os.environ) or _latest_here(os.getcwd())
     if not key:
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         out = {"session": key, "location": session.location_of(state, machines),
                "offered": [o[0] for o in engine.offers(state, machines)], "text": text}
-        sys.stdout.write(store.dumps(out) + "\n")
+        sys.stdout.write(locations.dumps(out) + "\n")
     else:
         sys.stdout.write(text)
     return 0

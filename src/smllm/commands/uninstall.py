@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from smllm import install
 from smllm.commands.install import add_target_arguments, report
+from smllm.setup import install
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from smllm import store
-from smllm.verify import verify
+from smllm.journal import lookup
+from smllm.journal.verify import verify
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = store.resolve(args.session) if args.session else store.latest().path
+    path = lookup.resolve(args.session) if args.session else lookup.latest().path
     report = verify(path)
     if args.json:
         sys.stdout.write(json.dumps({

@@ -137,7 +137,7 @@ def _report(event: str, exc: BaseException) -> str:
     try:
         import traceback  # noqa: PLC0415
 
-        from smllm import clock, paths  # noqa: PLC0415
+        from smllm.base import clock, paths  # noqa: PLC0415
 
         logs = paths.ensure_private_tree(paths.logs_root(), paths.state_root())
         path = os.path.join(logs, f"hook-{event}-{clock.now_ms()}-{os.getpid()}.log")
@@ -171,7 +171,7 @@ def main(argv: list[str]) -> int:
     finally:
         sys.stdout = real_stdout
     if result is not None:
-        from smllm import jsonfast  # noqa: PLC0415
+        from smllm.base import jsonfast  # noqa: PLC0415
 
         real_stdout.write(jsonfast.dumps(result))
         real_stdout.flush()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
-from smllm import clock, journal, jsonfast, paths
-from smllm.errors import InvalidSessionId, SmllmError
+from smllm import journal
+from smllm.base import clock, jsonfast, paths
+from smllm.base.errors import InvalidSessionId, SmllmError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,14 +15,14 @@ if TYPE_CHECKING:
 
 def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:
     """What the agent is told at a resume about effects left in flight."""
-    from smllm import reconcile  # noqa: PLC0415
+    from smllm.journal import reconcile  # noqa: PLC0415
 
     return reconcile.unknown_effects_text(unknown)
 
 
 def held_effect(ctx: HookContext) -> str | None:
     """Why this call must wait for reconciliation (a re-attempt of an unknown effect)."""
-    from smllm import reconcile  # noqa: PLC0415
+    from smllm.journal import reconcile  # noqa: PLC0415
 
     return reconcile.hold_reason(ctx)
 
@@ -34,9 +34,9 @@ def machine_session_start(ctx: HookContext) -> str | None:
     if ctx.agent_id is not None or (not machine.is_bound(ctx.session_id)
                                     and not machine.find_configs(ctx.cwd)):
         return None  # no machine in play: skip loading the rest of the package
-    from smllm.machine import hooks  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415
 
-    return hooks.on_session_start(ctx)
+    return hostview.on_session_start(ctx)
 
 
 def _unbound(ctx: HookContext) -> bool:
@@ -55,24 +55,24 @@ def machine_prompt(ctx: HookContext) -> str | None:
     """The current location, given to the agent with each prompt."""
     if _unbound(ctx):
         return None
-    from smllm.machine import hooks  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415
 
-    return hooks.on_prompt(ctx)
+    return hostview.on_prompt(ctx)
 
 
 def machine_stop(ctx: HookContext) -> str | None:
     """The block reason when the machine refuses the stop, else None."""
     if _unbound(ctx):
         return None
-    from smllm.machine import hooks  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415
 
-    return hooks.on_stop(ctx)
+    return hostview.on_stop(ctx)
 
 
 def machine_tool_rule(ctx: HookContext) -> tuple[str, str] | None:
     """(``deny`` or ``ask``, reason) when the current state's tool rules forbid the call."""
     if _unbound(ctx):
         return None
-    from smllm.machine import hooks  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415
 
-    return hooks.tool_rule(ctx)
+    return hostview.tool_rule(ctx)

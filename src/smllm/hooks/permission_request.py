@@ -10,9 +10,11 @@ prompt itself.
 
 from __future__ import annotations
 
-from smllm import clock, journal, sessionstate, transcript
+from smllm import journal
+from smllm.base import clock
 from smllm.gate import CHOICES
 from smllm.hooks._context import HookContext
+from smllm.journal import sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +36,7 @@ def _matching_intent(open_intents: dict[str, Any], tool_name: str, tool_input: A
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     p = ctx.payload
     with ctx.transaction() as txn:
-        sessionstate.ensure(txn)
+        sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
         open_intents = dict(txn.state.get("open_intents") or {})
         tool_use_id = _matching_intent(open_intents, str(p["tool_name"]), p["tool_input"])
@@ -48,7 +50,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                     "reviewer": "user",
                     "pending_action_id": pending,
                     "tool_use_id": tool_use_id,
-                    "operation": sessionstate.operation(str(p["tool_name"])),
+                    "operation": sidecar.operation(str(p["tool_name"])),
                     "tool_name": p["tool_name"],
                     "action": p["tool_input"],
                     "choices": CHOICES,

@@ -10,8 +10,9 @@ running) and ``approval_wait.effect.terminal``.
 
 from __future__ import annotations
 
-from smllm import journal, sessionstate, transcript
+from smllm import journal
 from smllm.hooks._context import HookContext
+from smllm.journal import sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def scripts_after(scripts: object) -> dict[str, str] | None:
     (a script edited between the check and the run is flagged; bypass-corpus K6)."""
     if not isinstance(scripts, dict) or not scripts:
         return None
-    from smllm.digest import tagged  # noqa: PLC0415
+    from smllm.base.digest import tagged  # noqa: PLC0415
 
     out: dict[str, str] = {}
     for path, digest in scripts.items():
@@ -88,16 +89,16 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         else ("failed" if failed else "succeeded")
     )
     with ctx.transaction() as txn:
-        sessionstate.ensure(txn)
+        sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
         open_intents = dict(txn.state.get("open_intents") or {})
         intent = open_intents.pop(tool_use_id, None) or {}
         _close_user_wait(txn, intent, tool_use_id, ctx.event)
         record: dict[str, Any] = {
             "tool_use_id": tool_use_id,
-            "idempotency_key": sessionstate.idempotency_key(ctx.session_id, tool_use_id),
+            "idempotency_key": sidecar.idempotency_key(ctx.session_id, tool_use_id),
             "intent_sequence": intent.get("seq"),
-            "operation": sessionstate.operation(str(p["tool_name"])),
+            "operation": sidecar.operation(str(p["tool_name"])),
             "outcome": outcome,
             "observed_via": "hook",
             "authorized_by": authorized_by(intent),

@@ -10,9 +10,10 @@ a deny).
 
 from __future__ import annotations
 
-from smllm import gate, journal, sessionstate, transcript
+from smllm import gate, journal
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
+from smllm.journal import sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,11 +61,11 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     verdict = _verdict(ctx)
     p = ctx.payload
     tool_use_id = str(p["tool_use_id"])
-    key = sessionstate.idempotency_key(ctx.session_id, tool_use_id)
-    op = sessionstate.operation(str(p["tool_name"]))
+    key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
+    op = sidecar.operation(str(p["tool_name"]))
     allowed = verdict.decision in ("allow", "abstain", "ask")
     with ctx.transaction() as txn:
-        sessionstate.ensure(txn)
+        sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
         intent = txn.append(
             journal.event(

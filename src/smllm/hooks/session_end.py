@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from smllm import journal, sessionstate, transcript
+from smllm import journal
 from smllm.hooks._context import HookContext
+from smllm.journal import sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     reason = ctx.payload.get("reason")
     with ctx.transaction() as txn:
-        sessionstate.ensure(txn)
+        sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript, flush=True)
         started = int(txn.state.get("started_at_ms") or ctx.now_ms)
         txn.append(

@@ -10,15 +10,17 @@ On a resume after a crash (the log's last start or resume has no ``session.end``
 3. ``session.end`` ``crash_inferred`` closes the crashed run, in the main log and in
    every subagent log it left open, and ``session.resumed`` records
    ``prior_turn_count``, ``resumed_from_sequence`` and the unknown effects;
-4. the agent is told each unknown effect (see :mod:`smllm.reconcile`).
+4. the agent is told each unknown effect (see :mod:`smllm.journal.reconcile`).
 """
 
 from __future__ import annotations
 
 import os
 
-from smllm import VERSION, clock, journal, sessionstate, transcript
+from smllm import VERSION, journal
+from smllm.base import clock
 from smllm.hooks import _features
+from smllm.journal import sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,7 +128,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     source = str(ctx.payload.get("source") or "startup")
     unknown: list[dict[str, Any]] = []
     with ctx.transaction() as txn:
-        sessionstate.ensure(txn)
+        sidecar.ensure(txn)
         crashed = bool(txn.state.get("open")) and source == "resume"
         if crashed:
             unknown = _in_flight(txn)

@@ -7,9 +7,10 @@ rule), and a stop with ``stop_hook_active`` is never blocked by the journal itse
 
 from __future__ import annotations
 
-from smllm import journal, sessionstate, transcript
+from smllm import journal
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
+from smllm.journal import sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     block = _features.machine_stop(ctx)
     last = ctx.payload.get("last_assistant_message")
     with ctx.transaction() as txn:
-        sessionstate.ensure(txn)
+        sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
         turn = int(txn.state.get("turns", 0))
         if block:

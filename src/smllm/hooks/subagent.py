@@ -3,8 +3,9 @@ linked both ways with the parent's."""
 
 from __future__ import annotations
 
-from smllm import journal, transcript
+from smllm import journal
 from smllm.hooks._context import HookContext, safe_transcript
+from smllm.journal import transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from smllm import journal, sessionstate, transcript
+from smllm import journal
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
+from smllm.journal import sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     p = ctx.payload
     with ctx.transaction() as txn:
-        sessionstate.ensure(txn)
+        sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
         turn = int(txn.state.get("turns", 0)) + 1
         proposed = txn.append(

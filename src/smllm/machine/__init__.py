@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from smllm import paths
+from smllm.base import paths
 
 #: the harness name in bindings and audit lines
 HARNESS = "claude"

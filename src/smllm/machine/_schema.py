@@ -17,7 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from smllm.errors import MachineDefinitionError
+from smllm.base.errors import MachineDefinitionError
 from smllm.machine._yaml import Marked, Path
 
 _TYPE_NAMES = {

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from smllm.errors import MachineDefinitionError
+from smllm.base.errors import MachineDefinitionError
 
 Path = tuple[str | int, ...]
 

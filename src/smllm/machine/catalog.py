@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 
-from smllm import jsonfast, paths
-from smllm.errors import ConfigError, MachineDefinitionError
-from smllm.machine import CONFIG_DIR, store
+from smllm.base import jsonfast, paths
+from smllm.base.errors import ConfigError, MachineDefinitionError
+from smllm.machine import CONFIG_DIR, locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,10 +44,10 @@ def _cache_file(configs: list[str]) -> str:
     """One cache file per list of configs: their paths, spelled safely (a digest if long)."""
     name = "!".join(configs).replace("%", "%25").replace(os.sep, "%2F").replace("!", "%21")
     if len(name) > 200:
-        from smllm.digest import sha256_hex  # noqa: PLC0415
+        from smllm.base.digest import sha256_hex  # noqa: PLC0415
 
         name = sha256_hex(name.encode("utf-8", "surrogateescape"))[:32]
-    return os.path.join(store.cache_dir(), "machines", f"{name}.json")
+    return os.path.join(locations.cache_dir(), "machines", f"{name}.json")
 
 
 def load(configs: list[str]) -> Machines:
@@ -74,7 +74,7 @@ def _parse_toml(path: str) -> dict[str, Any]:
             data = f.read()
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc}", "check the file") from None
-    from smllm import tomlread  # noqa: PLC0415
+    from smllm.base import tomlread  # noqa: PLC0415
 
     try:
         doc: dict[str, Any] = tomlread.loads(data.decode("utf-8"))
@@ -133,7 +133,7 @@ def _compile(configs: list[str], cache: str) -> Machines:
 
 def _write_cache(cache: str, data: dict[str, Any]) -> None:
     try:
-        store.ensure(os.path.dirname(cache))
+        locations.ensure(os.path.dirname(cache))
         paths.write_private(cache, jsonfast.dumps(data).encode("utf-8"))
     except OSError:
         pass  # a cache that cannot be written only costs speed

@@ -12,7 +12,7 @@ import re
 from pathlib import Path as FsPath
 from typing import Any
 
-from smllm.errors import MachineDefinitionError
+from smllm.base.errors import MachineDefinitionError
 from smllm.machine import _schema, _yaml
 from smllm.machine._yaml import Marked, Path
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 
-from smllm import clock, paths
 from smllm import machine as machine_pkg
-from smllm.errors import ConfigError, SessionNotFound, SmllmError
-from smllm.machine import catalog, engine, store
+from smllm.base import clock, paths
+from smllm.base.errors import ConfigError, SessionNotFound, SmllmError
+from smllm.machine import catalog, engine, locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def resolve_key(explicit: str | None, env: dict[str, str] | os._Environ[str]) ->
     if env.get("SMLLM_SESSION"):
         return env["SMLLM_SESSION"]
     host = env.get("CLAUDE_CODE_SESSION_ID")
-    return store.read_binding("claude", host) if host else None
+    return locations.read_binding("claude", host) if host else None
 
 
 def _machines_for(state: dict[str, Any]) -> Machines:
@@ -44,15 +44,15 @@ def _machines_for(state: dict[str, Any]) -> Machines:
 
 def _current(key: str) -> tuple[dict[str, Any], Machines]:
     """The session's state, rebuilt from the audit if the state file lags (lock held)."""
-    state = store.read_state(key)
-    size = store.audit_size(key)
+    state = locations.read_state(key)
+    size = locations.audit_size(key)
     if size == 0:
         raise SessionNotFound(f"no smllm session {key!r}",
                               "run `smllm session list` to see the sessions")
     if state is not None and state.get("auditSize") == size:
         machines = _machines_for(state)
     else:
-        lines = store.read_audit(key)
+        lines = locations.read_audit(key)
         first = next((ln for ln in lines if ln.get("binding")), None)
         machines = catalog.load(list((first or {}).get("binding", {}).get("configs") or []))
         try:
@@ -82,14 +82,14 @@ def _check_instances(state: dict[str, Any], machines: Machines) -> None:
 
 def _commit(key: str, state: dict[str, Any], decision: Decision,
             machines: Machines) -> None:
-    size = store.append_audit(key, decision.line)
+    size = locations.append_audit(key, decision.line)
     engine.apply(state, decision.line, machines)
     state["auditSize"] = size
-    store.write_state(key, state)
+    locations.write_state(key, state)
 
 
 def location(key: str) -> tuple[dict[str, Any], Machines]:
-    with store.session_lock(key):
+    with locations.session_lock(key):
         return _current(key)
 
 
@@ -109,7 +109,7 @@ def fire(key: str | None, event: str, params: dict[str, str], *, cwd: str,
     at = clock.now_ms() if now_ms is None else now_ms
     if key is None:
         return _fire_new(event, params, cwd=cwd, env=env, harness=harness, at=at)
-    with store.session_lock(key):
+    with locations.session_lock(key):
         state, machines = _current(key)
         root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or cwd
         decision = engine.decide_fire(state, machines, at, event, params, env=env, cwd=root,
@@ -129,9 +129,9 @@ def _fire_new(event: str, params: dict[str, str], *, cwd: str, env: dict[str, st
         raise ConfigError(f"no .smllm/config.toml in {cwd} or above",
                           'create one with [machines] files = ["fix.smllm.yaml"]')
     machines = catalog.load(configs)
-    store.ensure_root()
+    locations.ensure_root()
     key = clock.new_id("sm-")
-    with store.session_lock(key):
+    with locations.session_lock(key):
         state = engine.new_state(key)
         binding = {"harness": harness, "hostSession": None, "cwd": cwd, "configs": configs}
         state["binding"] = binding
@@ -145,7 +145,7 @@ def _fire_new(event: str, params: dict[str, str], *, cwd: str, env: dict[str, st
 
 
 def stop(key: str, *, stop_hook_active: bool, now_ms: int) -> Decision:
-    with store.session_lock(key):
+    with locations.session_lock(key):
         state, machines = _current(key)
         decision = engine.decide_stop(state, machines, now_ms, stop_hook_active)
         _commit(key, state, decision, machines)
@@ -158,10 +158,10 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | 
     ``None`` when the project configures no machines. A host session bound before
     (resume, compaction, ``/clear``) keeps its smllm session and gets its location.
     """
-    lock, keyfile = store.binding_files(harness, host)
+    lock, keyfile = locations.binding_files(harness, host)
     with lock:
-        key = store.read_binding(harness, host)
-        if key is not None and store.exists(key):
+        key = locations.read_binding(harness, host)
+        if key is not None and locations.exists(key):
             state, machines = location(key)
             return key, engine.location_text(state, machines)
         configs = machine_pkg.find_configs(cwd)
@@ -170,7 +170,7 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | 
         machines = catalog.load(configs)
         key = clock.new_id("sm-")
         binding = {"harness": harness, "hostSession": host, "cwd": cwd, "configs": configs}
-        with store.session_lock(key):
+        with locations.session_lock(key):
             state = engine.new_state(key)
             decision = engine.decide_bind(state, machines, now_ms, binding)
             _commit(key, state, decision, machines)

@@ -6,8 +6,8 @@ every text is assembled here from lines, each ending in ``\\n``.
 
 from __future__ import annotations
 
-from smllm import jsonfast
-from smllm.digest import tagged as digest_of
+from smllm.base import jsonfast
+from smllm.base.digest import tagged as digest_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

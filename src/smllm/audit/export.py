@@ -1,0 +1,465 @@
+"""``smllm export``: one session's journal as one self-contained JSON document.
+
+The document (``export_schema_version`` 1) is a pure function of the log bytes and
+the flags: no wall clock, no absolute path, byte-identical for identical input. It is
+produced in two streaming passes over each stream (the main log, then every
+``subagent/<id>/session.jsonl`` in name order), so memory does not grow with the
+size of the log:
+
+1. a scan that computes the summaries and the diagnostics;
+2. a copy that writes one ``events`` element per physical line.
+
+Each stream is read only up to the size it had when the export began, so exporting a
+live session is consistent. The file layout is fixed (one top-level key per line, one
+event per line), which lets :func:`read` stream an export back; any other JSON
+rendering of the same document is read too, whole.
+
+Event elements::
+
+    {"kind":"record","stream":"main","line":7,"envelope":{...the log line...}}
+    {"kind":"unparseable","stream":"main","line":9,"raw":"garbage"}
+    {"kind":"torn","stream":"main","line":12,"raw":"{\\"sequence\\":1"}
+
+In a raw export the envelope is the log line's exact bytes, so its ``hash`` can be
+re-verified from the export; ``--redacted`` rewrites payload strings (see
+:mod:`smllm.audit.redact`) and keeps the envelope fields.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from smllm import VERSION, journal
+from smllm.base.errors import ExportError
+
+SCHEMA_VERSION = 1
+Redaction = Literal["raw", "redacted"]
+
+#: Record kinds (``payload.event.kind // payload_type``) smllm's writers produce.
+KNOWN_KINDS = frozenset({
+    "proposed", "accepted", "side_effect_intent", "model.call", "completed", "stop_blocked",
+    "session.start", "session.end", "session.resumed", "session.compacted",
+    "tool_batch.effect.started", "tool_batch.effect.terminal", "effect.reconciled",
+    "approval.review", "approval_wait.effect.started", "approval_wait.effect.terminal",
+    "stage_requirement_resolved", "decision_applied", "policy.amendment",
+    "subagent.started", "subagent.stopped", "host.event",
+})
+_LIFECYCLE = frozenset({"session.start", "session.end", "session.resumed", "session.compacted"})
+_OMITTED = b'{"omitted_live_only":{'
+_CHUNK = 1 << 20
+
+
+# --------------------------------------------------------------------- streams
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One log of a session, read up to ``size`` bytes."""
+
+    name: str
+    path: Path
+    size: int
+
+
+def streams(main: Path) -> list[Stream]:
+    """The main log and every subagent log beside it, in a fixed order."""
+    out = [Stream("main", main, main.stat().st_size)]
+    sub = main.parent / "subagent"
+    if sub.is_dir():
+        for agent in sorted(os.listdir(sub)):
+            log = sub / agent / journal.LOG_NAME
+            if log.is_file():
+                out.append(Stream(f"subagent/{agent}", log, log.stat().st_size))
+    return out
+
+
+@dataclass(frozen=True)
+class RawLine:
+    number: int
+    raw: bytes
+    complete: bool
+
+
+def raw_lines(stream: Stream, digest: Any = None) -> Iterator[RawLine]:
+    """The physical lines of ``stream`` (without newline), streaming, up to its size."""
+    left = stream.size
+    number = 0
+    rest = b""
+    with open(stream.path, "rb") as fh:
+        while left > 0:
+            chunk = fh.read(min(_CHUNK, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            if digest is not None:
+                digest.update(chunk)
+            parts = (rest + chunk).split(b"\n")
+            rest = parts.pop()
+            for raw in parts:
+                number += 1
+                yield RawLine(number, raw, True)
+    if rest:
+        yield RawLine(number + 1, rest, False)
+
+
+# --------------------------------------------------------------------- pass 1: scan
+
+
+@dataclass
+class Diagnostics:
+    unparseable_lines: int = 0
+    torn_lines: int = 0
+    unknown_payload_kinds: int = 0
+    gaps: int = 0
+    sequence_gaps: int = 0
+    omitted_live_only: int = 0
+    duplicate_records: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "unparseable_lines": self.unparseable_lines,
+            "unknown_payload_kinds": self.unknown_payload_kinds,
+            "gaps": self.gaps,
+            "omitted_live_only": self.omitted_live_only,
+            "duplicate_records": self.duplicate_records,
+            "torn_lines": self.torn_lines,
+            "sequence_gaps": self.sequence_gaps,
+        }
+
+
+@dataclass
+class Summary:
+    """What the scan learns about one stream."""
+
+    stream: str
+    session_id: str | None = None
+    agent_id: str | None = None
+    lines: int = 0
+    records: int = 0
+    turn_count: int = 0
+    step_count: int = 0
+    first_recorded_at: str | None = None
+    last_recorded_at: str | None = None
+    session_end: dict[str, Any] | None = None
+    build: Any = None
+    sha256: str = ""
+    bytes: int = 0
+    max_sequence: int = 0
+    seen: bytearray = field(default_factory=bytearray)
+
+    def as_dict(self, rel: str) -> dict[str, Any]:
+        return {
+            "stream": self.stream,
+            "log": rel,
+            "session_id": self.session_id,
+            "agent_id": self.agent_id,
+            "lines": self.lines,
+            "records": self.records,
+            "turn_count": self.turn_count,
+            "step_count": self.step_count,
+            "first_recorded_at": self.first_recorded_at,
+            "last_recorded_at": self.last_recorded_at,
+            "session_end": self.session_end,
+            "bytes": self.bytes,
+            "sha256": self.sha256,
+        }
+
+    def mark_seen(self, seq: int) -> bool:
+        """Record ``seq``; True if it was already seen (a duplicate)."""
+        byte, bit = divmod(seq, 8)
+        if byte >= len(self.seen):
+            self.seen.extend(b"\0" * (byte + 1 - len(self.seen) + 4096))
+        was = bool(self.seen[byte] & (1 << bit))
+        self.seen[byte] |= 1 << bit
+        return was
+
+
+def _scan_record(s: Summary, d: Diagnostics, rec: dict[str, Any], raw: bytes) -> None:
+    s.records += 1
+    seq = rec["sequence"]
+    at = rec.get("recorded_at")
+    if isinstance(at, str):
+        s.first_recorded_at = s.first_recorded_at or at
+        s.last_recorded_at = at
+    if seq >= 0 and s.mark_seen(seq):
+        d.duplicate_records += 1
+        return
+    if seq > s.max_sequence + 1:
+        d.sequence_gaps += 1
+    s.max_sequence = max(s.max_sequence, seq)
+    d.omitted_live_only += raw.count(_OMITTED)
+    kind = journal.kind_of(rec)
+    if kind not in KNOWN_KINDS:
+        d.unknown_payload_kinds += 1
+    if kind not in _LIFECYCLE:
+        s.step_count += 1
+    if kind == "accepted":
+        s.turn_count += 1
+    elif kind in _LIFECYCLE:
+        _lifecycle(s, kind, journal.body_of(rec))
+
+
+def _lifecycle(s: Summary, kind: str | None, body: dict[str, Any]) -> None:
+    if kind == "session.start":
+        if s.session_id is None and isinstance(body.get("session_id"), str):
+            s.session_id = body["session_id"]
+        if s.agent_id is None and isinstance(body.get("agent_id"), str):
+            s.agent_id = body["agent_id"]
+        if s.build is None:
+            s.build = body.get("build")
+        s.session_end = None
+    elif kind == "session.resumed":
+        s.session_end = None
+    elif kind == "session.end":
+        s.session_end = {"exit_reason": body.get("exit_reason"),
+                         "uptime_ms": body.get("uptime_ms")}
+
+
+def scan(stream: Stream, diagnostics: Diagnostics) -> Summary:
+    """Pass 1 over one stream: its summary; adds to ``diagnostics``."""
+    s = Summary(stream.name)
+    digest = hashlib.sha256()
+    for line in raw_lines(stream, digest):
+        s.lines += 1
+        rec = journal.parse_line(line.raw) if line.complete else None
+        if rec is None:
+            diagnostics.unparseable_lines += 1
+            diagnostics.torn_lines += 0 if line.complete else 1
+            continue
+        _scan_record(s, diagnostics, rec, line.raw)
+    s.sha256 = "sha256:" + digest.hexdigest()
+    s.bytes = stream.size
+    s.seen = bytearray()
+    if s.session_id is None:
+        s.session_id = stream.path.parent.name if stream.name == "main" else None
+    if s.agent_id is None and stream.name != "main":
+        s.agent_id = stream.name.split("/", 1)[1]
+    return s
+
+
+# --------------------------------------------------------------------- pass 2: events
+
+
+def _dumps(obj: Any) -> str:
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates from the log: escape them
+        text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+def _utf8(raw: bytes) -> str | None:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _raw_text(raw: bytes) -> str:
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def event_element(stream: str, line: RawLine, redaction: Redaction,
+                  stream_json: str | None = None) -> str:
+    """The JSON text of the ``events`` element for one physical line."""
+    sj = stream_json if stream_json is not None else _dumps(stream)
+    head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
+    if line.complete:
+        if redaction == "raw":
+            declared, actual = journal.line_hash(line.raw)
+            if declared is not None and declared == actual:
+                text = _utf8(line.raw)
+                if text is not None:
+                    return head + text + "}"
+        rec = journal.parse_line(line.raw)
+        if rec is not None:
+            if redaction == "raw":
+                return head + _dumps(rec) + "}"
+            from smllm.audit import redact  # noqa: PLC0415
+
+            if "payload" in rec:
+                rec["payload"] = redact.redact_value(rec["payload"])
+            return head + _dumps(rec) + "}"
+    text = _raw_text(line.raw)
+    if redaction == "redacted":
+        from smllm.audit import redact  # noqa: PLC0415
+
+        text = redact.redact_text(text)
+    kind = "unparseable" if line.complete else "torn"
+    return _dumps({"kind": kind, "stream": stream, "line": line.number, "raw": text})
+
+
+# --------------------------------------------------------------------- the document
+
+
+@dataclass(frozen=True)
+class Header:
+    """Everything of the document except ``events``."""
+
+    redaction: Redaction
+    session_build: Any
+    terminated_abnormally: bool
+    sessions: list[dict[str, Any]]
+    diagnostics: dict[str, int]
+    last_recorded_at: str | None
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [
+            ("export_schema_version", SCHEMA_VERSION),
+            ("redaction", self.redaction),
+            ("exporter_version", {"display": f"smllm {VERSION}", "smllm": VERSION}),
+            ("session_build", self.session_build),
+            ("session_terminated_abnormally", self.terminated_abnormally),
+            ("sessions", self.sessions),
+            ("diagnostics", self.diagnostics),
+        ]
+
+
+def header(all_streams: list[Stream], redaction: Redaction) -> Header:
+    """Pass 1 over every stream."""
+    diag = Diagnostics()
+    summaries = [scan(s, diag) for s in all_streams]
+    diag.gaps = diag.sequence_gaps + diag.omitted_live_only
+    main = summaries[0]
+    end = main.session_end
+    rels = [journal.LOG_NAME if s.name == "main" else f"{s.name}/{journal.LOG_NAME}"
+            for s in all_streams]
+    return Header(
+        redaction=redaction,
+        session_build=main.build,
+        terminated_abnormally=not (end is not None and end.get("exit_reason") == "clean"),
+        sessions=[s.as_dict(rel) for s, rel in zip(summaries, rels, strict=True)],
+        diagnostics=diag.as_dict(),
+        last_recorded_at=main.last_recorded_at,
+    )
+
+
+def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int:
+    """Write the document; return the number of events."""
+    out.write("{\n")
+    for key, value in head.items():
+        out.write(f"  {_dumps(key)}: {_dumps(value)},\n")
+    out.write('  "events": [')
+    n = 0
+    for stream in all_streams:
+        stream_json = _dumps(stream.name)
+        for line in raw_lines(stream):
+            out.write(",\n    " if n else "\n    ")
+            out.write(event_element(stream.name, line, head.redaction, stream_json))
+            n += 1
+    out.write("\n  ]\n}\n" if n else "]\n}\n")
+    return n
+
+
+def default_name(head: Header) -> str:
+    """``trajectory-<timestamp>.json``, the timestamp of the log's last record."""
+    at = head.last_recorded_at or "1970-01-01T00:00:00.000Z"
+    stamp = at.replace("-", "").replace(":", "").replace(".", "")
+    return f"trajectory-{stamp}.json"
+
+
+def export(log: Path, out: Path | None, *, redacted: bool = False,
+           cwd: Path | None = None) -> Path:
+    """Export the session whose main log is ``log``; return the absolute path written."""
+    all_streams = streams(log)
+    head = header(all_streams, "redacted" if redacted else "raw")
+    target = out if out is not None else (cwd or Path.cwd()) / default_name(head)
+    target = target if target.is_absolute() else (cwd or Path.cwd()) / target
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        # private like the journal it copies (a raw export holds the same secrets)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            write_document(fh, all_streams, head)
+        os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        reason = exc.strerror or str(exc)
+        raise ExportError(
+            f"export failed: could not write {target}: {reason}",
+            "write inside a folder you can write to, e.g. --out ./trajectory.json, or drop "
+            "--out to get trajectory-<timestamp>.json in the current folder",
+        ) from None
+    return target
+
+
+# --------------------------------------------------------------------- reading back
+
+
+@dataclass
+class Document:
+    """An export read back: the header keys, then the events, streaming."""
+
+    meta: dict[str, Any]
+    events: Iterator[dict[str, Any]]
+
+
+def read(path: Path) -> Document:
+    """Open an export; events are streamed when the file has this module's layout."""
+    try:
+        fh = open(path, encoding="utf-8")  # noqa: SIM115 - closed by the generator
+    except OSError as exc:
+        raise ExportError(f"cannot read export {path}: {exc.strerror}",
+                          "give the path of a file written by `smllm export`") from None
+    meta: dict[str, Any] = {}
+    first = fh.readline()
+    if first == "{\n":
+        for text in fh:
+            if text == '  "events": [\n':
+                return Document(_check(meta, path), _stream_events(fh, path))
+            if text == '  "events": []\n':
+                break
+            key, sep, value = text.strip().rstrip(",").partition(": ")
+            if not sep:
+                break
+            try:
+                meta[json.loads(key)] = json.loads(value)
+            except ValueError:
+                break
+    fh.seek(0)
+    try:
+        whole = json.load(fh)
+    except ValueError as exc:
+        raise ExportError(f"{path} is not an smllm export: {exc}",
+                          "give the path of a file written by `smllm export`") from None
+    finally:
+        fh.close()
+    if not isinstance(whole, dict):
+        raise ExportError(f"{path} is not an smllm export: not a JSON object",
+                          "give the path of a file written by `smllm export`")
+    events = whole.pop("events", [])
+    return Document(_check(whole, path), iter(events if isinstance(events, list) else []))
+
+
+def _check(meta: dict[str, Any], path: Path) -> dict[str, Any]:
+    if meta.get("export_schema_version") != SCHEMA_VERSION:
+        raise ExportError(
+            f"{path} is not an smllm export (export_schema_version "
+            f"{meta.get('export_schema_version')!r}, expected {SCHEMA_VERSION})",
+            "export the session again with `smllm export`",
+        )
+    return meta
+
+
+def _stream_events(fh: IO[str], path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        for number, text in enumerate(fh, start=1):
+            stripped = text.strip()
+            if stripped in ("]", "],", "}"):
+                continue
+            try:
+                yield json.loads(stripped.rstrip(","))
+            except ValueError as exc:
+                raise ExportError(f"{path}: event {number} is not JSON: {exc}",
+                                  "export the session again") from None
+    finally:
+        fh.close()

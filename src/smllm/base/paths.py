@@ -1,0 +1,204 @@
+"""Every on-disk location smllm uses, in one place.
+
+``SMLLM_HOME=DIR`` puts data, state and user config under ``DIR``. Otherwise the
+locations are platformdirs' (appname ``smllm``). On Linux they are computed here with
+the standard library, because hooks run on every tool call and importing platformdirs
+(or even ``pathlib``) would cost more than the rest of a hook; a test checks that both
+agree. The ``*_root()`` functions return ``str`` for the hot path; the ``*_dir()``
+functions return ``pathlib.Path`` for everything else.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from smllm.base.errors import InvalidSessionId
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+APP = "smllm"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+_ID_FIRST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_ID_CHARS = _ID_FIRST | frozenset("._-")
+
+
+def _home_override() -> str | None:
+    home = os.environ.get("SMLLM_HOME")
+    return os.path.abspath(os.path.expanduser(home)) if home else None
+
+
+def _xdg(var: str, default: str) -> str:
+    value = os.environ.get(var, "").strip()
+    base = value if value and os.path.isabs(value) else os.path.join(os.path.expanduser("~"),
+                                                                     default)
+    return os.path.join(base, APP)
+
+
+def _platformdirs(kind: str) -> str:
+    import platformdirs  # noqa: PLC0415 - only off Linux
+
+    return str(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
+
+
+def data_root() -> str:
+    """Where journals live (``~/.local/share/smllm`` on Linux)."""
+    home = _home_override()
+    if home is not None:
+        return home
+    if sys.platform.startswith("linux"):
+        return _xdg("XDG_DATA_HOME", ".local/share")
+    return _platformdirs("data")
+
+
+def state_root() -> str:
+    """Where smllm sessions and their audit live (``~/.local/state/smllm`` on Linux)."""
+    home = _home_override()
+    if home is not None:
+        return home
+    if sys.platform.startswith("linux"):
+        return _xdg("XDG_STATE_HOME", ".local/state")
+    return _platformdirs("state")
+
+
+def config_root() -> str:
+    """Where the user-level ``config.toml`` and ``policy.toml`` live."""
+    home = _home_override()
+    if home is not None:
+        return home
+    if sys.platform.startswith("linux"):
+        return _xdg("XDG_CONFIG_HOME", ".config")
+    return _platformdirs("config")
+
+
+def _path(value: str) -> Path:
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(value)
+
+
+def data_dir() -> Path:
+    return _path(data_root())
+
+
+def state_dir() -> Path:
+    return _path(state_root())
+
+
+def config_dir() -> Path:
+    return _path(config_root())
+
+
+def sessions_dir() -> Path:
+    return _path(os.path.join(data_root(), "sessions"))
+
+
+def audit_dir() -> Path:
+    return _path(os.path.join(state_root(), "audit"))
+
+
+def cache_root() -> str:
+    """Compiled config caches (policy, machines); safe to delete at any time."""
+    return os.path.join(state_root(), "cache")
+
+
+def cache_dir() -> Path:
+    return _path(cache_root())
+
+
+def logs_root() -> str:
+    """Internal error reports of hooks and commands."""
+    return os.path.join(state_root(), "logs")
+
+
+def logs_dir() -> Path:
+    return _path(logs_root())
+
+
+def is_safe_id(value: object) -> bool:
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 128
+        and value[0] in _ID_FIRST
+        and all(ch in _ID_CHARS for ch in value)
+        and ".." not in value
+    )
+
+
+def check_id(value: object, what: str = "session id") -> str:
+    """Return ``value`` if it is safe as one path component, else raise.
+
+    >>> check_id("c7dfaecc-adf6-4348-87df-95576e15136e")
+    'c7dfaecc-adf6-4348-87df-95576e15136e'
+    >>> check_id("../../etc")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    smllm.base.errors.InvalidSessionId: invalid session id '../../etc' (ids are 1-128 letters, ...)
+    """
+    if is_safe_id(value):
+        return value  # type: ignore[return-value]
+    raise InvalidSessionId(
+        f"invalid {what} {value!r}",
+        "ids are 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit",
+    )
+
+
+def ensure_private_tree(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str:
+    """Create ``path`` and its missing parents; ``root`` and everything below it is 0700.
+
+    Missing folders above ``root`` (``~/.local/state`` on a new machine) are created with
+    the usual modes: they are not smllm's.
+    """
+    target = os.fspath(path)
+    stop = os.path.abspath(os.fspath(root))
+    missing: list[str] = []
+    cur = os.path.abspath(target)
+    while not os.path.isdir(cur):
+        missing.append(cur)
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    inside = stop + os.sep
+    for p in reversed(missing):
+        ours = p == stop or p.startswith(inside)
+        try:
+            os.mkdir(p, DIR_MODE if ours else 0o777)
+        except FileExistsError:
+            continue
+        if ours:
+            os.chmod(p, DIR_MODE)  # mkdir's mode is masked by the umask
+    return target
+
+
+def write_private(path: str | os.PathLike[str], data: bytes, *, fault: str | None = None) -> None:
+    """Replace ``path`` atomically with ``data``, mode 0600 from the first byte.
+
+    Readers see the old file or the new one, never a part. ``fault`` names a crash-test
+    point (:mod:`smllm.base.faults`) between the write and the replace.
+    """
+    target = os.fspath(path)
+    tmp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        if fault is not None:
+            from smllm.base import faults  # noqa: PLC0415
+
+            faults.point(fault)
+        os.replace(tmp, target)
+    except BaseException:
+        import contextlib  # noqa: PLC0415 - failure path only
+
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

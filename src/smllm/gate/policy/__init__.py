@@ -1,0 +1,117 @@
+"""The approval policy: where it lives, its compiled (cached) form, and ``check()``.
+
+Two levels, read in this order (the later wins for settings; rules of both apply):
+
+* user: ``<config dir>/policy.toml`` (``$SMLLM_HOME/policy.toml`` under ``SMLLM_HOME``)
+* project: ``.smllm/policy.toml`` in the project (``CLAUDE_PROJECT_DIR`` or the cwd and
+  its parents)
+
+plus the built-in rules in ``smllm/data/policy_defaults.toml``. The hot path
+(:func:`load`) stats the files, and reads the compiled JSON from the cache folder
+keyed by path + mtime_ns + size; only a cache miss imports the TOML parser
+(:mod:`smllm.gate.policy._compile`). A broken file compiles to an ``error``
+(``file:line: what (how to fix)``) that the gate turns into a deny for every call.
+Only ``os`` and smllm's light ``jsonfast``/``digest`` are imported here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from smllm.base import jsonfast, paths
+from smllm.base.digest import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+PROJECT_FILE = os.path.join(".smllm", "policy.toml")
+USER_FILE = "policy.toml"
+_DEFAULTS = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "data",
+    "policy_defaults.toml"
+)
+
+
+def project_root(cwd: str | None = None) -> str:
+    """The project folder: ``CLAUDE_PROJECT_DIR``, else the nearest folder with ``.smllm/``
+    or ``.git`` at or above ``cwd``, else ``cwd``."""
+    env = os.environ.get("CLAUDE_PROJECT_DIR")
+    if env and os.path.isabs(env):
+        return os.path.normpath(env)
+    start = os.path.abspath(cwd or os.getcwd())
+    folder = start
+    while True:
+        if os.path.isdir(os.path.join(folder, ".smllm")) or os.path.exists(
+            os.path.join(folder, ".git")
+        ):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
+
+
+def _candidates(project: str | os.PathLike[str]) -> list[str]:
+    return [
+        os.path.join(paths.config_root(), USER_FILE),
+        os.path.join(os.fspath(project), PROJECT_FILE),
+    ]
+
+
+def files(project: str | os.PathLike[str]) -> list[str]:
+    """The policy files in effect, lowest precedence first (existing ones only)."""
+    return [p for p in _candidates(project) if os.path.isfile(p)]
+
+
+def _stamp(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return f"{path}:missing"
+    return f"{path}:{st.st_mtime_ns}:{st.st_size}"
+
+
+def load(project: str | os.PathLike[str]) -> dict[str, Any]:
+    """The compiled policy for ``project`` (cached; never raises for a bad file)."""
+    candidates = _candidates(project)
+    key_src = "\n".join([_stamp(_DEFAULTS), *(_stamp(p) for p in candidates)])
+    key = sha256_hex(key_src.encode())[:32]
+    cache = os.path.join(paths.cache_root(), f"policy-{key}.json")
+    try:
+        with open(cache, "rb") as fh:
+            data: dict[str, Any] = jsonfast.loads(fh.read())
+        if data.get("version") == 1:
+            return data
+    except (OSError, ValueError):
+        pass
+    data = _build([p for p in candidates if os.path.isfile(p)])
+    _save(cache, data)
+    return data
+
+
+def _build(policy_files: list[str]) -> dict[str, Any]:
+    from pathlib import Path  # noqa: PLC0415 - slow path only
+
+    from smllm.base.errors import SmllmError  # noqa: PLC0415
+    from smllm.gate.policy import _compile as compiler  # noqa: PLC0415
+
+    try:
+        return compiler.compile_files([Path(p) for p in policy_files])
+    except SmllmError as exc:
+        return {"version": 1, "error": exc.render(), "sources": {}}
+
+
+def _save(cache: str, data: dict[str, Any]) -> None:
+    try:
+        paths.ensure_private_tree(os.path.dirname(cache), paths.state_root())
+        paths.write_private(cache, jsonfast.dumps(data).encode())
+    except OSError:
+        pass  # a cache is an optimisation
+
+
+def check(project: str | os.PathLike[str] | None = None) -> list[str]:
+    """Human-readable problems of the policy in effect for ``project`` (for ``doctor``)."""
+    root = os.fspath(project) if project is not None else project_root()
+    data = _build(files(root))
+    return [str(data["error"])] if data.get("error") else []

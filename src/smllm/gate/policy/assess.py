@@ -1,0 +1,371 @@
+"""Static assessment of one tool call against the compiled policy (no journal, no reviewer).
+
+:func:`assess` returns the decision (``allow``, ``ask`` or ``deny``), the rule that made
+it with its ``file:line`` source, the reason, and the facts the analysis found. Order:
+the analysis of the call (shell analysis for Bash, paths for file tools, names for MCP),
+then the policy's rules (a matching ``command`` rule replaces the findings for that
+simple command; tool-only rules add a floor), then the mode.
+"""
+
+from __future__ import annotations
+
+import os
+
+from smllm.base import paths
+
+TYPE_CHECKING = False  # typing, dataclasses and pathlib cost milliseconds per tool call
+if TYPE_CHECKING:
+    from typing import Any
+
+    from smllm.gate.shell import Decision
+
+READ_ONLY_TOOLS = frozenset(
+    {
+        "Read",
+        "Glob",
+        "Grep",
+        "LS",
+        "NotebookRead",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "TodoRead",
+        "Task",
+        "Agent",
+        "ToolSearch",
+        "Skill",
+        "ExitPlanMode",
+        "BashOutput",
+        "TaskOutput",
+        "ListMcpResources",
+        "ReadMcpResource",
+    }
+)
+WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
+_MCP_RISK = (
+    "delete",
+    "remove",
+    "drop",
+    "destroy",
+    "purge",
+    "truncate",
+    "kill",
+    "wipe",
+    "erase",
+    "exec",
+    "run_command",
+    "shell",
+    "move",
+    "overwrite",
+    "reset",
+    "force",
+)
+
+
+class Item:
+    """One reason for a decision: a finding or a matching rule."""
+
+    __slots__ = ("decision", "reason", "rule", "source")
+
+    def __init__(self, decision: Decision, rule: str, source: str, reason: str) -> None:
+        self.decision: Decision = decision
+        self.rule = rule
+        self.source = source
+        self.reason = reason
+
+
+class Assessment:
+    """The static decision on one call, the rule that made it, and every reason found."""
+
+    __slots__ = (
+        "commands",
+        "decision",
+        "explicit_allow",
+        "items",
+        "known_safe",
+        "reason",
+        "rule",
+        "scripts",
+        "source",
+    )
+
+    def __init__(  # noqa: PLR0917 - a record
+        self,
+        decision: Decision,
+        rule: str,
+        source: str,
+        reason: str,
+        known_safe: bool,
+        explicit_allow: bool,
+        items: tuple[Item, ...] = (),
+        commands: tuple[dict[str, Any], ...] = (),
+        scripts: dict[str, str] | None = None,
+    ) -> None:
+        self.decision: Decision = decision
+        self.scripts = scripts or {}  # script path -> digest of what was analysed
+        self.rule = rule
+        self.source = source
+        self.reason = reason
+        self.known_safe = known_safe
+        self.explicit_allow = explicit_allow
+        self.items = items
+        self.commands = commands
+
+    def facts(self) -> list[dict[str, str]]:
+        return [
+            {"decision": i.decision, "rule": i.rule, "source": i.source, "reason": i.reason}
+            for i in self.items
+        ]
+
+
+def _glob(text: str, pattern: str) -> bool:
+    import fnmatch  # noqa: PLC0415 - only when the policy has rules
+
+    return fnmatch.fnmatchcase(text, pattern)
+
+
+def _tool_match(pattern: str, tool: str) -> bool:
+    return any(_glob(tool, p.strip()) for p in pattern.split("|"))
+
+
+def _builtin(compiled: dict[str, Any], rule: str, decision: Decision) -> tuple[Decision, str]:
+    over = compiled.get("overrides", {}).get(rule)
+    if over:
+        return over["decision"], over["source"]
+    src = compiled.get("builtin", {}).get(rule, {}).get("source", "built-in")
+    return decision, str(src)
+
+
+def sensitive_paths(compiled: dict[str, Any], project: str) -> tuple[str, ...]:
+    """Paths no call may write without review: smllm's own data, plus the policy's list."""
+    data, state, config = paths.data_root(), paths.state_root(), paths.config_root()
+    extra = [
+        os.path.join(data, "sessions"),
+        os.path.join(state, "audit"),
+        paths.cache_root(),
+        os.path.join(config, "policy.toml"),
+        os.path.join(state, "policy-grants.json"),
+        os.path.join(config, "config.toml"),
+    ]
+    for p in compiled.get("sensitive", []):
+        extra.append(os.path.normpath(p if os.path.isabs(p) else os.path.join(project, p)))
+    return tuple(extra)
+
+
+def assess(
+    tool_name: str,
+    tool_input: dict[str, Any],
+    *,
+    cwd: str,
+    project: str,
+    compiled: dict[str, Any],
+    home: str | None = None,
+) -> Assessment:
+    """The static decision on one call."""
+    home_dir = home or os.path.expanduser("~")
+    scripts: dict[str, str] = {}
+    items: list[Item] = []
+    commands: list[dict[str, Any]] = []
+    known_safe = tool_name in READ_ONLY_TOOLS
+    explicit = False
+    rules = compiled.get("rules", [])
+    if tool_name == "Bash":
+        known_safe, explicit = _bash(
+            tool_input, cwd, project, compiled, home_dir, items, commands, scripts
+        )
+    elif tool_name in WRITE_TOOLS:
+        items += _file_tool(tool_name, tool_input, cwd, project, compiled, home_dir)
+    elif tool_name.startswith("mcp__"):
+        leaf = tool_name.rsplit("__", 1)[-1]
+        if any(w in leaf.lower() for w in _MCP_RISK) or leaf.lower() in ("rm", "del"):
+            d, src = _builtin(compiled, "mcp.destructive", "ask")
+            items.append(
+                Item(d, "mcp.destructive", src, f"MCP tool {tool_name} looks destructive")
+            )
+    path = _path_of(tool_input)
+    for r in rules:
+        if "tool" in r and not _tool_match(r["tool"], tool_name):
+            continue
+        if "command" in r:
+            continue  # applied per simple command in _bash
+        if "path" in r and not (path and _path_match(r["path"], path, project)):
+            continue
+        if "tool" not in r and "path" not in r:
+            continue
+        explicit = explicit or r["decision"] == "allow"
+        if r["decision"] != "allow" or "path" in r:
+            items.append(
+                Item(
+                    r["decision"],
+                    r["id"],
+                    r["source"],
+                    r.get("reason") or f"policy rule {r['id']}",
+                )
+            )
+    out = _conclude(items, commands, known_safe, explicit, compiled)
+    out.scripts = scripts
+    return out
+
+
+def _path_of(tool_input: dict[str, Any]) -> str | None:
+    for key in ("file_path", "notebook_path", "path"):
+        if isinstance(tool_input.get(key), str):
+            return str(tool_input[key])
+    return None
+
+
+def _path_match(pattern: str, path: str, project: str) -> bool:
+    rel = os.path.relpath(path, project) if os.path.isabs(path) else path
+    return _glob(path, pattern) or _glob(rel, pattern)
+
+
+def _bash(  # noqa: PLR0917 - private helper, called once
+    tool_input: dict[str, Any],
+    cwd: str,
+    project: str,
+    compiled: dict[str, Any],
+    home: str,
+    items: list[Item],
+    commands: list[dict[str, Any]],
+    scripts: dict[str, str],
+) -> tuple[bool, bool]:
+    command = tool_input.get("command")
+    if not isinstance(command, str):
+        items.append(Item("ask", "shell.syntax", "built-in", "Bash call without a command"))
+        return False, False
+    from smllm.gate.shell import SEVERITY, analyse  # noqa: PLC0415 - Bash only
+
+    analysis = analyse(
+        command,
+        cwd=cwd,
+        home=home,
+        root=str(project),
+        sensitive=sensitive_paths(compiled, project),
+    )
+    scripts.update(analysis.scripts)
+    for f in analysis.findings:
+        d, src = _builtin(compiled, f.rule, f.decision)
+        items.append(Item(d, f.rule, src, f.reason))
+    cmd_rules = [
+        r
+        for r in compiled.get("rules", [])
+        if "command" in r and _tool_match(r.get("tool", "Bash"), "Bash")
+    ]
+    known_safe = True
+    explicit_all = bool(analysis.commands)
+    for report in analysis.commands:
+        matched = [r for r in cmd_rules if _glob(report.text, r["command"])]
+        entry: dict[str, Any] = {"argv": list(report.argv), "findings": []}
+        if matched:
+            rule = max(matched, key=lambda r: SEVERITY[r["decision"]])
+            items.append(
+                Item(
+                    rule["decision"],
+                    rule["id"],
+                    rule["source"],
+                    rule.get("reason") or f"policy rule {rule['id']} matches {report.text!r}",
+                )
+            )
+            entry["rule"] = rule["id"]
+            explicit_all = explicit_all and rule["decision"] == "allow"
+        else:
+            explicit_all = False
+            known_safe = known_safe and report.known_safe
+            for f in report.findings:
+                d, src = _builtin(compiled, f.rule, f.decision)
+                items.append(Item(d, f.rule, src, f.reason))
+                entry["findings"].append({"rule": f.rule, "decision": d, "reason": f.reason})
+        commands.append(entry)
+    return known_safe and not analysis.findings, explicit_all
+
+
+def _file_tool(  # noqa: PLR0917 - private helper, called once
+    tool_name: str,
+    tool_input: dict[str, Any],
+    cwd: str,
+    project: str,
+    compiled: dict[str, Any],
+    home: str,
+) -> list[Item]:
+    from smllm.gate.shell._model import Context  # noqa: PLC0415
+
+    path = _path_of(tool_input)
+    if path is None:
+        return [Item("ask", "file.outside-workspace", "built-in", f"{tool_name} without a path")]
+    ctx = Context(
+        root=str(project), cwd=cwd, home=home, extra_sensitive=sensitive_paths(compiled, project)
+    )
+    full = ctx.resolve(path) or path
+    where = ctx.where_path(full)
+    out: list[Item] = []
+    if where in ("sensitive", "critical", "device"):
+        d, src = _builtin(compiled, "file.sensitive", "deny")
+        out.append(Item(d, "file.sensitive", src, f"{tool_name} of the protected path {path}"))
+    elif where == "outside":
+        d, src = _builtin(compiled, "file.outside-workspace", "ask")
+        out.append(
+            Item(
+                d,
+                "file.outside-workspace",
+                src,
+                f"{tool_name} of {path}, outside the workspace {project}",
+            )
+        )
+    if (
+        tool_name == "Write"
+        and tool_input.get("content") == ""
+        and os.path.isfile(full)
+        and os.path.getsize(full) > 0
+    ):
+        d, src = _builtin(compiled, "file.empty-write", "ask")
+        out.append(Item(d, "file.empty-write", src, f"Write empties the existing file {path}"))
+    return out
+
+
+def _worst(decisions: list[Decision]) -> Decision:
+    for d in ("deny", "ask"):
+        if d in decisions:
+            return d
+    return "allow"
+
+
+def _conclude(
+    items: list[Item],
+    commands: list[dict[str, Any]],
+    known_safe: bool,
+    explicit: bool,
+    compiled: dict[str, Any],
+) -> Assessment:
+    decision = _worst([i.decision for i in items])
+    mode = compiled.get("mode", "on-request")
+    msrc = str(compiled.get("sources", {}).get("mode", "default"))
+    if (
+        decision == "allow"
+        and not known_safe
+        and not explicit
+        and mode in ("untrusted", "deny-unmatched")
+    ):
+        rule = f"mode.{mode}"
+        d, _ = _builtin(compiled, rule, "ask" if mode == "untrusted" else "deny")
+        items.append(Item(d, rule, msrc, f"{mode} mode: this call is not known to be read-only"))
+        decision = d
+    if decision == "ask" and mode == "deny-unmatched":
+        items.append(
+            Item(
+                "deny", "mode.deny-unmatched", msrc, "deny-unmatched mode: escalations are denied"
+            )
+        )
+        decision = "deny"
+    top = next((i for i in items if i.decision == decision), None)
+    if top is None:
+        top = Item("allow", "default.allow", "built-in", "ordinary call: no risk found")
+    return Assessment(
+        decision,
+        top.rule,
+        top.source,
+        top.reason,
+        known_safe,
+        explicit,
+        tuple(items),
+        tuple(commands),
+    )

@@ -1,0 +1,358 @@
+# ruff: noqa: PLR0911, PLR0912, PLR0915, C901 - a shell grammar is a big case analysis
+"""Reading one shell word: quotes, escapes, ``$'…'``, expansions and substitutions.
+
+:class:`WordReader` is the half of the parser that reads words; it knows a value when
+it can be known statically (see :mod:`smllm.gate.shell._parse`) and parses every command
+or process substitution it meets as a nested script.
+"""
+
+from __future__ import annotations
+
+from smllm.gate.shell._model import LazyRe
+from smllm.gate.shell._model import re_lazy as re
+from smllm.gate.shell._syntax import MAX_DEPTH, META, Env, Simple, Word, static_output
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from smllm.gate.shell._parse import _Parser
+
+_NAME_RE = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*")
+_ANSI = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
+
+
+class WordReader:
+    """Word-level reading over ``self.s`` from ``self.i`` (mixed into the parser)."""
+
+    s: str
+    i: int
+    n: int
+    depth: int
+    env: Env
+    errors: list[str]
+    commands: list[Simple]
+    functions: list[str]
+
+    def _read_word(self) -> Word:
+        start = self.i
+        parts: list[str] = []
+        known = True
+        glob = False
+        quoted = False
+        s = self.s
+        first = True
+        while self.i < self.n:
+            c = s[self.i]
+            if c in "<>" and s.startswith("(", self.i + 1):
+                self._substitution(self.i + 2, ")")
+                known = False
+                first = False
+                continue
+            if c in META:
+                break
+            if c == "\\":
+                if s.startswith("\\\n", self.i):
+                    self.i += 2
+                    continue
+                quoted = True
+                if self.i + 1 < self.n:
+                    parts.append(s[self.i + 1])
+                self.i += 2
+                first = False
+                continue
+            if c == "'":
+                quoted = True
+                end = s.find("'", self.i + 1)
+                if end < 0:
+                    self.errors.append("unterminated single quote")
+                    end = self.n
+                parts.append(s[self.i + 1 : end])
+                self.i = end + 1
+            elif c == '"':
+                quoted = True
+                self.i += 1
+                val = self._dquoted('"')
+                known = known and val is not None
+                parts.append(val or "")
+            elif c == "$":
+                val, was_quote = self._dollar()
+                quoted = quoted or was_quote
+                known = known and val is not None
+                parts.append(val or "")
+            elif c == "`":
+                val = self._backtick()
+                known = known and val is not None
+                parts.append(val or "")
+            elif c == "~" and first:
+                parts.append(self._tilde())
+            else:
+                if (
+                    c in "*?"
+                    or (c == "[" and "]" in s[self.i + 1 : self._word_end()])
+                    or (c == "{" and "," in s[self.i : s.find("}", self.i) + 1 or self.i])
+                ):
+                    glob = True
+                parts.append(c)
+                self.i += 1
+            first = False
+        raw = s[start : self.i]
+        return Word(raw, "".join(parts) if known else None, glob, quoted)
+
+    def _word_end(self) -> int:
+        j = self.i
+        while j < self.n and self.s[j] not in META:
+            j += 1
+        return j
+
+    def _tilde(self) -> str:
+        m = re.compile(r"~([A-Za-z0-9._+-]*)").match(self.s, self.i)
+        assert m is not None
+        self.i = m.end()
+        name = m.group(1)
+        if name == "":
+            return self.env.home
+        if name == "+":
+            return self.env.cwd
+        return f"/home/{name}"
+
+    def _dquoted(self, end: str) -> str | None:
+        """Contents of a double-quoted string (after the opening quote)."""
+        parts: list[str] = []
+        known = True
+        s = self.s
+        while self.i < self.n:
+            c = s[self.i]
+            if c == end:
+                self.i += 1
+                return "".join(parts) if known else None
+            if c == "\\" and self.i + 1 < self.n:
+                nxt = s[self.i + 1]
+                if nxt == "\n":
+                    pass
+                elif nxt in '$`"\\':
+                    parts.append(nxt)
+                else:
+                    parts.append("\\" + nxt)
+                self.i += 2
+            elif c == "$":
+                val, _ = self._dollar(in_dquote=True)
+                known = known and val is not None
+                parts.append(val or "")
+            elif c == "`":
+                val = self._backtick()
+                known = known and val is not None
+                parts.append(val or "")
+            else:
+                parts.append(c)
+                self.i += 1
+        if end:
+            self.errors.append("unterminated double quote")
+        return "".join(parts) if known else None
+
+    def _dollar(self, in_dquote: bool = False) -> tuple[str | None, bool]:
+        s = self.s
+        i = self.i
+        if s.startswith("$((", i):
+            self._arithmetic(i + 3)
+            return None, False
+        if s.startswith("$(", i):
+            return self._substitution(i + 2, ")"), False
+        if s.startswith("${", i):
+            end = self._balanced(i + 2, "{", "}")
+            inner = s[i + 2 : end - 1]
+            self.i = end
+            return self._param_braced(inner), False
+        if not in_dquote and s.startswith("$'", i):
+            return self._ansi_c(i + 2), True
+        if not in_dquote and s.startswith('$"', i):
+            self.i = i + 2
+            return self._dquoted('"'), True
+        m = _NAME_RE.match(s, i + 1)
+        if m:
+            self.i = m.end()
+            return self._param(m.group(0)), False
+        if i + 1 < self.n and s[i + 1] in "0123456789@*#?$!-":
+            self.i = i + 2
+            return None, False
+        self.i = i + 1
+        return "$", False
+
+    def _param(self, name: str) -> str | None:
+        if name in self.env.assigned:
+            return None
+        if name == "HOME":
+            return self.env.home
+        if name == "PWD":
+            return self.env.cwd
+        if name == "TMPDIR":
+            return self.env.tmpdir
+        return None
+
+    def _param_braced(self, inner: str) -> str | None:
+        m = _NAME_RE.match(inner)
+        if not m:
+            return None
+        rest = inner[m.end() :]
+        if rest == "":
+            return self._param(m.group(0))
+        if m.group(0) == "TMPDIR" and rest in (":-/tmp", "-/tmp", ":-/tmp/", "-/tmp/"):
+            return self._param("TMPDIR")
+        if "$(" in rest or "`" in rest:
+            self._nested_script(rest)
+        return None
+
+    def _ansi_c(self, i: int) -> str:
+        out: list[str] = []
+        s = self.s
+        while i < self.n and s[i] != "'":
+            c = s[i]
+            if c != "\\" or i + 1 >= self.n:
+                out.append(c)
+                i += 1
+                continue
+            nxt = s[i + 1]
+            if nxt in _ANSI:
+                out.append(_ANSI[nxt])
+                i += 2
+            elif nxt in "xuU":
+                size = {"x": 2, "u": 4, "U": 8}[nxt]
+                m = re.compile(f"[0-9a-fA-F]{{1,{size}}}").match(s, i + 2)
+                if m:
+                    out.append(chr(min(int(m.group(0), 16), 0x10FFFF)))
+                    i = m.end()
+                else:
+                    out.append("\\" + nxt)
+                    i += 2
+            elif nxt in "01234567":
+                m = re.compile("[0-7]{1,3}").match(s, i + 1)
+                assert m is not None
+                out.append(chr(int(m.group(0), 8)))
+                i = m.end()
+            elif nxt == "c" and i + 2 < self.n:
+                out.append(chr(ord(s[i + 2]) & 0x1F))
+                i += 3
+            else:
+                out.append("\\" + nxt)
+                i += 2
+        if i >= self.n:
+            self.errors.append("unterminated $'...' string")
+        self.i = i + 1
+        return "".join(out)
+
+    def _balanced(self, i: int, open_: str, close: str) -> int:
+        """Index just past the ``close`` matching an already consumed ``open_``."""
+        depth = 1
+        s = self.s
+        while i < self.n:
+            c = s[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c == "'" and open_ != "{":
+                end = s.find("'", i + 1)
+                i = self.n if end < 0 else end + 1
+                continue
+            if c == '"':
+                i = self._skip_dquote(i + 1)
+                continue
+            if c == "`":
+                end = s.find("`", i + 1)
+                i = self.n if end < 0 else end + 1
+                continue
+            if c == open_:
+                depth += 1
+            elif c == close:
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        self.errors.append(f"unterminated {open_!r}")
+        return self.n
+
+    def _skip_dquote(self, i: int) -> int:
+        s = self.s
+        while i < self.n:
+            c = s[i]
+            if c == "\\":
+                i += 2
+            elif c == '"':
+                return i + 1
+            elif s.startswith("$(", i):
+                i = self._balanced(i + 2, "(", ")")
+            else:
+                i += 1
+        return self.n
+
+    def _substitution(self, start: int, close: str) -> str | None:
+        end = self._balanced(start, "(", close)
+        inner = (
+            self.s[start : end - 1]
+            if end <= self.n and self.s[end - 1 : end] == ")"
+            else self.s[start:end]
+        )
+        self.i = end
+        return self._nested_script(inner)
+
+    def _arithmetic(self, start: int) -> None:
+        end = self._balanced(start, "(", ")")
+        if self.s.startswith(")", end):
+            end += 1
+        inner = self.s[start:end]
+        self.i = end
+        for m in re.finditer(r"\$\(|`", inner):
+            if m.group(0) == "`":
+                close = inner.find("`", m.end())
+                if close > 0:
+                    self._nested_script(inner[m.end() : close])
+            else:
+                sub = _new_parser(inner, self.depth, self.env)
+                sub.i = m.end()
+                sub._substitution(m.end(), ")")
+                self.commands.extend(sub.commands)
+                self.errors.extend(sub.errors)
+
+    def _backtick(self) -> str | None:
+        s = self.s
+        i = self.i + 1
+        out: list[str] = []
+        while i < self.n and s[i] != "`":
+            if s[i] == "\\" and i + 1 < self.n and s[i + 1] in "`$\\":
+                out.append(s[i + 1])
+                i += 2
+                continue
+            out.append(s[i])
+            i += 1
+        if i >= self.n:
+            self.errors.append("unterminated backquote")
+        self.i = i + 1
+        return self._nested_script("".join(out))
+
+    def _nested_script(self, inner: str) -> str | None:
+        if self.depth >= MAX_DEPTH:
+            self.errors.append("substitutions nested too deeply to analyse")
+            return None
+        sub = _new_parser(inner, self.depth + 1, self.env, nested=True)
+        sub.run()
+        self.commands.extend(sub.commands)
+        self.errors.extend(sub.errors)
+        self.functions.extend(sub.functions)
+        return static_output(sub.commands, self.env)
+
+
+def _new_parser(text: str, depth: int, env: Env, nested: bool = False) -> _Parser:
+    from smllm.gate.shell._parse import _Parser  # noqa: PLC0415 - the parser mixes this class in
+
+    return _Parser(text, depth, env, nested)

@@ -1,0 +1,524 @@
+"""The journal: one append-only JSON Lines log per host session.
+
+Each line is one record (an *envelope*)::
+
+    {"sequence": 7, "recorded_at": "2026-01-05T09:00:00.000Z", "record_type": "event",
+     "durability": "durable", "payload_type": null, "payload": {"event": {...}},
+     "id": "r-…", "causation_id": null, "v": 1, "prev": "sha256:…", "hash": "sha256:…"}
+
+Guarantees:
+
+* ``sequence`` is per log, from 1, gapless and unique: every append happens under an
+  exclusive lock on the log, after reading the last record.
+* ``hash`` is the SHA-256 of the line up to (not including) ``,"hash":…``, closed
+  with ``}``; ``prev`` is the previous record's ``hash``. Editing, removing, inserting
+  or reordering a line breaks the chain (:mod:`smllm.journal.verify` finds the first break).
+* A durable record is fsynced before :meth:`Transaction.commit` returns.
+* A crash mid-write leaves a torn last line. Readers count it; the next writer starts
+  on a fresh line and records in ``skipped`` how many unparseable lines precede it.
+* Strings longer than :data:`STRING_LIMIT` are replaced by an ``omitted_live_only``
+  marker with their size and SHA-256.
+
+A small sidecar, ``state.json``, caches per-session counters (turns, transcript
+offset, open intents). It is a cache: the log is the record.
+"""
+
+from __future__ import annotations
+
+import os
+
+from smllm.base import clock, faults, jsonfast, paths
+from smllm.base.digest import tagged
+from smllm.base.errors import JournalError
+from smllm.base.lockfile import locked_fd
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from pathlib import Path
+    from types import TracebackType
+    from typing import Any, Literal
+
+    Durability = Literal["durable", "live_only"]
+    LineStatus = Literal["record", "unparseable", "torn"]
+    StrPath = str | os.PathLike[str]
+
+SCHEMA_VERSION = 1
+STRING_LIMIT = 32 * 1024
+GENESIS = "sha256:" + "0" * 64
+LOG_NAME = "session.jsonl"
+STATE_NAME = "state.json"
+_HASH_SUFFIX_LEN = len(',"hash":"sha256:') + 64 + len('"}')
+_TAIL_CHUNK = 64 * 1024
+_TAIL_MAX = 64 * 1024 * 1024
+
+
+class Entry:
+    """What a caller asks to append; the journal adds the envelope."""
+
+    __slots__ = ("causation_id", "durability", "payload", "payload_type")
+
+    def __init__(self, payload: dict[str, Any], payload_type: str | None = None,
+                 durability: Durability = "durable", causation_id: str | None = None) -> None:
+        self.payload = payload
+        self.payload_type = payload_type
+        self.durability = durability
+        self.causation_id = causation_id
+
+    def __repr__(self) -> str:
+        return f"Entry({self.payload_type or self.payload.get('event', {}).get('kind')!r})"
+
+
+def event(kind: str, /, **fields: Any) -> Entry:
+    """A task-lifecycle or runtime event: ``payload.event.kind``."""
+    return Entry({"event": {"kind": kind, **fields}})
+
+
+def fact(payload_type: str, record: dict[str, Any], *, durability: Durability = "durable",
+         causation_id: str | None = None) -> Entry:
+    """A stream fact: ``payload_type`` is set, ``payload`` is ``{kind, record}``."""
+    kind = payload_type.replace(".", "_")
+    return Entry({"kind": kind, "record": record}, payload_type, durability, causation_id)
+
+
+class Written:
+    """Where an appended record landed."""
+
+    __slots__ = ("hash", "id", "sequence")
+
+    def __init__(self, sequence: int, rid: str, digest: str) -> None:
+        self.sequence = sequence
+        self.id = rid
+        self.hash = digest
+
+    def __repr__(self) -> str:
+        return f"Written(sequence={self.sequence}, id={self.id!r})"
+
+
+class Line:
+    """One physical line of a log, as every reader sees it."""
+
+    __slots__ = ("number", "offset", "raw", "record", "status")
+
+    def __init__(self, number: int, offset: int, raw: bytes, status: LineStatus,
+                 record: dict[str, Any] | None = None) -> None:
+        self.number = number
+        self.offset = offset
+        self.raw = raw
+        self.status = status
+        self.record = record
+
+    def __repr__(self) -> str:
+        return f"Line({self.number}, {self.status!r})"
+
+
+# --------------------------------------------------------------------- large values
+
+
+def omit_large(value: Any, limit: int = STRING_LIMIT) -> tuple[Any, int]:
+    """Replace strings longer than ``limit`` bytes with a marker; return the count."""
+    if isinstance(value, str):
+        if len(value) * 4 <= limit:  # cannot exceed the limit in UTF-8
+            return value, 0
+        data = value.encode("utf-8", "surrogatepass")
+        if len(data) <= limit:
+            return value, 0
+        return {"omitted_live_only": {"bytes": len(data), "sha256": tagged(data)}}, 1
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        total = 0
+        for k, v in value.items():
+            out[k], n = omit_large(v, limit)
+            total += n
+        return out, total
+    if isinstance(value, list):
+        items = []
+        total = 0
+        for v in value:
+            item, n = omit_large(v, limit)
+            items.append(item)
+            total += n
+        return items, total
+    return value, 0
+
+
+# --------------------------------------------------------------------- serialisation
+
+
+def new_record_id() -> str:
+    return "r-" + os.urandom(8).hex()
+
+
+def encode_record(
+    entry: Entry, *, sequence: int, prev: str, recorded_at: str, skipped: int,
+    rid: str | None = None,
+) -> tuple[bytes, str, str]:
+    """The line (with newline), its id and its hash."""
+    rid = rid or new_record_id()
+    payload, _ = omit_large(entry.payload)
+    body: dict[str, Any] = {
+        "sequence": sequence,
+        "recorded_at": recorded_at,
+        "record_type": "fact" if entry.payload_type else "event",
+        "durability": entry.durability,
+        "payload_type": entry.payload_type,
+        "payload": payload,
+        "id": rid,
+        "causation_id": entry.causation_id,
+        "v": SCHEMA_VERSION,
+    }
+    if skipped:
+        body["skipped"] = skipped
+    body["prev"] = prev
+    text = jsonfast.dumps(body).encode("utf-8", "surrogatepass")
+    digest = tagged(text)
+    line = text[:-1] + b',"hash":"' + digest.encode() + b'"}\n'
+    return line, rid, digest
+
+
+def line_hash(raw: bytes) -> tuple[str | None, str | None]:
+    """(declared hash, recomputed hash) of a record line without its newline."""
+    if len(raw) < _HASH_SUFFIX_LEN or not raw.endswith(b'"}'):
+        return None, None
+    suffix = raw[-_HASH_SUFFIX_LEN:]
+    if not suffix.startswith(b',"hash":"sha256:'):
+        return None, None
+    declared = suffix[len(b',"hash":"') : -2].decode("ascii", "replace")
+    return declared, tagged(raw[:-_HASH_SUFFIX_LEN] + b"}")
+
+
+def parse_line(raw: bytes) -> dict[str, Any] | None:
+    """The record on ``raw`` (no newline), or None if it is not one."""
+    try:
+        obj = jsonfast.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if isinstance(obj, dict) and isinstance(obj.get("sequence"), int):
+        return obj
+    return None
+
+
+# --------------------------------------------------------------------- reading
+
+
+def kind_of(rec: dict[str, Any]) -> str | None:
+    """``payload.event.kind // payload_type``: the name of a record."""
+    payload = rec.get("payload")
+    if isinstance(payload, dict):
+        ev = payload.get("event")
+        if isinstance(ev, dict) and isinstance(ev.get("kind"), str):
+            return str(ev["kind"])
+    pt = rec.get("payload_type")
+    return pt if isinstance(pt, str) else None
+
+
+def body_of(rec: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a record: ``payload.event`` or ``payload.record``."""
+    payload = rec.get("payload")
+    if isinstance(payload, dict):
+        for key in ("event", "record"):
+            inner = payload.get(key)
+            if isinstance(inner, dict):
+                return inner
+    return {}
+
+
+
+def iter_lines(path: StrPath) -> Iterator[Line]:
+    """Every physical line of the log, streaming; the last one may be torn."""
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed in finally, generator-safe
+    except FileNotFoundError:
+        raise JournalError(
+            f"no journal at {os.fspath(path)}", "check the session id with `smllm verify`"
+        ) from None
+    try:
+        offset = 0
+        for number, raw in enumerate(fh, 1):
+            if raw.endswith(b"\n"):
+                body = raw[:-1]
+                rec = parse_line(body)
+                yield Line(number, offset, body, "record" if rec else "unparseable", rec)
+            else:
+                yield Line(number, offset, raw, "torn", parse_line(raw))
+            offset += len(raw)
+    finally:
+        fh.close()
+
+
+def iter_records(path: StrPath) -> Iterator[dict[str, Any]]:
+    """The parseable, complete records of a log, in order."""
+    for line in iter_lines(path):
+        if line.status == "record" and line.record is not None:
+            yield line.record
+
+
+class Tail:
+    """The last record of a log as a writer needs it."""
+
+    __slots__ = ("hash", "recorded_at", "sequence", "skipped", "torn_bytes")
+
+    def __init__(self, sequence: int, digest: str, torn_bytes: int, skipped: int,
+                 recorded_at: str | None = None) -> None:
+        self.sequence = sequence
+        self.hash = digest
+        self.torn_bytes = torn_bytes
+        self.skipped = skipped
+        self.recorded_at = recorded_at
+
+
+def read_tail(fd: int, size: int) -> Tail:
+    """The last complete record of an open log, reading backwards from ``size``."""
+    if size == 0:
+        return Tail(0, GENESIS, 0, 0)
+    chunk = min(size, _TAIL_CHUNK)
+    while True:
+        data = os.pread(fd, chunk, size - chunk)
+        torn = 0
+        if not data.endswith(b"\n"):
+            cut = data.rfind(b"\n")
+            if cut < 0 and chunk < size and chunk < _TAIL_MAX:
+                chunk = min(size, chunk * 4)
+                continue
+            torn = len(data) - (cut + 1)
+            data = data[: cut + 1]
+        lines = data.split(b"\n")[:-1]
+        skipped = 0
+        # the first line of a partial chunk may be cut: never trust it
+        start = 0 if chunk == size else 1
+        for raw in reversed(lines[start:]):
+            rec = parse_line(raw)
+            if rec is not None:
+                declared, _ = line_hash(raw)
+                at = rec.get("recorded_at")
+                return Tail(int(rec["sequence"]), declared or GENESIS, torn, skipped,
+                            at if isinstance(at, str) else None)
+            skipped += 1
+        if chunk >= size or chunk >= _TAIL_MAX:
+            return Tail(0, GENESIS, torn, skipped + start)
+        chunk = min(size, chunk * 4)
+
+
+# --------------------------------------------------------------------- locating
+
+
+def _date_path(ms: int) -> str:
+    iso = clock.iso_utc(ms)
+    return f"{iso[0:4]}/{iso[5:7]}/{iso[8:10]}"
+
+
+def _read_small(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read().strip()
+
+
+def session_folder(host_session_id: str, *, create: bool = False,
+                   now_ms: int | None = None) -> str:
+    """``sessions/YYYY/MM/DD/<id>`` of a host session (dated by its first record)."""
+    sid = paths.check_id(host_session_id)
+    root = os.path.join(paths.data_root(), "sessions")
+    index = os.path.join(root, "by-id", sid)
+    try:
+        return os.path.join(root, _read_small(index), sid)
+    except FileNotFoundError:
+        if not create:
+            raise
+    paths.ensure_private_tree(os.path.dirname(index), paths.data_root())
+    rel = _date_path(clock.now_ms() if now_ms is None else now_ms)
+    try:
+        fd = os.open(index, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return os.path.join(root, _read_small(index), sid)
+    try:
+        os.write(fd, rel.encode() + b"\n")
+    finally:
+        os.close(fd)
+    folder = os.path.join(root, rel, sid)
+    paths.ensure_private_tree(folder, paths.data_root())
+    return folder
+
+
+def locate(host_session_id: str, *, agent_id: str | None = None, create: bool = False) -> str:
+    """The log of a host session (or of one of its subagents), as a ``str``."""
+    folder = session_folder(host_session_id, create=create)
+    if agent_id is not None:
+        folder = os.path.join(folder, "subagent", paths.check_id(agent_id, "agent id"))
+        if create:
+            paths.ensure_private_tree(folder, paths.data_root())
+    return os.path.join(folder, LOG_NAME)
+
+
+def session_dir(host_session_id: str, *, create: bool = False) -> Path:
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(session_folder(host_session_id, create=create))
+
+
+def log_path(host_session_id: str, *, agent_id: str | None = None, create: bool = False) -> Path:
+    """Like :func:`locate`, as a ``pathlib.Path`` (for commands, not the hot path)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    return Path(locate(host_session_id, agent_id=agent_id, create=create))
+
+
+# --------------------------------------------------------------------- writing
+
+
+class Transaction:
+    """Appends made under one hold of the log's lock, plus the sidecar state."""
+
+    def __init__(self, path: str, fd: int, tail: Tail, state: dict[str, Any],
+                 now_ms: int) -> None:
+        self.path = path
+        self.fd = fd
+        self.tail = tail
+        self.state = state
+        self.now_ms = now_ms
+        self.pending: list[bytes] = []
+        self.written: list[Written] = []
+        self.durable = False
+        self.state_dirty = False
+
+    @property
+    def next_sequence(self) -> int:
+        return self.tail.sequence + len(self.written) + 1
+
+    def append(self, entry: Entry) -> Written:
+        prev = self.written[-1].hash if self.written else self.tail.hash
+        skipped = self.tail.skipped + (1 if self.tail.torn_bytes else 0)
+        line, rid, digest = encode_record(
+            entry,
+            sequence=self.next_sequence,
+            prev=prev,
+            recorded_at=clock.iso_utc(self.now_ms),
+            skipped=skipped if not self.written else 0,
+        )
+        self.pending.append(line)
+        w = Written(self.next_sequence, rid, digest)
+        self.written.append(w)
+        self.durable = self.durable or entry.durability == "durable"
+        return w
+
+    def extend(self, entries: Iterable[Entry]) -> list[Written]:
+        return [self.append(e) for e in entries]
+
+    def set_state(self, key: str, value: Any) -> None:
+        if self.state.get(key) != value:
+            self.state[key] = value
+            self.state_dirty = True
+
+    def flush(self) -> None:
+        """Write and (for durable records) fsync what was appended so far."""
+        if not self.pending:
+            return
+        data = b"".join(self.pending)
+        if self.tail.torn_bytes:
+            data = b"\n" + data
+        faults.point("before-write")
+        if faults.armed("mid-write"):
+            os.write(self.fd, data[: max(1, len(data) // 2)])
+            faults.point("mid-write")
+        view = memoryview(data)
+        while view:
+            n = os.write(self.fd, view)
+            view = view[n:]
+        faults.point("after-write")
+        if self.durable:
+            os.fsync(self.fd)
+        faults.point("after-fsync")
+        self.pending.clear()
+        self.tail = Tail(self.written[-1].sequence, self.written[-1].hash, 0, 0,
+                         clock.iso_utc(self.now_ms))
+        self.written.clear()
+        self.durable = False
+
+
+def _state_file(path: str) -> str:
+    return os.path.join(os.path.dirname(path), STATE_NAME)
+
+
+def _read_state(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            data = jsonfast.loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_state(path: str, state: dict[str, Any]) -> None:
+    paths.write_private(path, jsonfast.dumps(state).encode("utf-8", "surrogatepass"),
+                        fault="state")
+
+
+def _fsync_dir(path: str) -> None:
+    if os.name != "posix":  # pragma: no cover
+        return
+    dfd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+class transaction:
+    """Hold the log's lock; on a clean exit, write, fsync and save the state."""
+
+    def __init__(self, path: StrPath, *, now_ms: int | None = None) -> None:
+        self.path = os.fspath(path)
+        self.now_ms = now_ms
+        self.fd = -1
+        self.lock: locked_fd | None = None
+        self.txn: Transaction | None = None
+        self.created = False
+
+    def __enter__(self) -> Transaction:
+        self.created = not os.path.exists(self.path)
+        if self.created:
+            paths.ensure_private_tree(os.path.dirname(self.path), paths.data_root())
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise JournalError(f"cannot open journal {self.path}: {exc.strerror}") from exc
+        try:
+            faults.point("open")
+            self.lock = locked_fd(self.fd)
+            self.lock.__enter__()
+            faults.point("locked")
+            size = os.fstat(self.fd).st_size
+            self.created = self.created or size == 0
+            self.txn = Transaction(
+                self.path, self.fd, read_tail(self.fd, size),
+                _read_state(_state_file(self.path)),
+                clock.now_ms() if self.now_ms is None else self.now_ms,
+            )
+        except BaseException:
+            self._release()
+            raise
+        return self.txn
+
+    def _release(self) -> None:
+        try:
+            if self.lock is not None:
+                self.lock.__exit__(None, None, None)
+        finally:
+            os.close(self.fd)
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            txn = self.txn
+            if et is None and txn is not None:
+                txn.flush()
+                if self.created:
+                    _fsync_dir(os.path.dirname(self.path))
+                if txn.state_dirty:
+                    _write_state(_state_file(self.path), txn.state)
+        finally:
+            self._release()
+
+
+def append(path: StrPath, entries: Iterable[Entry]) -> list[Written]:
+    """Append ``entries`` durably in one lock hold; return their sequences and ids."""
+    with transaction(path) as txn:
+        return txn.extend(entries)

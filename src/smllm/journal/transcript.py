@@ -1,0 +1,199 @@
+"""Incremental ingestion of Claude Code's transcript into the journal.
+
+Hooks never see model calls, so each hook reads the transcript from the offset the
+previous one stopped at and records one ``model.call`` per assistant message (one
+response may span several transcript lines sharing ``message.id``). It also closes
+intents the host refused: a ``tool_result`` for an open intent that no PostToolUse
+reported, once the model has answered after it (by then every PostToolUse of that
+batch has run), becomes a ``tool_batch.effect.terminal`` observed via the transcript.
+"""
+
+from __future__ import annotations
+
+import os
+
+from smllm import journal
+from smllm.base import jsonfast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+READ_LIMIT = 4 * 1024 * 1024
+EMITTED_MEMORY = 64
+PREVIEW = 2000
+
+
+def _preview(content: Any) -> str:
+    if isinstance(content, list):
+        parts = [str(b.get("text", "")) for b in content
+                 if isinstance(b, dict) and b.get("type") == "text"]
+        content = "\n".join(parts)
+    text = content if isinstance(content, str) else jsonfast.dumps(content)
+    return text[:PREVIEW]
+
+
+def _model_call(msg: dict[str, Any]) -> journal.Entry:
+    return journal.event(
+        "model.call",
+        message_id=msg["id"],
+        model=msg.get("model"),
+        stop_reason=msg.get("stop_reason"),
+        usage=msg.get("usage") or {},
+        tool_use_ids=msg.get("tool_use_ids", []),
+        transcript_uuid=msg.get("uuid"),
+        at=msg.get("timestamp"),
+    )
+
+
+def _authorized_by(intent: dict[str, Any], outcome: str) -> str | None:
+    """Who let the call run, or who stopped it (the approval gate's terminal field)."""
+    decision = intent.get("decision")
+    if not isinstance(decision, str):
+        return None
+    prompted = bool(intent.get("prompted")) or decision == "ask:user"
+    if outcome == "refused_by_host":
+        return "deny:user" if prompted else "deny:host"
+    if prompted:
+        return "allow:user"
+    return decision if decision.startswith("allow:") and decision != "allow:yolo" else \
+        "allow:host"
+
+
+class _Ingest:
+    def __init__(self, txn: journal.Transaction, st: dict[str, Any]) -> None:
+        self.txn = txn
+        self.pending: dict[str, dict[str, Any]] = st.get("pending", {})
+        self.results: dict[str, dict[str, Any]] = st.get("results", {})
+        self.open: dict[str, Any] = dict(txn.state.get("open_intents", {}))
+        self.emitted: list[str] = list(st.get("emitted", []))
+
+    def emit_pending(self, keep: str | None = None) -> None:
+        for mid in [m for m in self.pending if m != keep]:
+            self.emit(mid)
+
+    def emit(self, mid: str) -> None:
+        self.txn.append(_model_call(self.pending.pop(mid)))
+        self.emitted = [*self.emitted[-(EMITTED_MEMORY - 1):], mid]
+
+    def _close_user_wait(self, intent: dict[str, Any], tid: str, outcome: str) -> None:
+        """A host prompt the gate is waiting on: its answer, as observed (approval gate)."""
+        pending = intent.get("pending")
+        if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
+            return
+        approved = outcome != "refused_by_host"
+        self.txn.append(journal.fact("decision_applied", {
+            "pending_action_id": pending, "decision": "approved" if approved else "rejected",
+            "policy_result": "allow" if approved else "deny",
+            "decision_source": {"kind": "user", "observed_via": "transcript",
+                                "inferred": "the call ran after Claude Code's prompt" if
+                                approved else "the call did not run after Claude Code's prompt"}}))
+        self.txn.append(journal.fact("approval_wait.effect.terminal", {
+            "pending_action_id": pending, "outcome": "approved" if approved else "rejected",
+            "tool_use_id": tid}))
+
+    def close_results(self) -> None:
+        for tid, res in self.results.items():
+            intent = self.open.pop(tid, None)
+            if intent is None:
+                continue
+            outcome = "refused_by_host" if res.get("is_error") else "succeeded"
+            self._close_user_wait(intent, tid, outcome)
+            self.txn.append(
+                journal.fact(
+                    "tool_batch.effect.terminal",
+                    {
+                        "tool_use_id": tid,
+                        "idempotency_key": intent.get("key"),
+                        "intent_sequence": intent.get("seq"),
+                        "operation": intent.get("operation"),
+                        "outcome": outcome,
+                        "observed_via": "transcript",
+                        "authorized_by": _authorized_by(intent, outcome),
+                        "detail": res.get("preview", ""),
+                    },
+                )
+            )
+        self.results = {}
+
+    def assistant(self, line: dict[str, Any]) -> None:
+        msg = line.get("message")
+        if not isinstance(msg, dict) or not isinstance(msg.get("id"), str):
+            return
+        mid = msg["id"]
+        self.close_results()
+        self.emit_pending(keep=mid)
+        if mid in self.emitted:  # a late line of a message already recorded
+            return
+        cur = self.pending.setdefault(
+            mid, {"id": mid, "uuid": line.get("uuid"), "timestamp": line.get("timestamp"),
+                  "tool_use_ids": []}
+        )
+        cur["model"] = msg.get("model") or cur.get("model")
+        cur["stop_reason"] = msg.get("stop_reason") or cur.get("stop_reason")
+        if isinstance(msg.get("usage"), dict):
+            cur["usage"] = msg["usage"]
+        for block in msg.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                tid = block.get("id")
+                if isinstance(tid, str) and tid not in cur["tool_use_ids"]:
+                    cur["tool_use_ids"].append(tid)
+        if msg.get("stop_reason"):  # the final line of the response
+            self.emit(mid)
+
+    def user(self, line: dict[str, Any]) -> None:
+        msg = line.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if not isinstance(content, list):
+            if self.pending:
+                self.emit_pending()
+            return
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                tid = block.get("tool_use_id")
+                if isinstance(tid, str):
+                    self.results[tid] = {
+                        "is_error": bool(block.get("is_error")),
+                        "preview": _preview(block.get("content")),
+                    }
+        self.emit_pending()
+
+
+def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = False) -> None:
+    """Record what the transcript gained since the last call (under ``txn``'s lock)."""
+    if transcript is None:
+        return
+    st: dict[str, Any] = dict(txn.state.get("transcript") or {})
+    if st.get("path") != str(transcript):
+        st = {"path": str(transcript), "offset": 0}
+    offset = int(st.get("offset", 0))
+    try:
+        fd = os.open(transcript, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        size = os.fstat(fd).st_size
+        if size < offset:  # rewritten: start over
+            offset = 0
+        data = os.pread(fd, min(READ_LIMIT, size - offset), offset) if size > offset else b""
+    finally:
+        os.close(fd)
+    end = data.rfind(b"\n") + 1
+    work = _Ingest(txn, st)
+    for raw in data[:end].splitlines():
+        try:
+            line = jsonfast.loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(line, dict):
+            continue
+        if line.get("type") == "assistant":
+            work.assistant(line)
+        elif line.get("type") == "user":
+            work.user(line)
+    if flush:
+        work.emit_pending()
+    st.update(offset=offset + end, pending=work.pending, results=work.results,
+              emitted=work.emitted)
+    txn.set_state("transcript", st)
+    txn.set_state("open_intents", work.open)

@@ -1,0 +1,124 @@
+"""What the Claude Code hooks ask of the state-machine feature.
+
+Until a project configures machines (``.smllm/config.toml``), every answer is
+neutral: no location text, no stop block, no tool rule. The observing hooks fail
+open (a broken machine file never traps the agent); SessionStart says what is broken.
+"""
+
+from __future__ import annotations
+
+from smllm.base.errors import SmllmError
+from smllm.machine import HARNESS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from smllm.hooks._context import HookContext
+    from smllm.machine.engine import Machines
+
+
+
+def _key(ctx: HookContext) -> str | None:
+    from smllm.machine import locations  # noqa: PLC0415
+
+    if ctx.agent_id is not None:
+        return None  # a subagent works for the main agent's session; it does not drive it
+    key = locations.read_binding(HARNESS, ctx.session_id)
+    return key if key is not None and locations.exists(key) else None
+
+
+def _export(ctx: HookContext, key: str) -> None:
+    """Tell the agent's shell its session: ``export SMLLM_SESSION=KEY`` in $CLAUDE_ENV_FILE."""
+    env_file = ctx.env.get("CLAUDE_ENV_FILE")
+    if not env_file:
+        return
+    try:
+        with open(env_file, "a", encoding="utf-8") as f:
+            f.write(f"export SMLLM_SESSION={key}\n")
+    except OSError:
+        pass
+
+
+def on_session_start(ctx: HookContext) -> str | None:
+    """Bind (audit ``bind``), export SMLLM_SESSION, and return the text to show, if any."""
+    if ctx.agent_id is not None:
+        return None
+    from smllm.machine import session  # noqa: PLC0415
+
+    try:
+        bound = session.bind(HARNESS, ctx.session_id, ctx.cwd, now_ms=ctx.now_ms)
+    except SmllmError as exc:
+        return f"smllm: the state machines cannot be loaded: {exc.render()}"
+    if bound is None:
+        return None
+    key, text = bound
+    _export(ctx, key)
+    return text
+
+
+def _location(ctx: HookContext) -> tuple[dict[str, Any], Machines] | None:
+    """The bound smllm session's state and machines, or None (unbound, or unreadable)."""
+    key = _key(ctx)
+    if key is None:
+        return None
+    from smllm.machine import session  # noqa: PLC0415
+
+    try:
+        return session.location(key)
+    except SmllmError:
+        return None
+
+
+def on_prompt(ctx: HookContext) -> str | None:
+    """The current location while an instance is active or waiting to be resumed."""
+    found = _location(ctx)
+    if found is None:
+        return None
+    from smllm.machine import engine  # noqa: PLC0415
+
+    state, machines = found
+    if engine.focused(state) is None and not any(
+            i["status"] in ("paused", "unmatched") for i in state["instances"].values()):
+        return None
+    return engine.location_text(state, machines)
+
+
+def on_stop(ctx: HookContext) -> str | None:
+    """The block text while the focused instance is in a non-final state (audit ``stop``)."""
+    key = _key(ctx)
+    if key is None:
+        return None
+    from smllm.machine import session  # noqa: PLC0415
+
+    try:
+        decision = session.stop(key, stop_hook_active=bool(ctx.payload.get("stop_hook_active")),
+                                now_ms=ctx.now_ms)
+    except SmllmError:
+        return None
+    return decision.text if decision.line["outcome"] == "block" else None
+
+
+def tool_rule(ctx: HookContext) -> tuple[str, str] | None:
+    """``("deny", reason)`` when the current state's ``meta.tools`` forbid this call."""
+    found = _location(ctx)
+    if found is None:
+        return None
+    from smllm.machine import catalog, engine, tools  # noqa: PLC0415
+
+    state, machines = found
+    inst = engine.focused(state)
+    if inst is None:
+        return None
+    machine = machines[inst["machine"]]
+    rules = machine["states"][inst["state"]]["tools"]
+    tool = str(ctx.payload.get("tool_name"))
+    tool_input = ctx.payload.get("tool_input") or {}
+    root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or ctx.cwd
+    why = tools.check(rules, tool, tool_input, root)
+    if why is None:
+        return None
+    call = tools.describe_call(tool, tool_input, root)
+    return ("deny", f"smllm: {machine['kind']} {inst.get('ref') or inst['id']} is in "
+                    f"{inst['state']}, where {call} is {why}. Fire an event to move on "
+                    f"(smllm status shows what is offered).")

@@ -1,0 +1,263 @@
+"""``smllm doctor``: what is installed where, and whether Claude Code would run the hooks.
+
+Each finding is a :class:`Finding` (``ok``, ``info``, ``warn`` or ``error``). The
+important failure is silent on Claude Code's side: a settings file that does not parse
+is ignored **whole**, so no hook in it fires and ``claude -p`` still exits 0. Doctor
+parses every settings file Claude Code would read and flags such a file as an error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from smllm.base.errors import ConfigError
+from smllm.setup import install, settings
+
+Status = Literal["ok", "info", "warn", "error"]
+MANAGED = Path("/etc/claude-code/managed-settings.json")
+#: optional check functions of other features: module -> function name
+FEATURE_CHECKS: dict[str, str] = {"smllm.gate.policy": "check", "smllm.machine": "check"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    status: Status
+    text: str
+
+
+@dataclass(frozen=True)
+class Registration:
+    """smllm's hooks found in one settings file."""
+
+    scope: str
+    path: Path
+    events: tuple[str, ...]
+    commands: tuple[str, ...]
+
+
+def smllm_itself() -> Finding:
+    import smllm  # noqa: PLC0415
+
+    where = Path(smllm.__file__).parent
+    return Finding("ok", f"smllm {smllm.VERSION} at {where} (python {sys.executable})")
+
+
+def _probe(command: str) -> Finding:
+    """Does a hook command's interpreter exist and import smllm's hook entry point?"""
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        return Finding("error", f"  hook command cannot be parsed ({exc}): {command}")
+    python = words[0] if words else ""
+    # the interpreter's own flags: the words before `-c CODE` (or `-m smllm`)
+    end = next((i for i, w in enumerate(words) if w in ("-c", "-m")), len(words))
+    flags = words[1:end]
+    if not (os.path.isabs(python) and os.access(python, os.X_OK)):
+        return Finding("error", f"  hooks run {python}: not an executable file "
+                                f"(re-run `smllm install` with the Python smllm lives in)")
+    code = "import smllm, smllm.hooks; print(smllm.VERSION, smllm.__file__)"
+    if "-c" in words[:-1]:  # the hook's own code, with its sys.path set-up (for -S)
+        hook_code = words[words.index("-c") + 1]
+        head, sep, _ = hook_code.partition(install.HOOK_CODE)
+        if sep:
+            code = head + code
+    try:
+        out = subprocess.run([python, *flags, "-c", code], capture_output=True, text=True,
+                             timeout=30, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Finding("error", f"  hooks run {python}: cannot start it ({exc})")
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return Finding("error", f"  hooks run {python}: it cannot import smllm ({last}); "
+                                f"reinstall smllm into it or re-run `smllm install`")
+    version, _, location = out.stdout.strip().partition(" ")
+    return Finding("ok", f"  hooks run {' '.join([python, *flags])}: smllm {version} "
+                         f"from {Path(location).parent}")
+
+
+def registration(scope: str, sf: settings.SettingsFile) -> Registration:
+    found = install.owned(sf.data)
+    commands = sorted({str(h.get("command")) for hooks in found.values() for h in hooks})
+    return Registration(scope, sf.path, tuple(found), tuple(commands))
+
+
+def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration | None]:
+    """Findings about one settings file, and smllm's registration in it."""
+    label = f"{scope} settings {path}"
+    try:
+        sf = settings.read(path)
+    except ConfigError as exc:
+        return [Finding("error", f"{scope} settings {exc.render()}")], None
+    if not sf.exists:
+        return [Finding("info", f"{label}: not present")], None
+    out: list[Finding] = []
+    if sf.data.get("disableAllHooks") is True:
+        out.append(Finding("warn", f"{label}: \"disableAllHooks\": true turns every hook off"))
+    reg = registration(scope, sf)
+    if not reg.events:
+        out.insert(0, Finding("ok", f"{label}: parses; no smllm hooks"))
+        return out, None
+    missing = [e for e in install.EVENTS if e not in reg.events]
+    status: Status = "warn" if missing else "ok"
+    text = f"{label}: parses; smllm hooks for {len(reg.events)}/{len(install.EVENTS)} events"
+    if missing:
+        text += f" (missing: {', '.join(missing)}; re-run `smllm install`)"
+    out.insert(0, Finding(status, text))
+    if len(reg.commands) > len(reg.events):
+        out.append(Finding("warn", f"{label}: an event has more than one smllm hook "
+                                   f"(run `smllm uninstall` then `smllm install`)"))
+    interpreters = {c.split(" -m ")[0]: c for c in reg.commands}
+    out += [_probe(c) for c in interpreters.values()]
+    return out, reg
+
+
+def _enabled_plugins(paths: list[Path]) -> list[str]:
+    names: list[str] = []
+    for path in paths:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        enabled = data.get("enabledPlugins") if isinstance(data, dict) else None
+        if isinstance(enabled, dict):
+            names += [k for k, v in enabled.items() if v and k.split("@")[0] == "smllm"]
+    return sorted(set(names))
+
+
+def _installed_plugins() -> dict[str, list[dict[str, Any]]]:
+    path = settings.claude_config_dir() / "plugins" / "installed_plugins.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    return plugins if isinstance(plugins, dict) else {}
+
+
+def private_env(data: Path) -> Finding:
+    """The state of the plugin's private environment under ``$CLAUDE_PLUGIN_DATA``."""
+    if list(data.glob("venv/.smllm-ready-*")):
+        return Finding("ok", f"  private environment {data / 'venv'}: ready")
+    failed = data / "bootstrap.failed"
+    if failed.exists():
+        reason = failed.read_text(errors="replace").strip().splitlines()[-1:] or ["?"]
+        return Finding("warn", f"  private environment: the bootstrap failed ({reason[0]}); "
+                               f"hooks run on python3 from PATH meanwhile; see "
+                               f"{data / 'bootstrap.log'}")
+    return Finding("info", f"  private environment {data / 'venv'}: not built yet (hooks run "
+                           f"on python3 from PATH meanwhile)")
+
+
+def _plugin_installs(name: str) -> list[Finding]:
+    out = []
+    for entry in _installed_plugins().get(name, []):
+        root = Path(str(entry.get("installPath", "")))
+        launcher = root / "hooks" / "launcher"
+        ok = os.access(launcher, os.X_OK)
+        out.append(Finding("ok" if ok else "error",
+                           f"  {entry.get('scope', '?')} install {root} (version "
+                           f"{entry.get('version', '?')}): "
+                           + ("launcher present" if ok else f"{launcher} is missing; run "
+                                                            f"`claude plugin update {name}`")))
+    plugin_name, _, market = name.partition("@")
+    data = settings.claude_config_dir() / "plugins" / "data" / f"{plugin_name}-{market}"
+    if out and data.is_dir():
+        out.append(private_env(data))
+    return out
+
+
+def running_plugin() -> list[Finding]:
+    """When doctor itself runs from the plugin (a slash command), say so."""
+    root = os.environ.get("CLAUDE_PLUGIN_ROOT")
+    import smllm  # noqa: PLC0415
+
+    if not root or Path(root).resolve() not in Path(smllm.__file__).resolve().parents:
+        return []
+    out = [Finding("ok", f"plugin: this smllm runs from the plugin at {root}")]
+    data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if data:
+        out.append(private_env(Path(data)))
+    return out
+
+
+def plugin(paths: list[Path], regs: list[Registration]) -> list[Finding]:
+    names = _enabled_plugins(paths)
+    if not names:
+        return [Finding("info", "plugin smllm: not enabled in these settings")]
+    out = [Finding("ok", f"plugin {', '.join(names)}: enabled")]
+    for name in names:
+        out += _plugin_installs(name)
+    if regs:
+        files = ", ".join(str(r.path) for r in regs)
+        out.append(Finding("warn", f"double registration: smllm's hooks are in {files} and in "
+                                   f"the plugin {names[0]}, so every event runs twice (remove "
+                                   f"one: `smllm uninstall`, or `claude plugin uninstall "
+                                   f"{names[0]}`)"))
+    return out
+
+
+def _call_check(func: Callable[..., Any], project: Path) -> list[str]:
+    params = inspect.signature(func).parameters
+    result = func(project) if params else func()
+    return [str(p) for p in (result or [])]
+
+
+def features(project: Path) -> list[Finding]:
+    """Policy and machine problems, from their modules' ``check()`` when they offer one."""
+    out: list[Finding] = []
+    for module_name, func_name in FEATURE_CHECKS.items():
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        module = importlib.import_module(module_name)
+        func = getattr(module, func_name, None)
+        if not callable(func):
+            continue
+        label = module_name.rsplit(".", 1)[1]
+        try:
+            problems = _call_check(func, project)
+        except Exception as exc:  # doctor reports, it does not crash
+            problems = [f"{type(exc).__name__}: {exc}"]
+        out += [Finding("error", f"{label}: {p}") for p in problems]
+        if not problems:
+            out.append(Finding("ok", f"{label}: no problems"))
+    return out
+
+
+def diagnose(project: Path) -> list[Finding]:
+    """Every finding, in display order."""
+    found = [smllm_itself()]
+    regs: list[Registration] = []
+    files: list[Path] = []
+    scoped: list[tuple[str, Path]] = [(s, settings.settings_path(s, project))
+                                      for s in settings.SCOPES]
+    if MANAGED.exists():
+        scoped.append(("managed", MANAGED))
+    for scope, path in scoped:
+        findings, reg = settings_file(scope, path)
+        found += findings
+        files.append(path)
+        if reg is not None:
+            regs.append(reg)
+    if len(regs) > 1:
+        where = ", ".join(str(r.path) for r in regs)
+        found.append(Finding("warn", f"double registration: smllm's hooks are in {where}, so "
+                                     f"every event runs more than once (keep one)"))
+    from_plugin = running_plugin()
+    if not regs and not _enabled_plugins(files) and not from_plugin:
+        found.append(Finding("warn", f"smllm is not installed for {project} (run "
+                                     f"`smllm install --project {project}` or add the plugin)"))
+    found += plugin(files, regs)
+    found += from_plugin
+    found += features(project)
+    return found
