@@ -13,6 +13,23 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "== creating $VENV"
   "$PY" -m venv "$VENV"
 fi
+# Debian packages (tests/system-packages.txt): real services and tools the tests start themselves
+missing=()
+while read -r pkg proof _; do
+  case "$pkg" in ''|'#'*) continue ;; esac
+  # shellcheck disable=SC2086 - the proof may be a glob (a versioned folder)
+  compgen -G "$proof" >/dev/null || missing+=("$pkg")
+done < tests/system-packages.txt
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "== installing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" = 0 ]; then as_root=(); elif command -v sudo >/dev/null; then as_root=(sudo -n); else
+    echo "tests/run.sh: the tests need the Debian packages ${missing[*]}: install them (apt-get install ${missing[*]}) or run as root" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 echo "== installing smllm with its dev dependencies"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 echo "== installing the pinned Claude Code CLI for the end-to-end tests"
