@@ -15,6 +15,7 @@ TYPE_CHECKING = False  # typing costs milliseconds at every start
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from typing import NoReturn
 
 
 class Command:
@@ -67,14 +68,26 @@ def _top_help() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """argparse, with its errors in smllm's one format (``smllm: error: ...``, exit 2)."""
+    import argparse  # noqa: PLC0415
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            from smllm.base.errors import UsageError  # noqa: PLC0415
+
+            raise UsageError(message, f"see `{self.prog} --help`")
+
+    return Parser
+
+
 def build_parser(name: str) -> argparse.ArgumentParser:
     """The parser of one subcommand (also used by the docs tests)."""
-    import argparse  # noqa: PLC0415
     import importlib  # noqa: PLC0415
 
     cmd = COMMANDS[name]
     module = importlib.import_module(f"smllm.commands.{cmd.module}")
-    parser = argparse.ArgumentParser(prog=f"smllm {name}", description=cmd.summary)
+    parser = _parser_class()(prog=f"smllm {name}", description=cmd.summary)
     module.add_arguments(parser)
     parser.set_defaults(_run=module.run)
     return parser
