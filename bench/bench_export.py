@@ -119,7 +119,7 @@ def bench_size(root: Path, records: int) -> dict[str, tuple[float, int]]:
     smllm = [*env_home, PYTHON, "-m", "smllm"]
     results = {
         "baseline": measure([PYTHON, "-c", BASELINE, str(log)], root),
-        "export": measure([*smllm, "export", "--session", str(log), "--out", str(out)], root),
+        "export": measure([*smllm, "export", "--journal", str(log), "--out", str(out)], root),
         "ledger": measure([*smllm, "ledger", "--plain", str(out)], root),
         "verify": measure([*smllm, "verify", str(log)], root),
     }

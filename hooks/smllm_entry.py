@@ -45,7 +45,7 @@ def _ledger(main, args):
     fd, out = tempfile.mkstemp(prefix="smllm-ledger-", suffix=".json")
     os.close(fd)
     try:
-        pick = ["--session", args[0]] if args else ["--last"]
+        pick = ["--journal", args[0]] if args else ["--last"]
         devnull = open(os.devnull, "w")
         saved, sys.stdout = sys.stdout, devnull
         try:
@@ -59,8 +59,8 @@ def _ledger(main, args):
 
 
 def _export(main, args):
-    picks = ("--last", "--session")
-    named = any(a in picks or a.startswith("--session=") for a in args)
+    picks = ("--last", "--journal")
+    named = any(a in picks or a.startswith("--journal=") for a in args)
     return main(["export", *([] if named else ["--last"]), *args])
 
 

@@ -22,7 +22,7 @@ def trajectory(tmp_path: Path) -> Path:
     shutil.copyfile(FIXTURES / BILLING_ID / "session.jsonl", log)
     out = tmp_path / "trajectory.json"
     expected = 0
-    assert expected == smllm("export", "--session", str(log), "--out", str(out)).returncode
+    assert expected == smllm("export", "--journal", str(log), "--out", str(out)).returncode
     return out
 
 
@@ -58,7 +58,7 @@ def test_export_without_approvals_says_so(tmp_path: Path) -> None:
     log.parent.mkdir()
     journal.append(log, [journal.fact("session.start", {"session_id": "sid-plain"})])
     out = tmp_path / "t.json"
-    smllm("export", "--session", str(log), "--out", str(out))
+    smllm("export", "--journal", str(log), "--out", str(out))
     proc = smllm("chain", str(out))
     expected = (1, f"smllm: error: no approval records in {out} (every action passed by static "
                    "policy or approvals were off (yolo); give the model an action the policy "
@@ -76,7 +76,7 @@ def test_chain_of_a_real_escalation_through_the_hooks(tmp_path: Path) -> None:
     hook("PermissionRequest", base("PermissionRequest", sid, **extra))
     hook("PostToolUse", base("PostToolUse", sid, tool_use_id="t1", tool_response={}, **extra))
     out = tmp_path / "t.json"
-    smllm("export", "--session", sid, "--out", str(out))
+    smllm("export", "--journal", sid, "--out", str(out))
     lines = smllm("chain", str(out)).stdout.splitlines()
     steps = [ln.split()[3] for ln in lines[1:]]
     decision = next(ln for ln in lines if " decision " in ln)

@@ -33,7 +33,7 @@ def _copy_billing(tmp_path: Path) -> Path:
 
 
 def _run_export(log: Path, out: Path, *extra: str) -> bytes:
-    proc = smllm("export", "--session", str(log), "--out", str(out), *extra)
+    proc = smllm("export", "--journal", str(log), "--out", str(out), *extra)
     assert (0, f"{out}\n") == (proc.returncode, proc.stdout), proc.stderr
     return out.read_bytes()
 
@@ -258,7 +258,7 @@ def test_default_output_is_named_from_the_log_and_only_its_path_is_printed(
     log = _copy_billing(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
-    proc = smllm("export", "--session", str(log), cwd=work)
+    proc = smllm("export", "--journal", str(log), cwd=work)
     expected = (0, f"{work / 'trajectory-20260802T101733580Z.json'}\n", "")
     assert expected == (proc.returncode, proc.stdout, proc.stderr)
 
@@ -269,7 +269,7 @@ def test_unwritable_out_gets_the_seed_message(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
     target = blocker / "trajectory.json"
-    proc = smllm("export", "--session", str(log), "--out", str(target))
+    proc = smllm("export", "--journal", str(log), "--out", str(target))
     expected = (1, "", f"smllm: error: export failed: could not write {target}: Not a directory "
                        "(write inside a folder you can write to, e.g. --out ./trajectory.json, "
                        "or drop --out to get trajectory-<timestamp>.json in the current "
@@ -374,7 +374,7 @@ def test_export_and_html_ledger_are_private(tmp_path: Path) -> None:
     sid = "export-private-1"
     hook("SessionStart", base("SessionStart", sid, source="startup"))
     out = tmp_path / "t.json"
-    assert 0 == smllm("export", "--session", sid, "--out", str(out)).returncode
+    assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
     page = tmp_path / "ledger.html"
     assert 0 == smllm("ledger", str(out), "--html", str(page)).returncode
     assert (0o600, 0o600) == (stat.S_IMODE(out.stat().st_mode), stat.S_IMODE(page.stat().st_mode))

@@ -34,7 +34,7 @@ def trajectory(tmp_path: Path) -> Path:
     log.parent.mkdir()
     shutil.copyfile(FIXTURES / BILLING_ID / "session.jsonl", log)
     out = tmp_path / "trajectory.json"
-    proc = smllm("export", "--session", str(log), "--out", str(out))
+    proc = smllm("export", "--journal", str(log), "--out", str(out))
     expected = 0
     assert expected == proc.returncode, proc.stderr
     return out
@@ -139,7 +139,7 @@ def test_subagent_rows_follow_a_stream_marker(tmp_path: Path) -> None:
                       input={"pattern": "x"}),
     ])
     out = tmp_path / "t.json"
-    smllm("export", "--session", str(main), "--out", str(out))
+    smllm("export", "--journal", str(main), "--out", str(out))
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
     expected = ["audit ledger  sid-sub  (3 events, termination: none recorded)",
                 "-- subagent/agent-1 --",
@@ -161,7 +161,7 @@ def test_guard_mode_rows_name_the_observed_authorizer(tmp_path: Path) -> None:
         if tid == "toolu_1":
             hook("PostToolUse", base("PostToolUse", sid, tool_response={"stdout": ""}, **tool))
     out = tmp_path / "t.json"
-    assert 0 == smllm("export", "--session", sid, "--out", str(out)).returncode
+    assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
     rows = [line.split("  ")[-1].strip() for line in lines[1:]]
     assert ["auth=allow:host", "auth=defer:host"] == rows

@@ -69,7 +69,7 @@ def exports(tmp_path: Path) -> tuple[bytes, bytes]:
     log = _session(tmp_path)
     raw, red = tmp_path / "raw.json", tmp_path / "red.json"
     for out, flags in ((raw, ()), (red, ("--redacted",))):
-        proc = smllm("export", "--session", str(log), "--out", str(out), *flags)
+        proc = smllm("export", "--journal", str(log), "--out", str(out), *flags)
         expected = 0
         assert expected == proc.returncode, proc.stderr
     return raw.read_bytes(), red.read_bytes()

@@ -133,7 +133,7 @@ def test_reconcile_records_the_outcome_and_releases_the_hold(project: Path, outc
     seq = _crashed_session(project)
     hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
     assert _held(_pre("toolu_retry1", GATE_8, project))
-    proc = smllm("reconcile", str(seq), "--outcome", outcome, "--session", SID,
+    proc = smllm("reconcile", str(seq), "--outcome", outcome, "--journal", SID,
                  "--note", "ledger has 7 lines")
     terminal, done = (r["payload"]["record"] for r in records(SID)[-2:])
     retry = _pre("toolu_retry2", GATE_8, project)
@@ -149,7 +149,7 @@ def test_reconcile_stdout(project: Path) -> None:
     """The reconcile command says what it recorded, where."""
     seq = _crashed_session(project)
     hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
-    proc = smllm("reconcile", str(seq), "--outcome", "not-applied", "--session", SID)
+    proc = smllm("reconcile", str(seq), "--outcome", "not-applied", "--journal", SID)
     n = records(SID)[-1]["sequence"]
     expected = (f"reconciled effect {seq} (tool:bash python3 gate.py rec_8): not applied, "
                 f"verified by user; recorded at sequence {n - 1} and {n}\n")
@@ -172,9 +172,9 @@ def test_reconcile_errors(project: Path) -> None:
     hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
     log = smllm("verify", SID, "--json")
     path = json.loads(log.stdout)["path"]
-    wrong = smllm("reconcile", "1", "--outcome", "applied", "--session", SID)
-    smllm("reconcile", str(seq), "--outcome", "applied", "--session", SID)
-    again = smllm("reconcile", str(seq), "--outcome", "applied", "--session", SID)
+    wrong = smllm("reconcile", "1", "--outcome", "applied", "--journal", SID)
+    smllm("reconcile", str(seq), "--outcome", "applied", "--journal", SID)
+    again = smllm("reconcile", str(seq), "--outcome", "applied", "--journal", SID)
     n = records(SID)[-2]["sequence"]
     expected = [
         (1, f"smllm: error: sequence 1 is not the intent of an effect in {path} "
@@ -216,7 +216,7 @@ def test_resume_check_reports_committed_and_unknown(project: Path) -> None:
         "unknown effects: 1 (intent recorded, no outcome: verify the actual state before "
         "retrying)\n"
         f"  {seq:>5}  tool:bash  python3 gate.py rec_8  {key}\n"
-        f"record what you find: smllm reconcile SEQ --outcome applied|not-applied --session "
+        f"record what you find: smllm reconcile SEQ --outcome applied|not-applied --journal "
         f"{SID}\n"
     )
     assert (0, expected) == (proc.returncode, proc.stdout)

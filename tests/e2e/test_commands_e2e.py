@@ -68,10 +68,10 @@ def test_slash_command_output_reaches_the_model(claude: Harness, plugin_clone: P
 
 def test_export_command_writes_the_session_and_shows_its_path(claude: Harness,
                                                              plugin_clone: Path) -> None:
-    """/smllm:export --session SID --out F: the model sees F, and F is that session's export."""
+    """/smllm:export --journal SID --out F: the model sees F, and F is that session's export."""
     sid = _prior_session(claude, plugin_clone)
     out = claude.project / "exported.json"
-    run = _plugin_run(claude, plugin_clone, f"/smllm:export --session {sid} --out {out}",
+    run = _plugin_run(claude, plugin_clone, f"/smllm:export --journal {sid} --out {out}",
                       script=[{"text": "Shown."}])
     assert (0, 1) == (run.returncode, len(run.requests)), run.describe()
     assert run.model_saw(str(out))

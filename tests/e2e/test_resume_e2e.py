@@ -133,7 +133,7 @@ def test_crash_mid_gate_then_resume_migrates_every_record_exactly_once(
     in_flight = [s for s, k, op in _kinds(first.journal()) if k == "side_effect_intent"][-1]
 
     reconcile = (f"{sys.executable} -m smllm reconcile {in_flight} --outcome not-applied "
-                 f"--session {sid} --note 'ledger has 7 lines and rec_8 is still v1'")
+                 f"--journal {sid} --note 'ledger has 7 lines and rec_8 is still v1'")
     second = claude.run(
         "Continue the migration from where it stopped.", resume=sid, permission_mode="bypass",
         env=env, timeout=240,

@@ -82,7 +82,7 @@ def pick(purpose: str, *, stdin: TextIO | None = None, out: TextIO | None = None
         out.flush()
         answer = stdin.readline()
         if not answer or answer.strip().lower() in ("q", "quit"):
-            raise UsageError("no session chosen", "name one with --session ID or use --last")
+            raise UsageError("no session chosen", "name one with --journal ID or use --last")
         text = answer.strip() or "1"
         if text.isdigit() and 1 <= int(text) <= len(choices):
             return choices[int(text) - 1].path

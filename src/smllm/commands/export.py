@@ -1,4 +1,5 @@
-"""``smllm export [--last | --session ID|PATH] [--out FILE] [--redacted]``."""
+"""``smllm export [--last | --journal ID|PATH] [--out FILE] [--redacted]`` and
+``smllm export --schema``."""
 
 from __future__ import annotations
 
@@ -6,29 +7,29 @@ import argparse
 import sys
 from pathlib import Path
 
-from smllm.audit import export, picker
-from smllm.journal import lookup
+from smllm.commands import _select
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--last", action="store_true",
-                       help="the most recent session of this folder (else of the store)")
-    which.add_argument("--session", metavar="ID|PATH",
-                       help="a host session id (or unique prefix) or a path to session.jsonl")
+    _select.add_journal_choice(parser)
     parser.add_argument("--out", metavar="FILE", type=Path,
                         help="where to write (default: trajectory-<timestamp>.json here)")
     parser.add_argument("--redacted", action="store_true",
                         help="remove secrets from payload strings (share-safe)")
+    parser.add_argument("--schema", action="store_true",
+                        help="print the JSON Schema of the export document and exit")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.session:
-        log = lookup.resolve(args.session)
-    elif args.last or args.out is not None or not picker.interactive():
-        log = picker.latest()
-    else:
-        log = picker.pick("export")
+    if args.schema:
+        from smllm.audit import export_schema  # noqa: PLC0415
+
+        sys.stdout.write(export_schema.schema_text())
+        return 0
+    from smllm.audit import export  # noqa: PLC0415
+
+    default = "latest" if args.out is not None else "picker-or-latest"
+    log = _select.journal_of(args, default=default, purpose="export")
     written = export.export(log, args.out, redacted=args.redacted)
     sys.stdout.write(f"{written}\n")
     return 0

@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("event", metavar="EVENT", help="the event to fire, e.g. enter")
-    parser.add_argument("--session", metavar="KEY",
-                        help="the smllm session (default: $SMLLM_SESSION)")
+    from smllm.commands import _output, _select  # noqa: PLC0415
+
+    _select.add_machine_session(parser)
     parser.add_argument("--param", metavar="K=V", action="append", default=[],
                         help="an event param; repeat for several")
-    parser.add_argument("--json", action="store_true",
-                        help="print {ok, session, location, text} as one JSON line")
+    _output.add_json_flag(parser, "{ok, session, location, text}")
 
 
 def parse_params(items: list[str]) -> dict[str, str]:
@@ -80,14 +80,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _fire(event: str, session_key: str | None, params: dict[str, str], *,
           as_json: bool) -> int:
-    from smllm.machine import locations, session  # noqa: PLC0415
+    from smllm.machine import session  # noqa: PLC0415
 
     key = session.resolve_key(session_key, os.environ)
     key, decision, location = session.fire(key, event, params, cwd=os.getcwd())
     text = decision.text or ""
     if as_json:
-        out = {"ok": decision.ok, "session": key, "location": location, "text": text}
-        sys.stdout.write(locations.dumps(out) + "\n")
+        from smllm.commands import _output  # noqa: PLC0415
+
+        _output.write({"ok": decision.ok, "session": key, "location": location, "text": text})
     else:
         sys.stdout.write(text)
     sys.stdout.flush()

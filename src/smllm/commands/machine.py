@@ -10,6 +10,9 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+from smllm.commands import _output, _select
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,59 +20,87 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     val = sub.add_parser("validate", help="check machine files; print file:line:col errors")
     val.add_argument("files", nargs="*", metavar="FILE",
                      help="*.smllm.yaml files (default: the project's configured machines)")
-    sub.add_parser("list", help="the project's machines")
+    _output.add_json_flag(val, "one result per file", lines=True)
+    lst = sub.add_parser("list", help="the project's machines")
+    _output.add_json_flag(lst, "one object per machine", lines=True)
     draw = sub.add_parser("draw", help="print a machine as Mermaid or DOT")
     draw.add_argument("machine", metavar="MACHINE", help="the machine's id, or a file")
     draw.add_argument("--format", choices=("mermaid", "dot"), default="mermaid",
                       help="diagram language (default: mermaid)")
-    draw.add_argument("--session", metavar="KEY",
-                      help="highlight the current state of this session's instance")
+    _select.add_machine_session(draw, what=" whose current state to highlight")
 
 
-def _configured_files() -> list[Path]:
+def _configs() -> list[str]:
+    """The configs in effect here; an error outside a project that configures machines."""
     from smllm.base.errors import ConfigError  # noqa: PLC0415
-    from smllm.machine import catalog, find_configs  # noqa: PLC0415
+    from smllm.machine import find_configs  # noqa: PLC0415
 
     configs = find_configs(os.getcwd())
     if not configs:
         raise ConfigError(f"no .smllm/config.toml in {os.getcwd()} or above",
-                          "name files to validate, or create the config")
-    return [Path(f) for c in configs for f in catalog.read_config(c)]
+                          'create one with [machines] files = ["fix.smllm.yaml"], or name '
+                          "machine files: smllm machine validate FILE")
+    return configs
 
 
-def _validate(files: list[str]) -> int:
+def _configured_files() -> list[Path]:
+    from smllm.machine import catalog  # noqa: PLC0415
+
+    return [Path(f) for c in _configs() for f in catalog.read_config(c)]
+
+
+def _validate(files: list[str], *, as_json: bool) -> int:
     from smllm.base.errors import SmllmError  # noqa: PLC0415
     from smllm.machine import loader  # noqa: PLC0415
 
     paths = [Path(f) for f in files] if files else _configured_files()
     failed = 0
     for path in paths:
+        name = loader.display_path(path)
         try:
             m = loader.load(path)
         except SmllmError as exc:
             failed += 1
-            sys.stderr.write(f"smllm: error: {exc.render()}\n")
+            if as_json:
+                _output.write({"file": name, "ok": False, "machine": None, "states": None,
+                               "events": None, "error": exc.render()})
+            else:
+                sys.stderr.write(f"smllm: error: {exc.render()}\n")
             continue
         n_states, n_events = len(m["states"]), len(m["events"])
-        sys.stdout.write(f"ok: {loader.display_path(path)}: machine {m['id']} "
+        if as_json:
+            _output.write({"file": name, "ok": True, "machine": m["id"], "states": n_states,
+                           "events": n_events, "error": None})
+            continue
+        sys.stdout.write(f"ok: {name}: machine {m['id']} "
                          f"({n_states} state{'s' * (n_states != 1)}, "
                          f"{n_events} event{'s' * (n_events != 1)})\n")
     return 1 if failed else 0
 
 
-def _list() -> int:
-    from smllm.machine import catalog, find_configs  # noqa: PLC0415
+def _list(*, as_json: bool) -> int:
+    from smllm.machine import catalog  # noqa: PLC0415
 
-    machines = catalog.load(find_configs(os.getcwd()))
-    for m in machines.values():
-        sys.stdout.write(f"{m['id']}  {len(m['states'])} states  {m['file']}  "
-                         f"{m.get('description') or ''}".rstrip() + "\n")
+    configs = _configs()
+    machines = catalog.load(configs)
+    if not machines:
+        sys.stderr.write(f"no machines: {', '.join(configs)} names none "
+                         '(add [machines] files = ["fix.smllm.yaml"])\n')
+    rows: list[dict[str, Any]] = [
+        {"id": m["id"], "states": len(m["states"]), "file": m["file"],
+         "description": m.get("description") or None} for m in machines.values()]
+    if as_json:
+        _output.write_lines(rows)
+        return 0
+    for r in rows:
+        sys.stdout.write(f"{r['id']}  {r['states']} states  {r['file']}  "
+                         f"{r['description'] or ''}".rstrip() + "\n")
     return 0
 
 
 def _draw(args: argparse.Namespace) -> int:
     from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import catalog, draw, find_configs, loader, session  # noqa: PLC0415
+    from smllm.machine import catalog, draw, loader, session  # noqa: PLC0415
 
     current = None
     if args.session:
@@ -81,7 +112,7 @@ def _draw(args: argparse.Namespace) -> int:
         machines = {"": loader.load(Path(args.machine))}
         args.machine = ""
     else:
-        machines = catalog.load(find_configs(os.getcwd()))
+        machines = catalog.load(_configs())
     if args.machine not in machines:
         raise SmllmError(f"no machine {args.machine!r}",
                          f"use one of: {', '.join(machines) or 'none configured'}")
@@ -91,7 +122,7 @@ def _draw(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "validate":
-        return _validate(args.files)
+        return _validate(args.files, as_json=args.json)
     if args.action == "list":
-        return _list()
+        return _list(as_json=args.json)
     return _draw(args)

@@ -1,4 +1,4 @@
-"""``smllm reconcile SEQ --outcome applied|not-applied [--session ID|PATH] [--note TEXT]``.
+"""``smllm reconcile SEQ --outcome applied|not-applied [--journal ID|PATH] [--note TEXT]``.
 
 Records the verified outcome of an effect left unknown by a crash: a
 ``tool_batch.effect.terminal`` (``observed_via: "reconcile"``) for its intent and an
@@ -12,8 +12,8 @@ import argparse
 import os
 import sys
 
-from smllm.audit import picker
-from smllm.journal import lookup, recovery
+from smllm.commands import _output, _select
+from smllm.journal import recovery
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,24 +21,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the sequence of the unknown effect's side_effect_intent")
     parser.add_argument("--outcome", required=True, choices=("applied", "not-applied"),
                         help="what you verified: the effect happened, or it did not")
-    parser.add_argument("--session", metavar="ID|PATH",
-                        help="the host session (default: the Claude Code session this runs "
-                             "in, else the most recent session of this folder)")
+    _select.add_journal_choice(
+        parser, last_help="the most recent journal of this folder (the default outside "
+                          "Claude Code; inside it, the default is the session it runs in)")
     parser.add_argument("--note", metavar="TEXT", help="how the outcome was verified")
+    _output.add_json_flag(parser, "what was recorded")
 
 
 def run(args: argparse.Namespace) -> int:
-    host = os.environ.get("CLAUDE_CODE_SESSION_ID")
-    if args.session:
-        log = lookup.resolve(args.session)
-    elif host:
-        log = lookup.resolve(host)
-    else:
-        log = picker.latest()
+    log = _select.journal_of(args, default="host-or-latest", purpose="reconcile")
     by = "agent" if os.environ.get("CLAUDECODE") else "user"
     done = recovery.record_outcome(log, args.sequence, args.outcome, verified_by=by,
                                     note=args.note)
     e = done.effect
+    if args.json:
+        _output.write({"journal": str(log), "sequence": e.sequence, "operation": e.operation,
+                       "summary": e.summary(), "outcome": args.outcome.replace("-", "_"),
+                       "verified_by": by, "note": args.note,
+                       "terminal_sequence": done.terminal_sequence,
+                       "reconciled_sequence": done.reconciled_sequence})
+        return 0
     sys.stdout.write(
         f"reconciled effect {e.sequence} ({e.operation} {e.summary()}): "
         f"{args.outcome.replace('-', ' ')}, verified by {by}; recorded at sequence "

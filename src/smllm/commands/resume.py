@@ -1,4 +1,4 @@
-"""``smllm resume [--last | SESSION] [--check]``.
+"""``smllm resume [--last | JOURNAL] [--check [--json]]``.
 
 Prints the reconciliation (committed versus unknown effects) and, without
 ``--check``, re-opens the session in Claude Code: ``claude --resume <host id>`` in the
@@ -12,34 +12,24 @@ import os
 import shutil
 import sys
 
-from smllm.audit import picker
-from smllm.base.errors import SmllmError, UsageError
-from smllm.journal import lookup, recovery
-
-NOT_INTERACTIVE = ("smllm resume requires an interactive terminal; pass --last or a session "
-                   "uuid for non-interactive resume")
+from smllm.base.errors import SmllmError
+from smllm.commands import _output, _select
+from smllm.journal import recovery
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("session", nargs="?", metavar="SESSION",
-                       help="a host session id (or unique prefix) or a path to session.jsonl")
-    which.add_argument("--last", action="store_true",
-                       help="the most recent session of this folder (else of the store)")
+    _select.add_journal_choice(parser, positional=True)
     parser.add_argument("--check", action="store_true",
                         help="only print the reconciliation; do not start Claude Code")
+    _output.add_json_flag(parser, "the reconciliation (implies --check)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.session:
-        log = lookup.resolve(args.session)
-    elif args.last:
-        log = picker.latest()
-    elif picker.interactive():
-        log = picker.pick("resume")
-    else:
-        raise UsageError(NOT_INTERACTIVE)
+    log = _select.journal_of(args, default="picker-or-error", purpose="resume")
     report = recovery.reconciliation(log)
+    if args.json:
+        _output.write(recovery.report_data(report))
+        return 0
     sys.stdout.write(recovery.report_text(report))
     if args.check:
         return 0

@@ -1,24 +1,29 @@
-"""``smllm session list`` and ``smllm session show KEY [--audit] [--json]`` (seed 001)."""
+"""``smllm session list [--json]`` and ``smllm session show KEY [--audit] [--json]`` (seed 001)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from typing import Any
+
+from smllm.commands import _output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    sub.add_parser("list", help="every smllm session, the most recently active first")
+    lst = sub.add_parser("list", help="every smllm session, the most recently active first")
+    _output.add_json_flag(lst, "one object per session", lines=True)
     show = sub.add_parser("show", help="one session: where it is, or its audit")
     show.add_argument("key", metavar="KEY", help="the session key, e.g. sm-nqvfvw")
     show.add_argument("--audit", action="store_true", help="print the audit, one line a call")
-    show.add_argument("--json", action="store_true", help="print JSON (with --audit: JSON lines)")
+    show.add_argument("--json", action="store_true",
+                      help="print the session as one JSON object (with --audit: JSON Lines, "
+                           "one object per call)")
 
 
-def _list() -> int:
+def _states() -> list[dict[str, Any]]:
     from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import auditlog, locations, session  # noqa: PLC0415
+    from smllm.machine import locations, session  # noqa: PLC0415
 
     states = []
     for key in locations.all_keys():
@@ -26,12 +31,22 @@ def _list() -> int:
             states.append(session.location(key)[0])
         except SmllmError:
             states.append(_state_from_audit(key))
+    return states
+
+
+def _list(*, as_json: bool) -> int:
+    from smllm.machine import auditlog  # noqa: PLC0415
+
+    states = _states()
+    if as_json:
+        _output.write_lines(auditlog.session_records(states))
+        return 0
     for row in auditlog.session_rows(states):
         sys.stdout.write(row + "\n")
     return 0
 
 
-def _state_from_audit(key: str) -> dict[str, object]:
+def _state_from_audit(key: str) -> dict[str, Any]:
     """A session whose machines no longer load is still listed, as far as its audit says."""
     from smllm.machine import engine, locations  # noqa: PLC0415
 
@@ -48,14 +63,14 @@ def _show(key: str, *, audit_lines: bool, as_json: bool) -> int:
 
     if audit_lines:
         for rec in locations.read_audit(key):
-            text = locations.dumps(rec) if as_json else auditlog.format_line(rec)
+            text = _output.dumps(rec) if as_json else auditlog.format_line(rec)
             sys.stdout.write(text + "\n")
         return 0
     state, machines = session.location(key)
     if as_json:
         out = {k: v for k, v in state.items() if k != "auditSize"}
         out["location"] = session.location_of(state, machines)
-        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        _output.write(out)
         return 0
     binding = state.get("binding") or {}
     sys.stdout.write(f"session {key}  {binding.get('harness')} "
@@ -73,5 +88,5 @@ def _show(key: str, *, audit_lines: bool, as_json: bool) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "list":
-        return _list()
+        return _list(as_json=args.json)
     return _show(args.key, audit_lines=args.audit, as_json=args.json)

@@ -6,12 +6,12 @@ import argparse
 import os
 import sys
 
+from smllm.commands import _output, _select
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--session", metavar="KEY",
-                        help="the smllm session (default: $SMLLM_SESSION)")
-    parser.add_argument("--json", action="store_true",
-                        help="print {session, location, offered, text} as JSON")
+    _select.add_machine_session(parser)
+    _output.add_json_flag(parser, "{session, location, offered, text}")
 
 
 def _latest_here(cwd: str) -> str | None:
@@ -29,9 +29,9 @@ def _latest_here(cwd: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from smllm.machine import engine, locations, session  # noqa: PLC0415
+    from smllm.machine import engine, session  # noqa: PLC0415
 
-    key = session.resolve_key(args.session, os.environ) or _latest_here(os.getcwd())
+    key = _select.machine_session(args) or _latest_here(os.getcwd())
     if not key:
         raise session.NoSession(f"no smllm session in {os.getcwd()}",
                                 "pass --session KEY or set SMLLM_SESSION "
@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     state, machines = session.location(key)
     text = engine.location_text(state, machines)
     if args.json:
-        out = {"session": key, "location": session.location_of(state, machines),
-               "offered": [o[0] for o in engine.offers(state, machines)], "text": text}
-        sys.stdout.write(locations.dumps(out) + "\n")
+        _output.write({"session": key, "location": session.location_of(state, machines),
+                       "offered": [o[0] for o in engine.offers(state, machines)],
+                       "text": text})
     else:
         sys.stdout.write(text)
     return 0

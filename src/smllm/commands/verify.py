@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from smllm.commands import _output
 from smllm.journal import lookup
 from smllm.journal.verify import verify
 
@@ -15,18 +15,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "session", nargs="?", metavar="SESSION|PATH",
         help="host session id (or unique prefix) or a path to session.jsonl; default: the latest",
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    _output.add_json_flag(parser, "the report")
 
 
 def run(args: argparse.Namespace) -> int:
     path = lookup.resolve(args.session) if args.session else lookup.latest().path
     report = verify(path)
     if args.json:
-        sys.stdout.write(json.dumps({
+        _output.write({
             "path": str(path), "ok": report.ok, "records": report.records, "lines": report.lines,
             "torn": report.torn, "repaired": report.repaired,
             "problems": [{"line": p.line, "what": p.what} for p in report.problems],
-        }) + "\n")
+        })
         return 0 if report.ok else 1
     notes = []
     if report.torn:

@@ -51,7 +51,9 @@ class Reconciliation:
     session_id: str
     cwd: str | None
     records: int
-    exit_reason: str | None
+    exit_reason: str | None  # the last session.end recorded
+    end_sequence: int | None  # ... and its sequence
+    resumed_at: int | None  # a session.resumed (or start) after that end: running since
     committed: list[Effect]
     reconciled: list[Effect]
     unknown: list[Effect]
@@ -59,7 +61,8 @@ class Reconciliation:
 
 def _scan_effects(path: Path) -> tuple[dict[str, Any], dict[str, Effect], list[Effect]]:
     """(facts about the session, effects by tool_use_id in order, started effects)."""
-    meta: dict[str, Any] = {"records": 0, "exit_reason": None, "session_id": None, "cwd": None}
+    meta: dict[str, Any] = {"records": 0, "exit_reason": None, "end_sequence": None,
+                            "resumed_at": None, "session_id": None, "cwd": None}
     intents: dict[str, dict[str, Any]] = {}
     effects: dict[str, Effect] = {}
     for rec in journal.iter_records(path):
@@ -71,9 +74,10 @@ def _scan_effects(path: Path) -> tuple[dict[str, Any], dict[str, Effect], list[E
         if kind == "session.start" and meta["session_id"] is None:
             meta["session_id"], meta["cwd"] = body.get("session_id"), body.get("cwd")
         elif kind in ("session.start", "session.resumed"):
-            meta["exit_reason"] = None
+            meta["resumed_at"] = rec["sequence"]  # a later start: running since the last end
         elif kind == "session.end":
             meta["exit_reason"] = body.get("exit_reason")
+            meta["end_sequence"], meta["resumed_at"] = rec["sequence"], None
         elif kind == "side_effect_intent" and isinstance(body.get("tool_use_id"), str):
             intents[body["tool_use_id"]] = {**body, "sequence": rec["sequence"]}
         elif kind == "tool_batch.effect.started" and body.get("tool_use_id") in intents:
@@ -100,6 +104,8 @@ def reconciliation(path: Path) -> Reconciliation:
         cwd=meta["cwd"],
         records=meta["records"],
         exit_reason=meta["exit_reason"],
+        end_sequence=meta["end_sequence"],
+        resumed_at=meta["resumed_at"],
         committed=[e for e in done if e.observed_via != "reconcile"],
         reconciled=[e for e in done if e.observed_via == "reconcile"],
         unknown=[e for e in started if e.terminal_sequence is None],
@@ -108,7 +114,14 @@ def reconciliation(path: Path) -> Reconciliation:
 
 def report_text(r: Reconciliation) -> str:
     """What ``smllm resume`` prints: committed versus unknown effects."""
-    end = r.exit_reason or "none recorded (the session is running, or it crashed)"
+    running = "the session is running, or it crashed"
+    if r.exit_reason is None:
+        end = f"none recorded ({running})"
+    elif r.resumed_at is None:
+        end = f"{r.exit_reason} (sequence {r.end_sequence})"
+    else:
+        end = (f"{r.exit_reason} (sequence {r.end_sequence}), then resumed at sequence "
+               f"{r.resumed_at}: no end recorded since ({running})")
     lines = [
         f"session {r.session_id}  {r.cwd or '(folder unknown)'}",
         f"journal {r.path}: {r.records} records, last end: {end}",
@@ -124,10 +137,30 @@ def report_text(r: Reconciliation) -> str:
         lines += [f"  {e.sequence:>5}  {e.operation}  {e.summary()}  {e.idempotency_key}"
                   for e in r.unknown]
         lines.append(f"record what you find: smllm reconcile SEQ --outcome applied|not-applied "
-                     f"--session {r.session_id}")
+                     f"--journal {r.session_id}")
     else:
         lines.append("unknown effects: 0")
     return "\n".join(lines) + "\n"
+
+
+def _effect_data(e: Effect) -> dict[str, Any]:
+    return {"sequence": e.sequence, "tool_use_id": e.tool_use_id, "operation": e.operation,
+            "idempotency_key": e.idempotency_key, "summary": e.summary(),
+            "terminal_sequence": e.terminal_sequence, "outcome": e.outcome,
+            "observed_via": e.observed_via}
+
+
+def report_data(r: Reconciliation) -> dict[str, Any]:
+    """``smllm resume --json``: the reconciliation as one JSON object."""
+    return {
+        "session_id": r.session_id, "cwd": r.cwd, "journal": str(r.path), "records": r.records,
+        "last_end": None if r.exit_reason is None else {
+            "exit_reason": r.exit_reason, "sequence": r.end_sequence},
+        "resumed_at": r.resumed_at,
+        "committed": [_effect_data(e) for e in r.committed],
+        "reconciled": [_effect_data(e) for e in r.reconciled],
+        "unknown": [_effect_data(e) for e in r.unknown],
+    }
 
 
 # --------------------------------------------------------------------- recording outcomes

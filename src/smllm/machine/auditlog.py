@@ -28,9 +28,30 @@ def format_line(rec: dict[str, Any]) -> str:
     return f"{when(rec['at'])}  {rec['source']}  {call}  {_where(rec)}  {outcome}"
 
 
+def _ordered(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(states, key=lambda s: (-(s.get("last") or 0), s["key"]))
+
+
+def session_records(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``smllm session list --json``: one object per session, most recently active first."""
+    out = []
+    for s in _ordered(states):
+        binding = s.get("binding") or {}
+        focus = s.get("focus")
+        inst = s["instances"].get(focus) if focus else None
+        out.append({"session": s["key"], "harness": binding.get("harness"),
+                    "hostSession": binding.get("hostSession"), "cwd": binding.get("cwd"),
+                    "machine": inst["machine"] if inst else None,
+                    "instance": inst["id"] if inst else None,
+                    "state": inst["state"] if inst else None,
+                    "ref": inst.get("ref") if inst else None,
+                    "last": s.get("last")})
+    return out
+
+
 def session_rows(states: list[dict[str, Any]]) -> list[str]:
     """``smllm session list``: most recently active first, columns aligned."""
-    ordered = sorted(states, key=lambda s: (-(s.get("last") or 0), s["key"]))
+    ordered = _ordered(states)
     rows = []
     for s in ordered:
         binding = s.get("binding") or {}
