@@ -2,27 +2,37 @@
 # README step 1: set smllm up on a fresh machine that has python3 (>= 3.10) and access
 # to the package index.
 #
-#   installer/install.sh [PROJECT_DIR]
+#   installer/install.sh [--no-modify-path] [PROJECT_DIR]
 #
 # 1. creates an isolated virtual environment (reused when it exists):
 #      $SMLLM_VENV, else $SMLLM_HOME/venv, else ${XDG_DATA_HOME:-~/.local/share}/smllm/venv
 # 2. pip-installs this clone of smllm into it (not editable: the clone can move later)
-# 3. runs `smllm install --project PROJECT_DIR` (default: the current folder), which
+# 3. puts the `smllm` command on PATH the way pipx and `uv tool` do: a link in your bin
+#    folder ($SMLLM_BIN_DIR, else $XDG_BIN_HOME, else ~/.local/bin) to the environment's
+#    smllm; when new login shells would not have that folder on PATH, it adds one line to
+#    ~/.profile (and ~/.bash_profile, ~/.bash_login or ~/.zprofile where they exist) and
+#    says so; --no-modify-path (or SMLLM_NO_MODIFY_PATH=1) only prints the line to add
+# 4. runs `smllm install --project PROJECT_DIR` (default: the current folder), which
 #    merges smllm's hooks into PROJECT_DIR/.claude/settings.json with the venv's
 #    absolute interpreter path
 # After it, `claude` run in PROJECT_DIR is journaled and governed by smllm.
 #
 # Knobs: PYTHON (interpreter to build the venv with, default python3), SMLLM_VENV,
+#        SMLLM_BIN_DIR, SMLLM_NO_MODIFY_PATH=1,
 #        SMLLM_PIP_ARGS (extra pip arguments, e.g. --index-url or --find-links).
 set -euo pipefail
 
 say() { printf 'smllm-installer: %s\n' "$*"; }
 die() { printf 'smllm-installer: error: %s\n' "$*" >&2; exit 1; }
 
+MODIFY_PATH=1
+[ "${SMLLM_NO_MODIFY_PATH:-}" = 1 ] && MODIFY_PATH=0
 case "${1:-}" in
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --no-modify-path) MODIFY_PATH=0; shift ;;
+  -*) die "unknown option $1 (usage: installer/install.sh [--no-modify-path] [PROJECT_DIR])" ;;
 esac
-[ "$#" -le 1 ] || die "too many arguments (usage: installer/install.sh [PROJECT_DIR])"
+[ "$#" -le 1 ] || die "too many arguments (usage: installer/install.sh [--no-modify-path] [PROJECT_DIR])"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PROJECT="${1:-$PWD}"
@@ -53,9 +63,67 @@ say "installing smllm from $REPO into it"
   ${SMLLM_PIP_ARGS:-} "$REPO" \
   || die "pip could not install smllm (check access to the package index, or set SMLLM_PIP_ARGS)"
 
+# ---------------------------------------------------------------- smllm on PATH
+BIN="${SMLLM_BIN_DIR:-${XDG_BIN_HOME:-$HOME/.local/bin}}"
+LINK="$BIN/smllm"
+TARGET="$VENV/bin/smllm"
+mkdir -p "$BIN"
+if [ -L "$LINK" ] || [ ! -e "$LINK" ]; then
+  ln -sfn "$TARGET" "$LINK"
+else
+  die "$LINK exists and is not a link (an smllm from elsewhere?); move it aside, or set SMLLM_BIN_DIR to another folder"
+fi
+say "linked $LINK -> $TARGET"
+
+# the line that puts $BIN on PATH, written with $HOME when $BIN is under it
+case "$BIN" in
+  "$HOME"/*) SHOWN_BIN="\$HOME/${BIN#"$HOME"/}" ;;
+  *) SHOWN_BIN="$BIN" ;;
+esac
+PATH_LINE="export PATH=\"$SHOWN_BIN:\$PATH\""
+MARK="# added by smllm's installer: the smllm command"
+
+on_path() {  # is folder $1 in the colon-separated list $2?
+  case ":$2:" in *":$1:"*) return 0 ;; *) return 1 ;; esac
+}
+
+login_path() {  # PATH as a new login shell sets it (the user's own profile files included)
+  env -i HOME="$HOME" USER="${USER:-}" LOGNAME="${LOGNAME:-}" SHELL=/bin/bash TERM=dumb \
+    bash -l -c 'printf "%s" "$PATH"' </dev/null 2>/dev/null || true
+}
+
+add_to_profile() {  # append the marked line to file $1 unless it is there already
+  if [ -f "$1" ] && grep -qF "$MARK" "$1"; then return 1; fi
+  printf '\n%s\n%s\n' "$MARK" "$PATH_LINE" >>"$1"
+}
+
+if on_path "$BIN" "$(login_path)"; then
+  if on_path "$BIN" "$PATH"; then
+    say "smllm is on your PATH ($BIN)"
+  else
+    say "new login shells have $BIN on PATH; for this shell run: $PATH_LINE"
+  fi
+elif [ "$MODIFY_PATH" = 1 ]; then
+  changed=
+  for f in "$HOME/.profile" "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.zprofile"; do
+    case "$f" in
+      "$HOME/.profile") ;;  # read by sh, dash, and bash when the two below are absent
+      *) [ -f "$f" ] || continue ;;
+    esac
+    if add_to_profile "$f"; then changed="$changed ${f/#$HOME/\~}"; fi
+  done
+  if [ -n "$changed" ]; then
+    say "added $BIN to PATH in:$changed (new login shells); for this shell run: $PATH_LINE"
+  else
+    say "your profile already adds $BIN to PATH, but a login shell does not get it; add this line where your shell reads it: $PATH_LINE"
+  fi
+else
+  say "$BIN is not on PATH; add this line to ~/.profile (or your shell's profile): $PATH_LINE"
+fi
+
+# ---------------------------------------------------------------- the project
 say "adding smllm's hooks to $PROJECT/.claude/settings.json"
 "$VENV/bin/smllm" install --project "$PROJECT"
 
 say "done: $("$VENV/bin/smllm" --version) in $VENV"
-say "next: run \`claude\` in $PROJECT; check the set-up with: $VENV/bin/smllm doctor --project $PROJECT"
-say "optional: put $VENV/bin on your PATH to use the smllm command directly"
+say "next: run \`claude\` in $PROJECT; check the set-up with: smllm doctor --project $PROJECT"

@@ -117,9 +117,27 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     if len(reg.commands) > len(reg.events):
         out.append(Finding("warn", f"{label}: an event has more than one smllm hook "
                                    f"(run `smllm uninstall` then `smllm install`)"))
-    interpreters = {c.split(" -m ")[0]: c for c in reg.commands}
-    out += [_probe(c) for c in interpreters.values()]
+    out += [_probe(c) for c in _one_per_interpreter(reg.commands)]
     return out, reg
+
+
+def _interpreter(command: str) -> tuple[str, ...]:
+    """The interpreter and its flags a hook command runs (the words before -c / -m)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return (command,)
+    end = next((i for i, w in enumerate(words) if w in ("-c", "-m")), len(words))
+    return tuple(words[:end])
+
+
+def _one_per_interpreter(commands: tuple[str, ...]) -> list[str]:
+    """One command for each interpreter the hooks run: every event's hook names the same
+    interpreter, which is probed (and reported) once."""
+    found: dict[tuple[str, ...], str] = {}
+    for c in commands:
+        found.setdefault(_interpreter(c), c)
+    return list(found.values())
 
 
 def _enabled_plugins(paths: list[Path]) -> list[str]:
