@@ -40,12 +40,56 @@ def trajectory(tmp_path: Path) -> Path:
     return out
 
 
-def test_plain_ledger_has_the_seed_header_and_rows(trajectory: Path) -> None:
-    """The header is seed 000's, and seed 000's rows appear verbatim and in order."""
-    lines = smllm("ledger", str(trajectory), "--plain").stdout.splitlines()
-    in_order = [ln for ln in lines if ln in SEED_ROWS]
-    expected = (SEED_HEADER, SEED_ROWS)
-    assert expected == (lines[0], in_order)
+def test_effects_are_exactly_the_seed_rows(trajectory: Path) -> None:
+    """`--effects --plain` on seed 000's session prints its header and its five effect rows,
+    byte for byte, in its order (no model calls, no reads)."""
+    proc = smllm("ledger", str(trajectory), "--effects", "--plain")
+    expected = (0, "\n".join([SEED_HEADER, *SEED_ROWS]) + "\n")
+    assert expected == (proc.returncode, proc.stdout)
+
+
+EFFECT_CASES = [
+    ("bash", {"command": "ls -la"}, False),
+    ("bash", {"command": "git diff --stat"}, False),
+    ("bash", {"command": "python3 check_costs.py"}, True),
+    ("bash", {"command": "rm -rf build"}, True),
+    ("bash", {"command": "ls; touch x"}, True),
+    ("bash", {"command": "cat $(rm -rf x)"}, True),
+    ("bash", {"command": "cat $(whoami)"}, False),
+    ("bash", {}, True),
+    ("read", {"file_path": "a.py"}, False),
+    ("read_file", {"file_path": "a.py"}, False),
+    ("grep", {"pattern": "x"}, False),
+    ("edit", {"file_path": "a.py"}, True),
+    ("write", {"file_path": "a.py"}, True),
+    ("mcp__smllm__smllm", {"event": "enter"}, True),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "effect"), EFFECT_CASES)
+def test_what_is_a_side_effect(tool: str, tool_input: dict[str, str], effect: bool) -> None:
+    """Reads (read-only tools, commands the analyser knows read-only) are not side effects."""
+    from smllm.audit import ledger
+
+    assert effect == ledger.is_effect(tool, tool_input, "/work/p")
+
+
+RAN_CASES = [
+    ("bash", {"command": "ls  -la\n  | wc -l"}, "ls -la | wc -l"),
+    ("edit", {"file_path": "src/app.py", "old_string": "a"}, "src/app.py"),
+    ("mcp__smllm__smllm", {"event": "enter", "params": {"stateMachine": "fix"}},
+     '{"event":"enter","params":{"stateMachine":"fix"}}'),
+    ("bash", {"command": "x" * 80}, "x" * 59 + "…"),
+    ("bash", None, ""),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "shown"), RAN_CASES)
+def test_what_ran_is_one_short_line(tool: str, tool_input: object, shown: str) -> None:
+    """A row shows the command, else the path, else the input as JSON: one line, ≤ 60 chars."""
+    from smllm.audit import ledger
+
+    assert shown == ledger.ran_text(tool, tool_input)
 
 
 def test_plain_ledger_is_the_golden_file(trajectory: Path) -> None:
@@ -58,7 +102,7 @@ def test_plain_ledger_is_the_golden_file(trajectory: Path) -> None:
 def test_authorization_column_counts(trajectory: Path) -> None:
     """Four tool actions by static policy, one by the reviewer, every model call not_applicable."""
     lines = smllm("ledger", str(trajectory), "--plain").stdout.splitlines()[1:]
-    auth = [ln.rsplit("auth=", 1)[1] for ln in lines if "auth=" in ln]
+    auth = [ln.split("auth=", 1)[1].split()[0] for ln in lines if "auth=" in ln]
     models = [ln for ln in lines if "  model  " in ln]
     assert (4, 1, len(models)) == (auth.count("allow:policy"), auth.count("allow:llm_judge"),
                                    auth.count("not_applicable"))
@@ -105,15 +149,18 @@ def test_colour_lanes_on_a_terminal(trajectory: Path, name: str, flags: list[str
 
 
 def test_html_page_is_self_contained_and_deterministic(trajectory: Path, tmp_path: Path) -> None:
-    """--html writes one page with every row, no scripts, no external resources."""
+    """--html writes one page with every row, no scripts, no external resources, and the
+    table is printed as well (its help says "also")."""
     a, b = tmp_path / "a.html", tmp_path / "b.html"
     smllm("ledger", str(trajectory), "--html", str(a))
-    proc = smllm("ledger", str(trajectory), "--html", str(b))
+    proc = smllm("ledger", str(trajectory), "--plain", "--html", str(b))
     page = a.read_text()
-    actual = (proc.stdout, a.read_bytes() == b.read_bytes(), "<script" in page,
+    actual = (proc.stdout, proc.stderr, a.read_bytes() == b.read_bytes(), "<script" in page,
               "http://" in page or "https://" in page or "src=" in page, page.count("<tr class"),
               "rm -rf stale_cache.txt" in page and "auth=allow:llm_judge" in page)
-    assert (f"{b}\n", True, False, False, 14, True) == actual
+    expected = ((FIXTURES / "ledger.plain.txt").read_text(),
+                f"smllm: wrote the HTML ledger to {b}\n", True, False, False, 14, True)
+    assert expected == actual
 
 
 def test_ledger_of_a_non_export_is_a_clear_error(tmp_path: Path) -> None:
@@ -143,7 +190,7 @@ def test_subagent_rows_follow_a_stream_marker(tmp_path: Path) -> None:
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
     expected = ["audit ledger  sid-sub  (3 events, termination: none recorded)",
                 "-- subagent/agent-1 --",
-                "   2  +   0.0s  tool run   grep       auth=allow:host"]
+                "   2  +   0.0s  tool run   grep       auth=allow:host  x"]
     assert expected == lines
 
 
@@ -163,5 +210,23 @@ def test_guard_mode_rows_name_the_observed_authorizer(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
-    rows = [line.split("  ")[-1].strip() for line in lines[1:]]
-    assert ["auth=allow:host", "auth=defer:host"] == rows
+    rows = [(int(line.split()[0]), line.split("auth=", 1)[1]) for line in lines[1:]]
+    assert [(2, "allow:host  ls"), (5, "defer:host  cat a.txt")] == rows
+
+
+def test_rows_come_in_sequence_order(tmp_path: Path) -> None:
+    """A deferred row waits for its terminal record, yet rows still come in sequence order."""
+    from helpers import base, hook, smllm
+
+    sid = "ledger-order-1"
+    hook("SessionStart", base("SessionStart", sid, source="startup", cwd=str(tmp_path)))
+    tools = [{"tool_name": "Bash", "tool_input": {"command": cmd}, "tool_use_id": tid,
+              "cwd": str(tmp_path)} for tid, cmd in (("toolu_1", "ls"), ("toolu_2", "pwd"))]
+    for tool in tools:  # two calls of one response: both intents, then both outcomes
+        hook("PreToolUse", base("PreToolUse", sid, **tool))
+    for tool in reversed(tools):
+        hook("PostToolUse", base("PostToolUse", sid, tool_response={"stdout": ""}, **tool))
+    out = tmp_path / "t.json"
+    assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
+    lines = smllm("ledger", str(out), "--plain").stdout.splitlines()[1:]
+    assert [(2, "ls"), (4, "pwd")] == [(int(ln.split()[0]), ln.split("  ")[-1]) for ln in lines]

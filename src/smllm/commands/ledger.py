@@ -1,4 +1,4 @@
-"""``smllm ledger EXPORT [--plain] [--html FILE]``."""
+"""``smllm ledger EXPORT [--effects] [--plain] [--html FILE] [--json]``."""
 
 from __future__ import annotations
 
@@ -8,37 +8,53 @@ import sys
 from pathlib import Path
 
 from smllm.audit import export, ledger
-from smllm.base.errors import ExportError
+from smllm.base.errors import ExportError, UsageError
+from smllm.commands import _output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("export", metavar="EXPORT", type=Path,
                         help="a document written by `smllm export`")
+    parser.add_argument("--effects", action="store_true",
+                        help="only the side effects: approvals and the calls that may change "
+                             "something (no model calls, no reads), in seed 000's compact form")
     parser.add_argument("--plain", action="store_true",
                         help="no colour, even on a terminal (the form to pipe into tools)")
     parser.add_argument("--html", metavar="FILE", type=Path,
-                        help="also write a self-contained HTML page to FILE")
+                        help="also write a self-contained HTML page to FILE (its path goes "
+                             "to stderr)")
+    _output.add_json_flag(parser, "one object per row", lines=True)
 
 
 def _colour(plain: bool) -> bool:
     return not plain and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.html is not None:
-        doc = export.read(args.export)
-        try:
-            fd = os.open(args.html, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with open(fd, "w", encoding="utf-8") as fh:  # private, like the journal
-                for chunk in ledger.render_html(doc):
-                    fh.write(chunk + "\n")
-        except OSError as exc:
-            raise ExportError(f"could not write {args.html}: {exc.strerror}",
-                              "choose a writable path for --html") from None
-        sys.stdout.write(f"{args.html.absolute()}\n")
-        return 0
+def _write_html(args: argparse.Namespace) -> None:
     doc = export.read(args.export)
-    out = sys.stdout
-    for line in ledger.render_text(doc, colour=_colour(args.plain)):
-        out.write(line + "\n")
+    try:
+        fd = os.open(args.html, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:  # private, like the journal
+            for chunk in ledger.render_html(doc, effects=args.effects):
+                fh.write(chunk + "\n")
+    except OSError as exc:
+        raise ExportError(f"could not write {args.html}: {exc.strerror}",
+                          "choose a writable path for --html") from None
+    sys.stderr.write(f"smllm: wrote the HTML ledger to {args.html.absolute()}\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.json and args.plain:
+        raise UsageError("--json and --plain are two forms of the output", "give one of them")
+    doc = export.read(args.export)
+    if args.json:
+        _output.write_lines(r.data() for r in ledger.rows(doc, effects=args.effects))
+    else:
+        out = sys.stdout
+        for line in ledger.render_text(doc, colour=_colour(args.plain), effects=args.effects):
+            out.write(line + "\n")
+    if args.html is not None:
+        out_flush = sys.stdout
+        out_flush.flush()
+        _write_html(args)
     return 0
