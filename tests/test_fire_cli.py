@@ -37,7 +37,8 @@ def test_fast_path_leaves_the_rest_to_argparse(argv: list[str]) -> None:
 
 @pytest.mark.parametrize(("args", "code", "stderr"), [
     (["fire", "--help"], 0, ""),
-    (["fire"], 2, "smllm fire: error: the following arguments are required: EVENT\n"),
+    (["fire"], 2, "smllm: error: the following arguments are required: EVENT (see `smllm fire "
+                  "--help`)\n"),
     (["fire", "x", "--param", "bad"], 2,
      "smllm: error: --param 'bad' is not NAME=VALUE (write e.g. --param bugId=BUG-7)\n"),
     (["fire", "x", "--param", "a=1", "--param", "a=2"], 2,

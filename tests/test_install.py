@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -74,9 +75,10 @@ def test_install_twice_then_uninstall_is_byte_identical(project: Path, case: str
                                                           path.stat().st_mtime_ns,
                                                           path.stat().st_ino)
     gone = _uninstall(project)
-    assert (0, f"removed smllm's hooks (10) from {path}; restored byte for byte\n") == (
-        gone.returncode, gone.stdout)
-    assert original == path.read_bytes()
+    assert (0, f"removed smllm's hooks (10) from {path}; restored byte for byte\n"
+               f"removed the MCP server smllm from {project}/.mcp.json; removed the file "
+               "install created\n") == (gone.returncode, gone.stdout)
+    assert (original, [".claude"]) == (path.read_bytes(), os.listdir(project))
 
 
 @pytest.mark.parametrize("case", CANONICAL)
@@ -88,8 +90,9 @@ def test_uninstall_without_record_still_byte_identical_for_canonical_files(
     assert 0 == _install(project).returncode
     shutil.rmtree(smllm_home / "installs")
     gone = _uninstall(project)
-    assert (0, f"removed smllm's hooks (10) from {path}; other content kept\n") == (
-        gone.returncode, gone.stdout)
+    assert (0, f"removed smllm's hooks (10) from {path}; other content kept\n"
+               f"removed the MCP server smllm from {project}/.mcp.json; other content "
+               "kept\n") == (gone.returncode, gone.stdout)
     assert original == path.read_bytes()
 
 
@@ -114,6 +117,7 @@ def test_absent_file_is_created_then_removed(project: Path) -> None:
     proc = _install(project)
     assert (0, True) == (proc.returncode, path.is_file())
     assert sorted(install.EVENTS) == sorted(json.loads(path.read_text())["hooks"])
+    assert [".claude", ".mcp.json"] == sorted(os.listdir(project))
     assert 0 == _uninstall(project).returncode
     assert [] == sorted(os.listdir(project))
 
@@ -177,7 +181,8 @@ def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, case: str,
     header = (f"--- {path}\n+++ {path}\n" if before is not None
               else f"--- /dev/null\n+++ {path}\n")
     assert (0, True) == (proc.returncode, proc.stdout.startswith(header)), proc.stdout
-    added = [line for line in proc.stdout.splitlines() if line.startswith("+") and "smllm" in line]
+    added = [line for line in proc.stdout.splitlines()
+             if line.startswith("+") and "from smllm.hooks import cli" in line]
     assert 10 == len(added)
     assert proc.stdout.endswith(f"dry run, nothing written: would have installed smllm's hooks "
                                 f"for 10 events in {path}\n")
@@ -191,7 +196,8 @@ def test_dry_run_uninstall_writes_nothing(project: Path) -> None:
     assert 0 == _install(project).returncode
     installed = path.read_bytes()
     proc = _uninstall(project, "--dry-run")
-    removed = [line for line in proc.stdout.splitlines() if line.startswith("-") and "smllm" in line]
+    removed = [line for line in proc.stdout.splitlines()
+               if line.startswith("-") and "from smllm.hooks import cli" in line]
     assert (0, 10, installed) == (proc.returncode, len(removed), path.read_bytes())
 
 
@@ -267,3 +273,77 @@ def test_tool_events_match_every_tool() -> None:
     assert sorted(install.TOOL_EVENTS) == sorted(e for e, g in groups.items()
                                                  if g.get("matcher") == "*")
     assert [] == [e for e, g in groups.items() if "matcher" in g and e not in install.TOOL_EVENTS]
+
+
+def test_uninstall_waits_for_a_concurrent_install(project: Path) -> None:
+    """An uninstall started while an install holds the lock waits for it, then removes what
+    that install wrote: the original bytes come back (without the lock it would find
+    nothing installed, and the install would land after it)."""
+    path = _place(project, "user-hooks")
+    original = path.read_bytes()
+    target = install.resolve_target(str(project), False, False)
+    with install.locked(target):
+        plan = install.plan_install(target, *install.interpreter())
+        other = subprocess.Popen([sys.executable, "-m", "smllm", "uninstall", "--project",
+                                  str(project)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        with contextlib.suppress(subprocess.TimeoutExpired):  # blocked on the lock, it must be
+            other.wait(timeout=3)
+        finished_early = other.returncode is not None
+        install.apply(plan)
+    out, err = other.communicate(timeout=60)
+    assert (False, 0, "") == (finished_early, other.returncode, err)
+    assert out.startswith(f"removed smllm's hooks (10) from {path}; restored byte for byte\n")
+    assert (original, [".claude"]) == (path.read_bytes(), os.listdir(project))
+
+
+def test_install_and_allow_rules_and_mcp_server(project: Path) -> None:
+    """Project scope: the narrow allow rules, the MCP server's approval and its .mcp.json
+    entry (this interpreter, -m smllm mcp); local and user scopes register no server."""
+    assert 0 == _install(project).returncode
+    data = json.loads(_settings(project).read_text())
+    mcp = json.loads((project / ".mcp.json").read_text())
+    expected = (["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)",
+                 "mcp__smllm__smllm"], ["smllm"],
+                {"mcpServers": {"smllm": {"command": sys.executable,
+                                          "args": ["-I", "-m", "smllm", "mcp"]}}})
+    assert expected == (data["permissions"]["allow"], data["enabledMcpjsonServers"], mcp)
+    assert 0 == _uninstall(project).returncode
+    assert 0 == _install(project, "--local").returncode
+    local = json.loads(_settings(project, "settings.local.json").read_text())
+    assert ((["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)"]), False,
+            False) == (local["permissions"]["allow"], "enabledMcpjsonServers" in local,
+                       (project / ".mcp.json").exists())
+
+
+def test_mcp_file_keeps_other_servers_and_refuses_a_foreign_smllm(project: Path) -> None:
+    """Another server in .mcp.json stays (install and uninstall); a server named smllm that
+    install did not write is refused, untouched."""
+    mcp = project / ".mcp.json"
+    mine = {"mcpServers": {"docs": {"command": "docs-server"}}}
+    mcp.write_text(json.dumps(mine, indent=2) + "\n")
+    before = mcp.read_bytes()
+    assert 0 == _install(project).returncode
+    assert ["docs", "smllm"] == list(json.loads(mcp.read_text())["mcpServers"])
+    assert 0 == _uninstall(project).returncode
+    assert before == mcp.read_bytes()
+    mcp.write_text(json.dumps({"mcpServers": {"smllm": {"command": "other"}}}))
+    proc = _install(project)
+    assert (1, f"smllm: error: {mcp} already has an MCP server named 'smllm' that smllm "
+               "install did not write (rename or remove that server, then run smllm install "
+               "again)\n") == (proc.returncode, proc.stderr)
+
+
+def test_uninstall_keeps_the_users_own_copy_of_a_rule(project: Path) -> None:
+    """A rule the user had before install is theirs: uninstall (record lost or not) keeps
+    what the record says install did not add."""
+    path = _settings(project)
+    path.parent.mkdir()
+    path.write_text(json.dumps({"permissions": {"allow": ["Bash(smllm status)"]}}) + "\n")
+    assert 0 == _install(project).returncode
+    data = json.loads(path.read_text())
+    data["model"] = "opus"  # a later edit: no byte-for-byte restore
+    path.write_text(json.dumps(data) + "\n")
+    assert 0 == _uninstall(project).returncode
+    assert {"permissions": {"allow": ["Bash(smllm status)"]}, "model": "opus"} == json.loads(
+        path.read_text())

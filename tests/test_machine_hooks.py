@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -142,15 +143,39 @@ def test_stop_hook_blocks_once_then_runaway(project: Project) -> None:
     assert ["block", "runaway"] == [ln["outcome"] for ln in locations.read_audit(key)[-2:]]
 
 
-def test_broken_machine_fails_open_and_says_so(project: Project) -> None:
-    """A broken machine file never traps the agent; SessionStart reports it."""
+BROKEN = ("error: the state machines cannot be loaded: {where}:3:3: key 'yes' is a boolean "
+          "in YAML 1.1")
+
+
+def _stop_reason(out: dict[str, Any] | None) -> str | None:
+    return out["reason"] if out else None
+
+
+def test_broken_machine_fails_closed_and_says_so(project: Project) -> None:
+    """A machine file that cannot be loaded: SessionStart reports it, the Stop hook blocks
+    with the error (file:line:col), and the stop after that block goes through (runaway)."""
     (project.root / ".smllm" / "fix.smllm.yaml").write_text("id: fix\non:\n  yes: DONE\n")
     start = project.hook("SessionStart", source="startup")
-    stop = project.hook("Stop", stop_hook_active=False)
+    stop = _stop_reason(project.hook("Stop", stop_hook_active=False))
+    again = project.hook("Stop", stop_hook_active=True)
     context = start["hookSpecificOutput"]["additionalContext"] if start else ""
     assert context.startswith("smllm: the state machines cannot be loaded: ")
     assert "fix.smllm.yaml:3:3: key 'yes' is a boolean in YAML 1.1" in context
-    assert stop is None
+    where = ".smllm/fix.smllm.yaml"
+    assert (True, True, None) == (stop is not None and stop.startswith("<smllm>\n"),
+                                  stop is not None and BROKEN.format(where=where) in stop, again)
+
+
+def test_machine_broken_after_the_bind_blocks_the_stop(project: Project) -> None:
+    """A machine file edited into a broken state mid-session: the bound session's Stop
+    blocks with the error too, once."""
+    _bind(project, "cc-9")
+    project.hook("UserPromptSubmit", host="cc-9", prompt="go")
+    (project.root / ".smllm" / "fix.smllm.yaml").write_text("id: fix\non:\n  yes: DONE\n")
+    stop = _stop_reason(project.hook("Stop", host="cc-9", stop_hook_active=False))
+    again = project.hook("Stop", host="cc-9", stop_hook_active=True)
+    assert (True, None) == (stop is not None and BROKEN.format(
+        where=".smllm/fix.smllm.yaml") in stop, again)
 
 
 def test_fire_finds_the_session_of_its_claude_session(project: Project) -> None:

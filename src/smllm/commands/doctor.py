@@ -1,4 +1,4 @@
-"""``smllm doctor [--project DIR]``: what is installed where, and would the hooks fire."""
+"""``smllm doctor [--project DIR] [--json]``: what is installed where, and would the hooks fire."""
 
 from __future__ import annotations
 
@@ -6,20 +6,28 @@ import argparse
 import sys
 from pathlib import Path
 
+from smllm.commands import _output
 from smllm.setup import doctor
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", metavar="DIR",
                         help="the project whose settings to check (default: the cwd)")
+    _output.add_json_flag(parser, "{project, findings: [{status, text}], errors, warnings}")
 
 
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project).expanduser().absolute() if args.project else Path.cwd()
     findings = doctor.diagnose(project)
-    for f in findings:
-        sys.stdout.write(f"{f.status:<6} {f.text}\n")
     errors = sum(f.status == "error" for f in findings)
     warnings = sum(f.status == "warn" for f in findings)
+    if args.json:
+        _output.write({"project": str(project),
+                       "findings": [{"status": f.status, "text": f.text.strip()}
+                                    for f in findings],
+                       "errors": errors, "warnings": warnings})
+        return 1 if errors else 0
+    for f in findings:
+        sys.stdout.write(f"{f.status:<6} {f.text}\n")
     sys.stdout.write(f"{errors} error(s), {warnings} warning(s)\n")
     return 1 if errors else 0

@@ -1,10 +1,11 @@
-"""``smllm install [--project DIR | --user] [--local] [--dry-run]``."""
+"""``smllm install [--project DIR | --user] [--local] [--dry-run] [--json]``."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from smllm.commands import _output
 from smllm.setup import install
 
 
@@ -19,25 +20,41 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the project's git-ignored .claude/settings.local.json instead")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the change as a diff and write nothing")
+    _output.add_json_flag(parser, "what was done (or, with --dry-run, would be)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_target_arguments(parser)
 
 
-def report(plan: install.Plan, dry_run: bool) -> int:
-    if dry_run:
+def _data(plan: install.Plan, dry_run: bool) -> dict[str, object]:
+    return {"action": plan.action, "scope": plan.target.scope, "dry_run": dry_run,
+            "changed": plan.changed,
+            "files": [{"path": str(p.target.path), "changed": p.before != p.after,
+                       "exists_after": p.after is not None} for p in plan.plans],
+            "summary": plan.summary}
+
+
+def report(plan: install.Plan, args: argparse.Namespace) -> int:
+    if args.dry_run:
+        if args.json:
+            _output.write(_data(plan, True))
+            return 0
         sys.stdout.write(install.diff(plan))
         first = plan.summary.splitlines()[0]
         sys.stdout.write(f"dry run, nothing written: would have {first}\n"
                          if plan.changed else f"dry run: {first}\n")
         return 0
     install.apply(plan)
-    sys.stdout.write(plan.summary + "\n")
+    if args.json:
+        _output.write(_data(plan, False))
+    else:
+        sys.stdout.write(plan.summary + "\n")
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
     target = install.resolve_target(args.project, args.user, args.local)
     python, flags = install.interpreter()
-    return report(install.plan_install(target, python, flags), args.dry_run)
+    with install.locked(target, dry_run=args.dry_run):
+        return report(install.plan_install(target, python, flags), args)

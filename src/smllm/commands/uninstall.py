@@ -1,4 +1,4 @@
-"""``smllm uninstall [--project DIR | --user] [--local] [--dry-run]``."""
+"""``smllm uninstall [--project DIR | --user] [--local] [--dry-run] [--json]``."""
 
 from __future__ import annotations
 
@@ -14,4 +14,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = install.resolve_target(args.project, args.user, args.local)
-    return report(install.plan_uninstall(target), args.dry_run)
+    with install.locked(target, dry_run=args.dry_run):
+        return report(install.plan_uninstall(target), args)

@@ -61,16 +61,26 @@ def machine_prompt(ctx: HookContext) -> str | None:
 
 
 def machine_stop(ctx: HookContext) -> str | None:
-    """The block reason when the machine refuses the stop, else None."""
-    if _unbound(ctx):
+    """The block reason when the machine refuses the stop (or cannot be loaded), else None."""
+    if ctx.agent_id is not None:
         return None
+    from smllm import machine  # noqa: PLC0415
+
+    if not machine.is_bound(ctx.session_id):
+        configs = machine.find_configs(ctx.cwd)
+        if not configs:
+            return None  # no machine in play
+        from smllm.machine import hostview  # noqa: PLC0415
+
+        return hostview.on_unbound_stop(ctx, configs)
     from smllm.machine import hostview  # noqa: PLC0415
 
     return hostview.on_stop(ctx)
 
 
 def machine_tool_rule(ctx: HookContext) -> tuple[str, str] | None:
-    """(``deny`` or ``ask``, reason) when the current state's tool rules forbid the call."""
+    """(``deny`` or ``ask``, reason) when the current state's tool rules forbid the call;
+    (``allow``, reason) for smllm's own firing."""
     if _unbound(ctx):
         return None
     from smllm.machine import hostview  # noqa: PLC0415

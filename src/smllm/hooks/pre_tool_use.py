@@ -39,6 +39,8 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
     rule = _features.machine_tool_rule(ctx)
     if rule is not None:
         decision, reason = rule
+        if decision == "allow":  # smllm's own firing (smllm.machine.hostview.tool_rule)
+            return gate.Verdict("allow", "allow:policy", reason, rule="machine.fire")
         return gate.Verdict(
             "deny" if decision == "deny" else "ask",
             f"{decision}:machine",

@@ -60,3 +60,32 @@ def is_bound(host: str) -> bool:
         return os.path.exists(binding_file(HARNESS, host))
     except ValueError:
         return False
+
+
+def check(project: str) -> list[str]:
+    """Every problem of the machines configured for ``project`` (``file:line:col: what
+    (how to fix)``), for ``smllm doctor``. Slow path: it compiles them all."""
+    from pathlib import Path  # noqa: PLC0415 - slow path
+
+    from smllm.base.errors import SmllmError  # noqa: PLC0415
+    from smllm.machine import catalog, loader  # noqa: PLC0415
+
+    configs = find_configs(project)
+    problems: list[str] = []
+    for config in configs:
+        try:
+            files = catalog.read_config(config)
+        except SmllmError as exc:
+            problems.append(exc.render())
+            continue
+        for file in files:
+            try:
+                loader.load(Path(file))
+            except SmllmError as exc:
+                problems.append(exc.render())
+    if not problems:
+        try:
+            catalog.load(configs)  # what only the whole set shows (an id defined twice)
+        except SmllmError as exc:
+            problems.append(exc.render())
+    return problems

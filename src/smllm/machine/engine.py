@@ -41,6 +41,11 @@ def line(at: int, key: str, call: str, **fields: Any) -> dict[str, Any]:
     return rec
 
 
+def channel(state: dict[str, Any]) -> str:
+    """How this session's agent fires events (its binding says; the MCP tool by default)."""
+    return str((state.get("binding") or {}).get("channel") or "mcp")
+
+
 def focused(state: dict[str, Any]) -> dict[str, Any] | None:
     focus = state.get("focus")
     inst: dict[str, Any] | None = state["instances"].get(focus) if focus else None
@@ -150,7 +155,7 @@ def _refuse(state: dict[str, Any], machines: Machines, at: int, event: str, *,
     machine = machines.get(inst["machine"]) if inst else None
     offered = offers(state, machines)
     text = texts.refused(state["key"], inst, machine, reason=reason, offers=offered,
-                         output=output)
+                         output=output, channel=channel(state))
     rec = line(at, state["key"], "fire", event=event, **_where(inst), params=params,
                offered=[o[0] for o in offered], outcome="refused", reason=reason,
                trace=trace or [], reply=texts.digest(text))
@@ -231,7 +236,7 @@ def _builtin(state: dict[str, Any], machines: Machines, inst: dict[str, Any], at
                 f"instance {inst['id']}." if event == "pause" else
                 f"Set aside: {who} waits in {inst['state']}. Handle the request, then fire "
                 f"resume with instance {inst['id']}.")
-        text = texts.offer(key, None, None, idle_offers, note=note)
+        text = texts.offer(key, None, None, idle_offers, note=note, channel=channel(state))
     rec = line(at, key, "fire", event=event, **where, params=params, offered=offered,
                reply=texts.digest(text))
     return Decision(rec, text)
@@ -300,7 +305,7 @@ def decide_stop(state: dict[str, Any], machines: Machines, at: int,
                              trace=trace), None)
     machine = machines[inst["machine"]]
     offered = offers(state, machines)
-    text = texts.offer(state["key"], inst, machine, offered)
+    text = texts.offer(state["key"], inst, machine, offered, channel=channel(state))
     rec = line(at, state["key"], "stop", **where, offered=[o[0] for o in offered],
                outcome="block", trace=trace, reply=texts.digest(text))
     return Decision(rec, text)
@@ -309,7 +314,8 @@ def decide_stop(state: dict[str, Any], machines: Machines, at: int,
 def decide_bind(state: dict[str, Any], machines: Machines, at: int,
                 binding: dict[str, Any]) -> Decision:
     offered = offers(state, machines)
-    text = texts.offer(state["key"], None, None, offered)
+    text = texts.offer(state["key"], None, None, offered,
+                       channel=channel({"binding": binding}))
     rec = line(at, state["key"], "bind", offered=[o[0] for o in offered], binding=binding,
                reply=texts.digest(text))
     return Decision(rec, text)
@@ -320,10 +326,11 @@ def location_text(state: dict[str, Any], machines: Machines) -> str:
     inst = focused(state)
     offered = offers(state, machines)
     if inst is None:
-        return texts.offer(state["key"], None, None, offered)
+        return texts.offer(state["key"], None, None, offered, channel=channel(state))
     machine = machines[inst["machine"]]
     prompt = machine["states"][inst["state"]]["prompt"]
-    return texts.offer(state["key"], inst, machine, offered, prompt=prompt)
+    return texts.offer(state["key"], inst, machine, offered, prompt=prompt,
+                       channel=channel(state))
 
 
 # ---- apply and replay ---------------------------------------------------------------

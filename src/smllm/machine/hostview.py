@@ -1,8 +1,10 @@
 """What the Claude Code hooks ask of the state-machine feature.
 
 Until a project configures machines (``.smllm/config.toml``), every answer is
-neutral: no location text, no stop block, no tool rule. The observing hooks fail
-open (a broken machine file never traps the agent); SessionStart says what is broken.
+neutral: no location text, no stop block, no tool rule. Configured machines that cannot
+be loaded fail closed, like a broken policy: SessionStart says what is broken, and the
+Stop hook blocks with the error (once per stop: the stop after a block goes through, so
+a broken file never traps the agent).
 """
 
 from __future__ import annotations
@@ -44,10 +46,11 @@ def on_session_start(ctx: HookContext) -> str | None:
     """Bind (audit ``bind``), export SMLLM_SESSION, and return the text to show, if any."""
     if ctx.agent_id is not None:
         return None
-    from smllm.machine import session  # noqa: PLC0415
+    from smllm.machine import channel, session  # noqa: PLC0415
 
     try:
-        bound = session.bind(HARNESS, ctx.session_id, ctx.cwd, now_ms=ctx.now_ms)
+        bound = session.bind(HARNESS, ctx.session_id, ctx.cwd, now_ms=ctx.now_ms,
+                             channel=channel.detect(ctx.cwd, ctx.env))
     except SmllmError as exc:
         return f"smllm: the state machines cannot be loaded: {exc.render()}"
     if bound is None:
@@ -84,36 +87,69 @@ def on_prompt(ctx: HookContext) -> str | None:
     return engine.location_text(state, machines)
 
 
+def broken_text(error: SmllmError) -> str:
+    """The stop block while the configured machines cannot be loaded (fail closed)."""
+    return ("<smllm>\n"
+            f"error: the state machines cannot be loaded: {error.render()}\n"
+            "smllm cannot tell whether the work is done. Tell the user about this error "
+            "(`smllm machine validate` shows it); do not edit the machine files yourself. "
+            "You may stop after that.\n"
+            "</smllm>\n")
+
+
 def on_stop(ctx: HookContext) -> str | None:
-    """The block text while the focused instance is in a non-final state (audit ``stop``)."""
+    """The block text while the focused instance is in a non-final state (audit ``stop``),
+    or while its machines cannot be loaded."""
     key = _key(ctx)
     if key is None:
         return None
     from smllm.machine import session  # noqa: PLC0415
 
+    active = bool(ctx.payload.get("stop_hook_active"))
     try:
-        decision = session.stop(key, stop_hook_active=bool(ctx.payload.get("stop_hook_active")),
-                                now_ms=ctx.now_ms)
-    except SmllmError:
-        return None
+        decision = session.stop(key, stop_hook_active=active, now_ms=ctx.now_ms)
+    except SmllmError as exc:
+        return None if active else broken_text(exc)
     return decision.text if decision.line["outcome"] == "block" else None
 
 
+def on_unbound_stop(ctx: HookContext, configs: list[str]) -> str | None:
+    """A session with configured machines that never bound (SessionStart could not load
+    them): block with the error, like a broken policy denies. As with any block, the stop
+    that follows it (``stop_hook_active``) is let through: it never traps the agent."""
+    from smllm.machine import catalog  # noqa: PLC0415
+
+    try:
+        catalog.load(configs)
+    except SmllmError as exc:
+        return None if ctx.payload.get("stop_hook_active") else broken_text(exc)
+    return None
+
+
+#: why smllm allows its own firing (the intent's reason; rule ``machine.fire``)
+OWN_FIRE = ("smllm allows its own state-machine calls (smllm fire or status, its MCP tool) "
+            "in a session bound to a machine, so that no permission mode can trap the agent")
+
+
 def tool_rule(ctx: HookContext) -> tuple[str, str] | None:
-    """``("deny", reason)`` when the current state's ``meta.tools`` forbid this call."""
+    """``("deny", reason)`` when the current state's ``meta.tools`` forbid this call;
+    ``("allow", reason)`` for smllm's own firing, which Claude Code would otherwise ask
+    about (and, where nobody can answer, refuse)."""
+    from smllm.machine import catalog, engine, tools  # noqa: PLC0415
+
+    tool = str(ctx.payload.get("tool_name"))
+    tool_input = ctx.payload.get("tool_input") or {}
+    if isinstance(tool_input, dict) and tools.own_fire(tool, tool_input):
+        return ("allow", OWN_FIRE)
     found = _location(ctx)
     if found is None:
         return None
-    from smllm.machine import catalog, engine, tools  # noqa: PLC0415
-
     state, machines = found
     inst = engine.focused(state)
     if inst is None:
         return None
     machine = machines[inst["machine"]]
     rules = machine["states"][inst["state"]]["tools"]
-    tool = str(ctx.payload.get("tool_name"))
-    tool_input = ctx.payload.get("tool_input") or {}
     root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or ctx.cwd
     why = tools.check(rules, tool, tool_input, root)
     if why is None:

@@ -152,7 +152,8 @@ def stop(key: str, *, stop_hook_active: bool, now_ms: int) -> Decision:
     return decision
 
 
-def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | None] | None:
+def bind(harness: str, host: str, cwd: str, *, now_ms: int,
+         channel: str = "mcp") -> tuple[str, str | None] | None:
     """Bind a host session to an smllm session (once); return (key, text to show).
 
     ``None`` when the project configures no machines. A host session bound before
@@ -170,6 +171,8 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int) -> tuple[str, str | 
         machines = catalog.load(configs)
         key = clock.new_id("sm-")
         binding = {"harness": harness, "hostSession": host, "cwd": cwd, "configs": configs}
+        if channel != "mcp":  # seed 001's bind line has no channel: the MCP tool is implied
+            binding["channel"] = channel
         with locations.session_lock(key):
             state = engine.new_state(key)
             decision = engine.decide_bind(state, machines, now_ms, binding)

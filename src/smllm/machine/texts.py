@@ -48,8 +48,20 @@ def _param_line(p: Param) -> str:
     return f"    {name} ({', '.join(bits)}){tail}\n"
 
 
-def events_block(key: str, offers: list[Offer]) -> str:
-    out = f'Fire one event: smllm({{ session: "{key}", event, params }})\n<events>\n'
+#: how the agent fires events: smllm's MCP tool (seed 001's text), or ``smllm fire`` in
+#: Bash where no MCP server is registered (a local or user install; see machine.channel)
+CHANNELS = ("mcp", "bash")
+
+
+def fire_line(key: str, channel: str = "mcp") -> str:
+    """The line that says how to fire one event."""
+    if channel == "bash":
+        return f"Fire one event: smllm fire --session {key} EVENT [--param NAME=VALUE]...\n"
+    return f'Fire one event: smllm({{ session: "{key}", event, params }})\n'
+
+
+def events_block(key: str, offers: list[Offer], channel: str = "mcp") -> str:
+    out = fire_line(key, channel) + "<events>\n"
     for name, desc, params in offers:
         out += f"- {name}: {desc}\n" + "".join(_param_line(p) for p in params)
     return out + "</events>\n"
@@ -86,21 +98,23 @@ def stayed(key: str, inst: dict[str, Any], machine: dict[str, Any], event: str,
 
 
 def refused(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None, *,
-            reason: str, offers: list[Offer], output: str | None = None) -> str:
+            reason: str, offers: list[Offer], output: str | None = None,
+            channel: str = "mcp") -> str:
     """The reply to a refused fire: the reason, then what may be fired instead."""
     text = "<smllm>\n" + header(key, inst, machine) + f"error: {reason}\n"
     if output is not None:
         text += f"<output>\n{output.rstrip()}\n</output>\n"
-    return text + events_block(key, offers) + "</smllm>\n"
+    return text + events_block(key, offers, channel) + "</smllm>\n"
 
 
 def offer(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None,
-          offers: list[Offer], *, prompt: str | None = None, note: str | None = None) -> str:
+          offers: list[Offer], *, prompt: str | None = None, note: str | None = None,
+          channel: str = "mcp") -> str:
     """What the agent may fire here (the stop block, the bind text, locations)."""
     text = "<smllm>\n" + header(key, inst, machine)
     if note:
         text += note + "\n"
-    text += _instructions(prompt) + events_block(key, offers)
+    text += _instructions(prompt) + events_block(key, offers, channel)
     return text + "</smllm>\n"
 
 

@@ -69,6 +69,21 @@ def matches(rule: str, tool: str, tool_input: dict[str, Any], root: str) -> bool
     return _glob(pattern).fullmatch(subject) is not None
 
 
+#: smllm's own MCP tool: from ``smllm install``'s server, and from the plugin's
+OWN_MCP_TOOLS = frozenset({"mcp__smllm__smllm", "mcp__plugin_smllm_smllm__smllm"})
+
+
+def own_fire(tool: str, tool_input: dict[str, Any]) -> bool:
+    """Is this call smllm's own firing (its MCP tool, or a plain ``smllm fire``/``status``
+    in Bash: one simple command, no shell operator, substitution or redirection)?"""
+    if tool in OWN_MCP_TOOLS:
+        return True
+    if tool == "Bash":
+        cmd = tool_input.get("command")
+        return isinstance(cmd, str) and _FIRE.fullmatch(cmd) is not None
+    return False
+
+
 def always_allowed(tool: str, tool_input: dict[str, Any]) -> bool:
     """Firing events must stay possible in every state."""
     if tool.startswith("mcp__") and tool.endswith("__smllm"):

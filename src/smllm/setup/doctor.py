@@ -27,7 +27,7 @@ from smllm.setup import install, settings
 Status = Literal["ok", "info", "warn", "error"]
 MANAGED = Path("/etc/claude-code/managed-settings.json")
 #: optional check functions of other features: module -> function name
-FEATURE_CHECKS: dict[str, str] = {"smllm.gate.policy": "check", "smllm.machine": "check"}
+FEATURE_CHECKS: dict[str, str] = {"smllm.gate.policy": "check"}
 
 
 @dataclass(frozen=True)
@@ -252,6 +252,23 @@ def features(project: Path) -> list[Finding]:
     return out
 
 
+def machines(project: Path) -> list[Finding]:
+    """The state machines configured for ``project``: each problem with file:line:col (an
+    error: the Stop hook blocks while they cannot be loaded), or which ones load."""
+    from smllm import machine  # noqa: PLC0415
+
+    configs = machine.find_configs(str(project))
+    if not configs:
+        return [Finding("info", "machines: none configured (no .smllm/config.toml)")]
+    problems = machine.check(str(project))
+    if problems:
+        return [Finding("error", f"machines: {p}") for p in problems]
+    from smllm.machine import catalog  # noqa: PLC0415
+
+    ids = ", ".join(catalog.load(configs)) or "none named"
+    return [Finding("ok", f"machines: {ids} ({', '.join(configs)})")]
+
+
 def diagnose(project: Path) -> list[Finding]:
     """Every finding, in display order."""
     found = [smllm_itself()]
@@ -278,4 +295,5 @@ def diagnose(project: Path) -> list[Finding]:
     found += plugin(files, regs)
     found += from_plugin
     found += features(project)
+    found += machines(project)
     return found

@@ -7,11 +7,19 @@ runs ``'<absolute python>' [-I] -c 'from smllm.hooks import cli; cli()' EVENT`` 
 hook objects that carry it (and a group, event or ``hooks`` key only when removing ours
 left it empty). Everything else in the file is kept, in order.
 
+Beside the hooks, install adds what lets an agent fire events in every permission mode
+(:mod:`smllm.setup.firing`): narrow allow rules, and in project scope the MCP server in
+the project's ``.mcp.json`` (a second file, planned and recorded like the first).
+
 Byte-for-byte round trip: before the first change, install saves the file's original
 text in a private record under ``paths.state_dir()/installs/``. Uninstall restores that
-text verbatim when what is left after removing our hooks equals it as data (nobody
+text verbatim when what is left after removing our entries equals it as data (nobody
 changed anything else meanwhile); otherwise it writes the structural result in the
 file's own layout.
+
+Concurrency: install and uninstall hold a lock on the settings folder (the ``filelock``
+package: an OS lock, released if the process dies, and portable to Windows) from reading
+the files to writing them, so two runs never interleave their read-modify-write.
 """
 
 from __future__ import annotations
@@ -26,11 +34,14 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from smllm.base import paths
 from smllm.base.errors import InstallError, UsageError
-from smllm.setup import settings
+from smllm.setup import firing, settings
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 #: product.md §4's events -> timeout in seconds. PreToolUse and PermissionRequest may
 #: wait on a reviewer (LLM judge, command); the others only journal.
@@ -52,10 +63,19 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "Post
 Action = Literal["install", "uninstall"]
 
 
+#: how long install/uninstall waits for another one working on the same settings folder
+LOCK_TIMEOUT = 60.0
+
+
 @dataclass(frozen=True)
 class Target:
     scope: settings.Scope
     path: Path
+
+    @property
+    def project(self) -> Path:
+        """The project folder (for ``project``/``local``: the parent of ``.claude``)."""
+        return self.path.parent.parent
 
 
 @dataclass(frozen=True)
@@ -68,10 +88,16 @@ class Plan:
     after: str | None  # None: the file is to be removed
     summary: str
     record: dict[str, Any] | None = None  # the install record to save (install) or drop
+    companion: Plan | None = None  # the project's .mcp.json, planned with the settings file
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after
+        return self.before != self.after or bool(self.companion and self.companion.changed)
+
+    @property
+    def plans(self) -> list[Plan]:
+        """This file's plan and its companion's, in the order they are applied."""
+        return [self, *([self.companion] if self.companion is not None else [])]
 
 
 def resolve_target(project: str | None, user: bool, local: bool) -> Target:
@@ -200,6 +226,31 @@ def with_ours(data: dict[str, Any], python: str, flags: list[str]) -> dict[str, 
     return out
 
 
+# ------------------------------------------------------------------ the lock
+
+
+@contextlib.contextmanager
+def locked(target: Target, *, dry_run: bool = False) -> Iterator[None]:
+    """Hold the install lock of ``target``'s settings folder (and so of .mcp.json); a dry
+    run writes nothing, so it takes no lock (and creates no lock file)."""
+    if dry_run:
+        yield
+        return
+    import filelock  # noqa: PLC0415 - install/uninstall only
+
+    folder = str(target.path.parent.absolute())
+    key = hashlib.sha256(folder.encode()).hexdigest()[:32]
+    lock_dir = paths.state_dir() / "installs"
+    paths.ensure_private_tree(lock_dir, paths.state_dir())
+    lock = filelock.FileLock(str(lock_dir / f"{key}.lock"), timeout=LOCK_TIMEOUT)
+    try:
+        with lock:
+            yield
+    except filelock.Timeout:
+        raise InstallError(f"another smllm install or uninstall is changing {folder}",
+                           "wait for it to finish, then run this again") from None
+
+
 # ------------------------------------------------------------------ records
 
 
@@ -234,29 +285,50 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
     current = settings.read(target.path)
     want = desired(python, flags)
     have = owned(current.data)
-    if {e: [g["hooks"][0]] for e, g in want.items()} == have:
+    companion = plan_mcp_install(target, python, flags)
+    if ({e: [g["hooks"][0]] for e, g in want.items()} == have
+            and firing.present(current.data, target.scope)
+            and (companion is None or not companion.changed)):
         return Plan("install", target, current.text, current.text,
                     f"smllm is already installed in {target.path} (no change)")
-    after = current.layout.dump(with_ours(current.data, python, flags))
+    data, added = firing.add(with_ours(current.data, python, flags), target.scope)
+    after = current.layout.dump(data)
     # the first install saves the original; an update keeps the record it finds
-    record = load_record(target.path) if have else {
-        "path": str(target.path.absolute()), "original": current.text,
-        "created_dir": not target.path.parent.exists()}
+    record = load_record(target.path) if have else None
+    if record is None:
+        record = {"path": str(target.path.absolute()), "original": current.text,
+                  "created_dir": not target.path.parent.exists()}
+    record["added"] = _merged(record.get("added"), added)
     verb = "updated" if have else "installed"
-    return Plan("install", target, current.text, after,
-                f"{verb} smllm's hooks for {len(want)} events in {target.path}\n"
-                f"  hooks run: {hook_command('EVENT', python, flags)}", record)
+    lines = [f"{verb} smllm's hooks for {len(want)} events in {target.path}",
+             f"  hooks run: {hook_command('EVENT', python, flags)}",
+             f"  allowed without asking: {', '.join(firing.allow_rules(target.scope))}"]
+    if companion is not None:
+        lines.append(f"  MCP server {firing.MCP_SERVER}: {companion.target.path}")
+    return Plan("install", target, current.text, after, "\n".join(lines), record,
+                companion if companion is not None and companion.changed else None)
+
+
+def _merged(old: Any, new: dict[str, Any]) -> dict[str, Any]:
+    """What install added over several runs (an update adds to the first run's record)."""
+    old = old if isinstance(old, dict) else {}
+    allow = list(old.get("allow") or [])
+    return {"allow": allow + [r for r in new["allow"] if r not in allow],
+            "enabledMcpjsonServers": bool(old.get("enabledMcpjsonServers")
+                                          or new["enabledMcpjsonServers"])}
 
 
 def plan_uninstall(target: Target) -> Plan:
-    """Remove our hooks from ``target``, restoring the original bytes when nothing else
+    """Remove our entries from ``target``, restoring the original bytes when nothing else
     changed."""
     current = settings.read(target.path)
     remaining, removed = strip(current.data)
-    if not removed:
+    record = load_record(target.path)
+    remaining, rules = firing.remove(remaining, record.get("added") if record else None)
+    companion = plan_mcp_uninstall(target)
+    if not removed and not rules and companion is None:
         return Plan("uninstall", target, current.text, current.text,
                     f"smllm is not installed in {target.path} (no change)")
-    record = load_record(target.path)
     original = record.get("original") if record else None
     after: str | None
     if record is not None and _same_data(original, remaining):
@@ -265,18 +337,87 @@ def plan_uninstall(target: Target) -> Plan:
     else:
         after = current.layout.dump(remaining)
         how = "other content kept"
-    return Plan("uninstall", target, current.text, after,
-                f"removed smllm's hooks ({removed}) from {target.path}; {how}", record)
+    lines = [f"removed smllm's hooks ({removed}) from {target.path}; {how}"]
+    if companion is not None:
+        lines.append(companion.summary)
+    return Plan("uninstall", target, current.text, after, "\n".join(lines), record, companion)
+
+
+# ------------------------------------------------------------------ the MCP server
+
+
+def _mcp_file(target: Target) -> settings.SettingsFile:
+    path = target.project / firing.MCP_FILE
+    current = settings.read(path)
+    servers = current.data.get("mcpServers")
+    if servers is not None and not isinstance(servers, dict):
+        raise InstallError("\"mcpServers\" must be an object of servers",
+                           "fix it by hand; Claude Code ignores a malformed .mcp.json",
+                           where=f"{path}:1")
+    return current
+
+
+def plan_mcp_install(target: Target, python: str, flags: list[str]) -> Plan | None:
+    """Register the MCP server in the project's ``.mcp.json`` (project scope only)."""
+    if not firing.registers_mcp(target.scope):
+        return None
+    current = _mcp_file(target)
+    path = current.path
+    mcp = Target(target.scope, path)
+    entry = firing.mcp_entry(python, flags)
+    existing = (current.data.get("mcpServers") or {}).get(firing.MCP_SERVER)
+    if existing == entry:
+        return Plan("install", mcp, current.text, current.text,
+                    f"the MCP server {firing.MCP_SERVER} is already in {path} (no change)")
+    if existing is not None and not firing.is_ours(existing):
+        raise InstallError(
+            f"{path} already has an MCP server named {firing.MCP_SERVER!r} that smllm install "
+            "did not write", "rename or remove that server, then run smllm install again")
+    record = load_record(path) if existing is not None else None
+    if record is None:
+        record = {"path": str(path.absolute()), "original": current.text, "created_dir": False}
+    after = current.layout.dump(firing.with_server(current.data, entry))
+    return Plan("install", mcp, current.text, after,
+                f"registered the MCP server {firing.MCP_SERVER} in {path}", record)
+
+
+def plan_mcp_uninstall(target: Target) -> Plan | None:
+    """Remove our MCP server from the project's ``.mcp.json``, if it is there."""
+    if target.scope == "user":
+        return None
+    current = _mcp_file(target)
+    if not firing.is_ours((current.data.get("mcpServers") or {}).get(firing.MCP_SERVER)):
+        return None
+    path = current.path
+    remaining = firing.without_server(current.data)
+    record = load_record(path)
+    original = record.get("original") if record else None
+    after: str | None
+    if record is not None and _same_data(original, remaining):
+        after, how = original, "restored byte for byte"
+        if original is None:
+            how = "removed the file install created"
+    else:
+        after, how = current.layout.dump(remaining), "other content kept"
+    return Plan("uninstall", Target(target.scope, path), current.text, after,
+                f"removed the MCP server {firing.MCP_SERVER} from {path}; {how}", record)
 
 
 def _pruned(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without empty event lists or an empty ``hooks`` object (which removing our
-    hooks may or may not leave behind, depending on what was there before)."""
-    hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return data
-    kept = {e: g for e, g in hooks.items() if g != []}
-    return {k: v for k, v in data.items() if k != "hooks"} | ({"hooks": kept} if kept else {})
+    """``data`` without the empty containers removing our entries may or may not leave
+    behind, depending on what was there before: event lists, ``hooks``, ``allow``,
+    ``permissions``, ``enabledMcpjsonServers``, ``mcpServers``."""
+    out = dict(data)
+    hooks = out.get("hooks")
+    if isinstance(hooks, dict):
+        out["hooks"] = {e: g for e, g in hooks.items() if g != []}
+    permissions = out.get("permissions")
+    if isinstance(permissions, dict):
+        out["permissions"] = {k: v for k, v in permissions.items()
+                              if not (k == "allow" and v == [])}
+    return {k: v for k, v in out.items()
+            if not (k in ("hooks", "permissions", "enabledMcpjsonServers", "mcpServers")
+                    and not v)}
 
 
 def _same_data(original: Any, data: dict[str, Any]) -> bool:
@@ -291,23 +432,31 @@ def _same_data(original: Any, data: dict[str, Any]) -> bool:
 
 
 def diff(plan: Plan) -> str:
-    """A unified diff of the planned change."""
+    """A unified diff of the planned change (and of its companion's)."""
     import difflib  # noqa: PLC0415
 
-    name = str(plan.target.path)
-    before = (plan.before or "").splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        before, (plan.after or "").splitlines(keepends=True),
-        fromfile=name if plan.before is not None else "/dev/null",
-        tofile=name if plan.after is not None else "/dev/null")
-    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-                   for line in lines)
+    text = ""
+    for p in plan.plans:
+        name = str(p.target.path)
+        before = (p.before or "").splitlines(keepends=True)
+        lines = difflib.unified_diff(
+            before, (p.after or "").splitlines(keepends=True),
+            fromfile=name if p.before is not None else "/dev/null",
+            tofile=name if p.after is not None else "/dev/null")
+        text += "".join(line if line.endswith("\n")
+                        else line + "\n\\ No newline at end of file\n" for line in lines)
     return text
 
 
 def apply(plan: Plan) -> None:
-    """Carry out a plan: atomic write (only when the bytes change) and the record."""
-    if not plan.changed:
+    """Carry out a plan (and its companion's): atomic writes, only of bytes that change,
+    and the records."""
+    for p in plan.plans:
+        _apply_one(p)
+
+
+def _apply_one(plan: Plan) -> None:
+    if plan.before == plan.after:
         return
     path = plan.target.path
     if plan.action == "install":

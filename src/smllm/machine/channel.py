@@ -1,0 +1,101 @@
+"""How the agent of a Claude Code session fires events: the MCP tool, or Bash.
+
+The ``<smllm>`` texts end with one way to fire (seed 001's ``smllm({ session, event,
+params })``: smllm's MCP tool). That tool exists in the plugin route (the plugin serves
+it) and in a project install (``smllm install`` registers the server in the project's
+``.mcp.json`` and approves it); a local or user install registers no server, and the
+texts then name ``smllm fire`` instead. Decided once, when SessionStart binds the
+session (slow path: a few small JSON files), and kept in the binding.
+
+The Bash form is chosen only where the route is known to lack the tool: smllm's hooks
+are installed in a settings file and no ``smllm`` MCP server is registered. Anything
+else (the plugin, a registered server, hooks run by hand) keeps seed 001's MCP text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+MCP = "mcp"
+BASH = "bash"
+SERVER = "smllm"
+
+
+def _read(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _config_dir(env: Mapping[str, str]) -> str:
+    env_dir = (env.get("CLAUDE_CONFIG_DIR") or "").strip()
+    return os.path.expanduser(env_dir) if env_dir else os.path.expanduser("~/.claude")
+
+
+def _settings(root: str, env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The user, project and local settings Claude Code reads for ``root``."""
+    return [_read(f) for f in (os.path.join(_config_dir(env), "settings.json"),
+                               os.path.join(root, ".claude", "settings.json"),
+                               os.path.join(root, ".claude", "settings.local.json"))]
+
+
+def _approved(root: str, env: Mapping[str, str]) -> bool:
+    """Does Claude Code start the project's ``.mcp.json`` server named smllm?"""
+    approved = False
+    for data in [*_settings(root, env), _project_state(root, env)]:
+        if SERVER in (data.get("disabledMcpjsonServers") or []):
+            return False
+        if data.get("enableAllProjectMcpServers") is True \
+                or SERVER in (data.get("enabledMcpjsonServers") or []):
+            approved = True
+    return approved
+
+
+def _claude_json(env: Mapping[str, str]) -> dict[str, Any]:
+    env_dir = (env.get("CLAUDE_CONFIG_DIR") or "").strip()
+    path = (os.path.join(os.path.expanduser(env_dir), ".claude.json") if env_dir
+            else os.path.expanduser("~/.claude.json"))
+    return _read(path)
+
+
+def _project_state(root: str, env: Mapping[str, str]) -> dict[str, Any]:
+    """What Claude Code keeps about the project in ``~/.claude.json`` (the /mcp approvals,
+    local-scope servers)."""
+    projects = _claude_json(env).get("projects")
+    entry = projects.get(root) if isinstance(projects, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+def _has_server(data: dict[str, Any]) -> bool:
+    servers = data.get("mcpServers")
+    return isinstance(servers, dict) and SERVER in servers
+
+
+def _our_hooks(data: dict[str, Any]) -> bool:
+    from smllm.setup import settings  # noqa: PLC0415
+
+    hooks = data.get("hooks")
+    return isinstance(hooks, dict) and any(
+        settings.smllm_event_of(h) is not None
+        for groups in hooks.values() if isinstance(groups, list)
+        for g in groups if isinstance(g, dict)
+        for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []))
+
+
+def detect(cwd: str, env: Mapping[str, str]) -> str:
+    """``bash`` where smllm's hooks come from a settings file and no MCP server named
+    smllm is registered for the session; ``mcp`` otherwise."""
+    if env.get("CLAUDE_PLUGIN_ROOT"):
+        return MCP
+    root = env.get("CLAUDE_PROJECT_DIR") or cwd
+    if _has_server(_read(os.path.join(root, ".mcp.json"))) and _approved(root, env):
+        return MCP
+    if _has_server(_claude_json(env)) or _has_server(_project_state(root, env)):
+        return MCP  # a user-scope or local-scope server (`claude mcp add`)
+    return BASH if any(_our_hooks(d) for d in _settings(root, env)) else MCP
