@@ -81,11 +81,15 @@ def _our_hooks(data: dict[str, Any]) -> bool:
     from smllm.setup import settings  # noqa: PLC0415
 
     hooks = data.get("hooks")
-    return isinstance(hooks, dict) and any(
-        settings.smllm_event_of(h) is not None
-        for groups in hooks.values() if isinstance(groups, list)
-        for g in groups if isinstance(g, dict)
-        for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else []))
+    if not isinstance(hooks, dict):
+        return False
+    for groups in hooks.values():
+        for group in groups if isinstance(groups, list) else []:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if any(settings.smllm_event_of(h) is not None
+                   for h in (inner if isinstance(inner, list) else [])):
+                return True
+    return False
 
 
 def detect(cwd: str, env: Mapping[str, str]) -> str:
