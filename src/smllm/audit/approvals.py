@@ -57,6 +57,12 @@ class Chain:
         lines += [s.render() for s in self.steps]
         return "\n".join(lines)
 
+    def data(self) -> dict[str, Any]:
+        """The chain for ``--json``."""
+        return {"pending_action_id": self.pending_action_id, "action": self.action,
+                "steps": [{"sequence": s.sequence, "seconds": s.seconds, "step": s.step,
+                           "kind": s.kind, "detail": s.detail} for s in self.steps]}
+
 
 def _source(src: Any) -> str:
     if not isinstance(src, dict):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from smllm.audit import approvals, export
 from smllm.base.errors import SmllmError
+from smllm.commands import _output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,6 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a document written by `smllm export`")
     parser.add_argument("--action", metavar="ID",
                         help="only the chain of this pending_action_id")
+    _output.add_json_flag(parser, "one object per chain", lines=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,5 +35,8 @@ def run(args: argparse.Namespace) -> int:
             "every action passed by static policy or approvals were off (yolo); give the "
             "model an action the policy escalates, such as rm -rf on a file",
         )
+    if args.json:
+        _output.write_lines(c.data() for c in found)
+        return 0
     sys.stdout.write("\n\n".join(c.render() for c in found) + "\n")
     return 0

@@ -28,9 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gr = sub.add_parser("grants", help="list workspace amendments; --revoke ID ends one")
     gr.add_argument("--revoke", metavar="ID", help="revoke this grant")
     gr.add_argument("--all", action="store_true", help="include revoked grants")
-    gr.add_argument("--json", action="store_true", help="print JSON")
+    gr.add_argument("--json", action="store_true",
+                    help="print the grants as JSON Lines, one object per grant")
     ch = sub.add_parser("check", help="validate the policy files in effect")
     ch.add_argument("--cwd", default=None, metavar="DIR", help="the project (default: cwd)")
+    ch.add_argument("--json", action="store_true",
+                    help="print {ok, project, files, problems} as one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -108,7 +111,9 @@ def grants_cmd(args: argparse.Namespace) -> int:
         return 0
     items = grants.list_grants(include_revoked=args.all)
     if args.json:
-        sys.stdout.write(json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+        from smllm.commands import _output  # noqa: PLC0415
+
+        _output.write_lines(items)
         return 0
     if not items:
         sys.stdout.write("no grants\n")
@@ -141,6 +146,13 @@ def check_cmd(args: argparse.Namespace) -> int:
 
     project = policy.project_root(os.path.abspath(args.cwd or os.getcwd()))
     problems = policy.check(project)
+    if args.json:
+        from smllm.commands import _output  # noqa: PLC0415
+
+        _output.write({"ok": not problems, "project": str(project),
+                       "files": [str(p) for p in policy.files(project)],
+                       "problems": problems})
+        return 1 if problems else 0
     if problems:
         raise PolicyError(problems[0])
     names = ", ".join(str(p) for p in policy.files(project)) or "no policy files (defaults)"
