@@ -33,6 +33,43 @@ def test_linux_locations_match_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp
     assert Path(platformdirs.user_config_dir("smllm", appauthor=False)) == paths.config_dir()
 
 
+STATE = [
+    ("darwin", {}, "{home}/.local/state/smllm"),
+    ("darwin", {"XDG_STATE_HOME": "{home}/st"}, "{home}/st/smllm"),
+    ("win32", {"APPDATA": "{home}/AppData/Roaming"}, "{home}/AppData/Roaming/smllm"),
+    ("win32", {}, "{home}/AppData/Roaming/smllm"),
+    ("linux", {}, "{home}/.local/state/smllm"),
+]
+
+
+@pytest.mark.parametrize(("platform", "env", "expected"), STATE)
+def test_audit_folder_is_seed_001s_on_every_platform(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path, platform: str,
+                                                     env: dict[str, str], expected: str) -> None:
+    """smllm sessions and their audit: $XDG_STATE_HOME/smllm (~/.local/state/smllm) on Linux
+    and macOS, %APPDATA%\\smllm on Windows (seed 001), not platformdirs' native folders."""
+    monkeypatch.delenv("SMLLM_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for var in ("XDG_STATE_HOME", "APPDATA"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value.format(home=tmp_path))
+    monkeypatch.setattr(sys, "platform", platform)
+    assert (expected.format(home=tmp_path), expected.format(home=tmp_path) + "/audit") == (
+        paths.state_root().replace("\\", "/"), str(paths.audit_dir()).replace("\\", "/"))
+
+
+def test_journals_keep_platformdirs_data_folder_off_linux(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    """Journals stay in platformdirs' data folder on macOS (~/Library/Application Support)."""
+    monkeypatch.delenv("SMLLM_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(sys, "platform", "darwin")
+    monkeypatch.setattr(platformdirs, "user_data_dir",
+                        lambda app, appauthor: f"{tmp_path}/Library/Application Support/{app}")
+    assert f"{tmp_path}/Library/Application Support/smllm" == paths.data_root()
+
+
 def test_smllm_home_holds_everything(smllm_home: Path) -> None:
     """SMLLM_HOME=DIR puts data, state and config under DIR."""
     assert (smllm_home, smllm_home, smllm_home) == (

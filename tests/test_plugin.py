@@ -28,6 +28,22 @@ def _json(rel: str) -> dict:  # type: ignore[type-arg]
     return json.loads((REPO / rel).read_text())
 
 
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [k for k, _ in pairs]
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    if twice:
+        raise ValueError(f"duplicate keys: {', '.join(twice)}")
+    return dict(pairs)
+
+
+@pytest.mark.parametrize("rel", [".claude-plugin/plugin.json", ".claude-plugin/marketplace.json",
+                                 "hooks/hooks.json"])
+def test_plugin_json_files_have_no_duplicate_keys(rel: str) -> None:
+    """A key given twice (plugin.json had `skills` twice) is silently collapsed by JSON
+    readers; every plugin file has each key once."""
+    json.loads((REPO / rel).read_text(), object_pairs_hook=_no_duplicates)
+
+
 def test_hooks_json_registers_every_event_like_install() -> None:
     """hooks/hooks.json: the same events, matchers and timeouts as `smllm install`."""
     hooks = _json("hooks/hooks.json")["hooks"]

@@ -35,8 +35,15 @@ VALIDATION = [
      "decision; give a rule of your own another id)"),
     ('[[rule]]\ncommand = "x"\ndecision = "allow"\n', "{f}:1: rule id None is missing or "
      "invalid (give every rule an id of letters, digits, '.', '_', ':' or '-')"),
-    ('[[rule]]\nid = "a"\ncommand = "x"\ndecision = "allow"\nwhen = 1\n', "{f}:1: unknown key "
+    ('[[rule]]\nid = "a"\ncommand = "x"\ndecision = "allow"\nwhen = 1\n', "{f}:5: unknown key "
      "'when' in [[rule]] (use one of: id, tool, command, path, decision, reason)"),
+    ('mode = "on-request"\nreviewers = ["user"]\n\ncolour = "red"\n', "{f}:4: unknown key "
+     "'colour' in the policy (use one of: mode, authority, reviewers, llm_judge, command, rule, "
+     "sensitive)"),
+    ('mode = "on-request"\n[llm_judge]\nmodel = "m"\ntemperature = 1\n', "{f}:4: unknown key "
+     "'temperature' in [llm_judge] (use one of: model, timeout, max_tokens, base_url)"),
+    ('mode = "on-request"\n[colours]\nred = 1\n', "{f}:2: unknown key 'colours' in the policy "
+     "(use one of: mode, authority, reviewers, llm_judge, command, rule, sensitive)"),
     ('reviewers = ["command"]\n', "{f}:1: the command reviewer is configured without [command] "
      'argv (add [command] with argv = ["program", "arg"])'),
     ('[llm_judge]\ntimeout = -1\n', "{f}:2: llm_judge.timeout must be a positive number, not -1 "

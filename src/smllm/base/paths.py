@@ -1,10 +1,12 @@
 """Every on-disk location smllm uses, in one place.
 
-``SMLLM_HOME=DIR`` puts data, state and user config under ``DIR``. Otherwise the
-locations are platformdirs' (appname ``smllm``). On Linux they are computed here with
-the standard library, because hooks run on every tool call and importing platformdirs
-(or even ``pathlib``) would cost more than the rest of a hook; a test checks that both
-agree. The ``*_root()`` functions return ``str`` for the hot path; the ``*_dir()``
+``SMLLM_HOME=DIR`` puts data, state and user config under ``DIR``. Otherwise data
+(journals) and config are platformdirs' folders (appname ``smllm``), and state (smllm
+sessions and their audit, caches) is where seed 001 puts it: ``$XDG_STATE_HOME/smllm``
+(``~/.local/state/smllm``) on Linux **and macOS**, ``%APPDATA%\\smllm`` on Windows. On
+Linux the platformdirs folders are computed here with the standard library, because
+hooks run on every tool call and importing platformdirs (or even ``pathlib``) would cost
+more than the rest of a hook; a test checks that both agree. The ``*_root()`` functions return ``str`` for the hot path; the ``*_dir()``
 functions return ``pathlib.Path`` for everything else.
 """
 
@@ -56,13 +58,17 @@ def data_root() -> str:
 
 
 def state_root() -> str:
-    """Where smllm sessions and their audit live (``~/.local/state/smllm`` on Linux)."""
+    """Where smllm sessions and their audit live: ``$XDG_STATE_HOME/smllm``, by default
+    ``~/.local/state/smllm``, on Linux and macOS; ``%APPDATA%\\smllm`` on Windows."""
     home = _home_override()
     if home is not None:
         return home
-    if sys.platform.startswith("linux"):
-        return _xdg("XDG_STATE_HOME", ".local/state")
-    return _platformdirs("state")
+    if sys.platform == "win32":
+        appdata = os.environ.get("APPDATA", "").strip()
+        base = appdata if appdata and os.path.isabs(appdata) else os.path.join(
+            os.path.expanduser("~"), "AppData", "Roaming")
+        return os.path.join(base, APP)
+    return _xdg("XDG_STATE_HOME", ".local/state")
 
 
 def config_root() -> str:

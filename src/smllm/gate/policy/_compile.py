@@ -106,11 +106,14 @@ def _choice(value: Any, choices: tuple[str, ...], what: str, where: str) -> str:
     return value
 
 
-def _unknown(keys: Any, allowed: tuple[str, ...], where: str, what: str) -> None:
+def _unknown(keys: Any, allowed: tuple[str, ...], where: Any, what: str) -> None:
+    """Refuse a key not in ``allowed``; ``where(key)`` is the ``file:line`` of that key."""
     for key in keys:
         if key not in allowed:
             raise PolicyError(
-                f"unknown key {key!r} in {what}", f"use one of: {', '.join(allowed)}", where=where
+                f"unknown key {key!r} in {what}",
+                f"use one of: {', '.join(allowed)}",
+                where=where(key),
             )
 
 
@@ -144,7 +147,7 @@ def _section(
         return
     if not isinstance(table, dict):
         raise PolicyError(f"{key} must be a table", f"write it as [{key}]", where=lines.top(key))
-    _unknown(table, allowed, lines.top(key), f"[{key}]")
+    _unknown(table, allowed, lambda k: lines.table_key(key, k), f"[{key}]")
     merged = dict(out.get(key) or {})
     for k, v in table.items():
         where = lines.table_key(key, k)
@@ -185,7 +188,7 @@ def _rules(
         where = lines.rule(index)
         if not isinstance(rule, dict):
             raise PolicyError("a rule must be a table", "write each rule as [[rule]]", where=where)
-        _unknown(rule, RULE_KEYS, where, "[[rule]]")
+        _unknown(rule, RULE_KEYS, lambda k, i=index: lines.rule(i, k), "[[rule]]")
         rid = rule.get("id")
         if not isinstance(rid, str) or not _ID_RE.fullmatch(rid):
             raise PolicyError(
@@ -260,7 +263,7 @@ def compile_files(files: list[Path]) -> dict[str, Any]:
     for path in files:
         doc, text = _toml(path)
         lines = _Lines(path, text)
-        _unknown(doc, TOP_KEYS, f"{path}:1", "the policy")
+        _unknown(doc, TOP_KEYS, lines.top, "the policy")
         _scalars(doc, lines, out)
         _section(doc, "llm_judge", JUDGE_KEYS, lines, out)
         _section(doc, "command", COMMAND_KEYS, lines, out)
