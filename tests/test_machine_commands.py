@@ -29,6 +29,19 @@ def test_machine_list(project: Project) -> None:
     assert (0, ["feature", "fix", "release", "review"]) == (proc.returncode, ids)
 
 
+@pytest.mark.parametrize("action", [["list"], ["validate"], ["draw", "fix"]])
+def test_outside_a_project_is_an_error(tmp_path: Path, action: list[str]) -> None:
+    """Without .smllm/config.toml `machine list` (and validate, draw) says so and exits 1
+    (it used to print nothing and exit 0)."""
+    bare = Project.__new__(Project)
+    bare.root = tmp_path
+    proc = bare.cli("machine", *action)
+    expected = (1, "", f"smllm: error: no .smllm/config.toml in {tmp_path} or above (create "
+                       'one with [machines] files = ["fix.smllm.yaml"], or name machine files: '
+                       "smllm machine validate FILE)\n")
+    assert expected == (proc.returncode, proc.stdout, proc.stderr)
+
+
 def test_machine_validate_defaults_to_the_config(project: Project) -> None:
     """`smllm machine validate` without files checks every configured machine."""
     proc = project.cli("machine", "validate")

@@ -222,6 +222,26 @@ def test_resume_check_reports_committed_and_unknown(project: Path) -> None:
     assert (0, expected) == (proc.returncode, proc.stdout)
 
 
+def test_resume_check_after_a_resume_names_the_last_end(project: Path) -> None:
+    """After a resume the journal's last end is the inferred crash, and the resume after it:
+    `--check` says so (it used to say "last end: none recorded")."""
+    _crashed_session(project)
+    hook("SessionStart", base("SessionStart", SID, cwd=str(project), source="resume"))
+    kinds = [(r["sequence"], kind(r)) for r in records(SID)]
+    end = next(s for s, k in kinds if k == "session.end")
+    resumed = next(s for s, k in kinds if k == "session.resumed")
+    proc = smllm("resume", "--check", SID)
+    line = proc.stdout.splitlines()[1].split("last end: ", 1)[1]
+    data = json.loads(smllm("resume", SID, "--json").stdout)
+    assert (f"crash_inferred (sequence {end}), then resumed at sequence {resumed}: no end "
+            "recorded since (the session is running, or it crashed)",
+            {"exit_reason": "crash_inferred", "sequence": end}, resumed) == (
+        line, data["last_end"], data["resumed_at"])
+    hook("SessionEnd", base("SessionEnd", SID, cwd=str(project), reason="other"))
+    final = smllm("resume", "--check", SID).stdout.splitlines()[1].split("last end: ", 1)[1]
+    assert final.startswith("clean (sequence ") and final.endswith(")")
+
+
 def _fake_claude(tmp_path: Path) -> tuple[dict[str, str], Path]:
     bindir = tmp_path / "bin"
     bindir.mkdir()
