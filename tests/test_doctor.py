@@ -160,14 +160,17 @@ def test_installed_plugin_and_its_private_environment(project: Path, env: dict[s
         "smllm@smllm": [{"scope": "user", "installPath": str(root), "version": "0.1.0"}]}}))
     (Path(env["HOME"]) / ".claude" / "settings.json").write_text(
         json.dumps({"enabledPlugins": {"smllm@smllm": True}}))
+    (plugins / "known_marketplaces.json").write_text(json.dumps({"smllm": {
+        "source": {"source": "directory", "path": "/src/smllm"},
+        "installLocation": "/src/smllm"}}))
     data = plugins / "data" / "smllm-smllm"
     data.mkdir(parents=True)
     (data / "bootstrap.failed").write_text("pip could not reach the index\n")
     rc, lines = _doctor(project, env)
     assert [
         "ok     plugin smllm@smllm: enabled",
-        f"error    user install {root} (version 0.1.0): {root}/hooks/launcher is missing; run "
-        f"`claude plugin update smllm@smllm`",
+        f"error    user install {root} (version 0.1.0, Claude Code's copy of /src/smllm): "
+        f"{root}/hooks/launcher is missing; run `claude plugin update smllm@smllm`",
         f"warn     private environment: the bootstrap failed (pip could not reach the index); "
         f"hooks run on python3 from PATH meanwhile; see {data}/bootstrap.log",
     ] == lines[lines.index("ok     plugin smllm@smllm: enabled"):][:3]
@@ -178,5 +181,6 @@ def test_doctor_run_from_the_plugin_says_so(project: Path, env: dict[str, str]) 
     """Run by the launcher (a slash command), doctor names the plugin and no install is missing."""
     root = PKG.parent.parent
     _, lines = _doctor(project, {**env, "CLAUDE_PLUGIN_ROOT": str(root)})
-    assert f"ok     plugin: this smllm runs from the plugin at {root}" in lines
+    assert (f"ok     plugin: this smllm runs from the plugin at {root} (the folder itself, "
+            "loaded with --plugin-dir (no copy))") in lines
     assert [] == [line for line in lines if "is not installed" in line]

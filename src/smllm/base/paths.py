@@ -6,8 +6,9 @@ sessions and their audit, caches) is where seed 001 puts it: ``$XDG_STATE_HOME/s
 (``~/.local/state/smllm``) on Linux **and macOS**, ``%APPDATA%\\smllm`` on Windows. On
 Linux the platformdirs folders are computed here with the standard library, because
 hooks run on every tool call and importing platformdirs (or even ``pathlib``) would cost
-more than the rest of a hook; a test checks that both agree. The ``*_root()`` functions return ``str`` for the hot path; the ``*_dir()``
-functions return ``pathlib.Path`` for everything else.
+more than the rest of a hook; a test checks that both agree. The ``*_root()`` functions
+return ``str`` for the hot path; the ``*_dir()`` functions return ``pathlib.Path`` for
+everything else.
 """
 
 from __future__ import annotations

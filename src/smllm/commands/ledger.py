@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a document written by `smllm export`")
     parser.add_argument("--effects", action="store_true",
                         help="only the side effects: approvals and the calls that may change "
-                             "something (no model calls, no reads), in seed 000's compact form")
+                             "something (no model calls, no reads), in the compact form "
+                             "(without the what-ran column)")
     parser.add_argument("--plain", action="store_true",
                         help="no colour, even on a terminal (the form to pipe into tools)")
     parser.add_argument("--html", metavar="FILE", type=Path,

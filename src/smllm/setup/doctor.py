@@ -177,15 +177,32 @@ def private_env(data: Path) -> Finding:
                            f"on python3 from PATH meanwhile)")
 
 
+def _marketplace_source(market: str) -> str | None:
+    """Where a marketplace's plugins are copied from (a folder, or a repository)."""
+    path = settings.claude_config_dir() / "plugins" / "known_marketplaces.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    entry = data.get(market) if isinstance(data, dict) else None
+    source = entry.get("source") if isinstance(entry, dict) else None
+    if not isinstance(source, dict):
+        return None
+    found = source.get("path") or source.get("repo") or source.get("url")
+    return str(found) if found else None
+
+
 def _plugin_installs(name: str) -> list[Finding]:
     out = []
+    source = _marketplace_source(name.partition("@")[2])
     for entry in _installed_plugins().get(name, []):
         root = Path(str(entry.get("installPath", "")))
         launcher = root / "hooks" / "launcher"
         ok = os.access(launcher, os.X_OK)
+        copy = f", Claude Code's copy of {source}" if source else ""
         out.append(Finding("ok" if ok else "error",
                            f"  {entry.get('scope', '?')} install {root} (version "
-                           f"{entry.get('version', '?')}): "
+                           f"{entry.get('version', '?')}{copy}): "
                            + ("launcher present" if ok else f"{launcher} is missing; run "
                                                             f"`claude plugin update {name}`")))
     plugin_name, _, market = name.partition("@")
@@ -202,7 +219,10 @@ def running_plugin() -> list[Finding]:
 
     if not root or Path(root).resolve() not in Path(smllm.__file__).resolve().parents:
         return []
-    out = [Finding("ok", f"plugin: this smllm runs from the plugin at {root}")]
+    cache = (settings.claude_config_dir() / "plugins" / "cache").resolve()
+    how = ("Claude Code's installed copy" if cache in Path(root).resolve().parents
+           else "the folder itself, loaded with --plugin-dir (no copy)")
+    out = [Finding("ok", f"plugin: this smllm runs from the plugin at {root} ({how})")]
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
     if data:
         out.append(private_env(Path(data)))
