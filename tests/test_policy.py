@@ -42,6 +42,16 @@ VALIDATION = [
      "sensitive)"),
     ('mode = "on-request"\n[llm_judge]\nmodel = "m"\ntemperature = 1\n', "{f}:4: unknown key "
      "'temperature' in [llm_judge] (use one of: model, timeout, max_tokens, base_url)"),
+    ('[llm_judge]\ntimeout = "20"\n', "{f}:2: llm_judge.timeout must be a positive number, "
+     "not '20' (e.g. timeout = 20)"),
+    ('[[rule]]\nid = "a"\ncommand = ""\ndecision = "allow"\n', "{f}:3: rule 'a': command must "
+     "be a non-empty string"),
+    ('sensitive = "secrets/"\n', "{f}:1: sensitive must be a list of paths (e.g. sensitive = "
+     '["secrets/", "/srv/data"])'),
+    ('reviewers = "user"\n', "{f}:1: reviewers must be a list (e.g. reviewers = "
+     '["llm_judge", "user"])'),
+    ('llm_judge = 3\n', "{f}:1: llm_judge must be a table (write it as [llm_judge])"),
+    ('rule = 1\n', "{f}:1: rule must be an array of tables (write each rule as [[rule]])"),
     ('mode = "on-request"\n[colours]\nred = 1\n', "{f}:2: unknown key 'colours' in the policy "
      "(use one of: mode, authority, reviewers, llm_judge, command, rule, sensitive)"),
     ('reviewers = ["command"]\n', "{f}:1: the command reviewer is configured without [command] "

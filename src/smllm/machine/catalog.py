@@ -68,7 +68,7 @@ def load(configs: list[str]) -> Machines:
     return _compile(configs, cache)
 
 
-def _parse_toml(path: str) -> dict[str, Any]:
+def _parse_toml(path: str) -> tuple[dict[str, Any], str]:
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -77,21 +77,33 @@ def _parse_toml(path: str) -> dict[str, Any]:
     from smllm.base import tomlread  # noqa: PLC0415
 
     try:
-        doc: dict[str, Any] = tomlread.loads(data.decode("utf-8"))
-    except (tomlread.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{exc}", "fix the TOML syntax", where=path) from None
-    return doc
+        text = data.decode("utf-8")
+        doc: dict[str, Any] = tomlread.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"not UTF-8: {exc}", "re-save the file as UTF-8", where=path) from None
+    except tomlread.TOMLDecodeError as exc:
+        import re  # noqa: PLC0415 - error path
+
+        msg = str(exc)
+        at = re.search(r"\(at line (\d+), column \d+\)", msg)
+        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+        where = f"{path}:{at.group(1)}" if at else path
+        raise ConfigError(f"invalid TOML: {what}", "fix the TOML syntax", where=where) from None
+    return doc, text
 
 
 def read_config(path: str) -> list[str]:
-    """The machine files a config names, as absolute paths (slow path: tomllib)."""
-    doc = _parse_toml(path)
-    section = doc.get("machines", {})
-    files = section.get("files", []) if isinstance(section, dict) else None
-    if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
-        raise ConfigError("[machines] files must be a list of file names",
-                          'write files = ["fix.smllm.yaml"] (relative to the config\'s folder)',
-                          where=path)
+    """The machine files a config names, as absolute paths (slow path: tomllib, pydantic)."""
+    doc, text = _parse_toml(path)
+    try:
+        from smllm.machine import _config  # noqa: PLC0415
+    except ImportError as exc:  # the plugin's python3 before its environment is built
+        raise ConfigError(
+            f"cannot validate {path}: {exc}",
+            "install smllm's dependencies (pydantic); the plugin builds its environment "
+            "in the background, so try again in a minute") from None
+    config = _config.validate(doc, path, text)
+    files = config.machines.files if config.machines is not None else []
     base = os.path.dirname(path)
     return [os.path.realpath(os.path.join(base, f)) for f in files]
 

@@ -1,7 +1,10 @@
 """The slow path: read the policy files, validate them, compile them to plain JSON data.
 
-Every error names ``file:line`` and says how to fix it. The compiled form is a dict
-that :mod:`smllm.gate.policy` caches and the gate reads with the standard library only.
+Each file's TOML is validated into a typed :class:`~smllm.gate.policy._model.PolicyFile`
+(pydantic); the checks that span keys (a reviewer listed twice, a built-in rule id, a
+rule that matches nothing, the command reviewer without ``argv``) follow here. Every
+error names ``file:line`` and says how to fix it. The compiled form is a dict that
+:mod:`smllm.gate.policy` caches and the gate reads with the standard library only.
 """
 
 from __future__ import annotations
@@ -12,6 +15,10 @@ from typing import Any
 
 from smllm.base.errors import PolicyError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from smllm.gate.policy import _model
+
 MODES = ("on-request", "untrusted", "deny-unmatched", "yolo")
 AUTHORITIES = ("guard", "gate")
 REVIEWERS = ("user", "llm_judge", "command")
@@ -20,7 +27,6 @@ TOP_KEYS = ("mode", "authority", "reviewers", "llm_judge", "command", "rule", "s
 RULE_KEYS = ("id", "tool", "command", "path", "decision", "reason")
 JUDGE_KEYS = ("model", "timeout", "max_tokens", "base_url")
 COMMAND_KEYS = ("argv", "timeout")
-_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,79}")
 DEFAULTS = Path(__file__).resolve().parents[2] / "data" / "policy_defaults.toml"
 
 
@@ -98,25 +104,6 @@ class _Lines:
         return f"{self.path}:{start}"
 
 
-def _choice(value: Any, choices: tuple[str, ...], what: str, where: str) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise PolicyError(
-            f"unknown {what} {value!r}", f"use one of: {', '.join(choices)}", where=where
-        )
-    return value
-
-
-def _unknown(keys: Any, allowed: tuple[str, ...], where: Any, what: str) -> None:
-    """Refuse a key not in ``allowed``; ``where(key)`` is the ``file:line`` of that key."""
-    for key in keys:
-        if key not in allowed:
-            raise PolicyError(
-                f"unknown key {key!r} in {what}",
-                f"use one of: {', '.join(allowed)}",
-                where=where(key),
-            )
-
-
 def load_defaults() -> dict[str, dict[str, str]]:
     """Built-in rule id -> {decision, about, source}."""
     doc, lines = _toml(DEFAULTS)
@@ -131,71 +118,22 @@ def load_defaults() -> dict[str, dict[str, str]]:
     return out
 
 
-def _positive(value: Any, where: str, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise PolicyError(
-            f"{what} must be a positive number, not {value!r}", "e.g. timeout = 20", where=where
-        )
-    return float(value)
-
-
-def _section(
-    doc: dict[str, Any], key: str, allowed: tuple[str, ...], lines: _Lines, out: dict[str, Any]
-) -> None:
-    table = doc.get(key)
-    if table is None:
-        return
-    if not isinstance(table, dict):
-        raise PolicyError(f"{key} must be a table", f"write it as [{key}]", where=lines.top(key))
-    _unknown(table, allowed, lambda k: lines.table_key(key, k), f"[{key}]")
-    merged = dict(out.get(key) or {})
-    for k, v in table.items():
-        where = lines.table_key(key, k)
-        if k == "timeout":
-            merged[k] = _positive(v, where, f"{key}.timeout")
-        elif k == "max_tokens":
-            merged[k] = int(_positive(v, where, f"{key}.max_tokens"))
-        elif k == "argv":
-            if not (isinstance(v, list) and v and all(isinstance(a, str) for a in v)):
-                raise PolicyError(
-                    "command.argv must be a non-empty list of strings",
-                    'e.g. argv = ["python3", "review.py"]',
-                    where=where,
-                )
-            merged[k] = v
-        else:
-            if not isinstance(v, str) or not v:
-                raise PolicyError(f"{key}.{k} must be a non-empty string", None, where=where)
-            merged[k] = v
-    out[key] = merged
+def _sections(pf: _model.PolicyFile, out: dict[str, Any]) -> None:
+    for key in ("llm_judge", "command"):
+        section = getattr(pf, key)
+        if section is not None:
+            out[key] = {**(out.get(key) or {}), **section.model_dump(exclude_none=True)}
 
 
 def _rules(
-    doc: dict[str, Any],
+    pf: _model.PolicyFile,
     lines: _Lines,
     builtin: dict[str, dict[str, str]],
     out: dict[str, Any],
-    seen: set[str],
 ) -> None:
-    rules = doc.get("rule", [])
-    if not isinstance(rules, list):
-        raise PolicyError(
-            "rule must be an array of tables",
-            "write each rule as [[rule]]",
-            where=lines.top("rule"),
-        )
-    for index, rule in enumerate(rules):
-        where = lines.rule(index)
-        if not isinstance(rule, dict):
-            raise PolicyError("a rule must be a table", "write each rule as [[rule]]", where=where)
-        _unknown(rule, RULE_KEYS, lambda k, i=index: lines.rule(i, k), "[[rule]]")
-        rid = rule.get("id")
-        if not isinstance(rid, str) or not _ID_RE.fullmatch(rid):
-            raise PolicyError(
-                f"rule id {rid!r} is missing or invalid",
-                "give every rule an id of letters, digits, '.', '_', ':' or '-'",
-                where=lines.rule(index, "id"),
-            )
+    seen: set[str] = set()
+    for index, rule in enumerate(pf.rule):
+        rid = rule.id
         if rid in seen:
             raise PolicyError(
                 f"duplicate rule id {rid!r}",
@@ -203,17 +141,7 @@ def _rules(
                 where=lines.rule(index, "id"),
             )
         seen.add(rid)
-        decision = _choice(
-            rule.get("decision"), DECISIONS, "decision", lines.rule(index, "decision")
-        )
-        matchers = {k: rule[k] for k in ("tool", "command", "path") if k in rule}
-        for k, v in matchers.items():
-            if not isinstance(v, str) or not v:
-                raise PolicyError(
-                    f"rule {rid!r}: {k} must be a non-empty string",
-                    None,
-                    where=lines.rule(index, k),
-                )
+        matchers = {k: v for k in ("tool", "command", "path") if (v := getattr(rule, k))}
         source = lines.rule(index)
         if rid in builtin:
             if matchers:
@@ -223,7 +151,7 @@ def _rules(
                     "give a rule of your own another id",
                     where=lines.rule(index, "id"),
                 )
-            out["overrides"][rid] = {"decision": decision, "source": source}
+            out["overrides"][rid] = {"decision": rule.decision, "source": source}
             continue
         if not matchers:
             raise PolicyError(
@@ -235,9 +163,9 @@ def _rules(
         out["rules"].append(
             {
                 "id": rid,
-                "decision": decision,
+                "decision": rule.decision,
                 "source": source,
-                "reason": str(rule.get("reason") or ""),
+                "reason": rule.reason or "",
                 **matchers,
             }
         )
@@ -263,11 +191,10 @@ def compile_files(files: list[Path]) -> dict[str, Any]:
     for path in files:
         doc, text = _toml(path)
         lines = _Lines(path, text)
-        _unknown(doc, TOP_KEYS, lines.top, "the policy")
-        _scalars(doc, lines, out)
-        _section(doc, "llm_judge", JUDGE_KEYS, lines, out)
-        _section(doc, "command", COMMAND_KEYS, lines, out)
-        _rules(doc, lines, builtin, out, set())
+        pf = _validate(doc, lines)
+        _scalars(pf, lines, out)
+        _sections(pf, out)
+        _rules(pf, lines, builtin, out)
     if "command" in out["reviewers"] and not out["command"].get("argv"):
         raise PolicyError(
             "the command reviewer is configured without [command] argv",
@@ -278,35 +205,29 @@ def compile_files(files: list[Path]) -> dict[str, Any]:
     return out
 
 
-def _scalars(doc: dict[str, Any], lines: _Lines, out: dict[str, Any]) -> None:
-    if "mode" in doc:
-        out["mode"] = _choice(doc["mode"], MODES, "mode", lines.top("mode"))
+def _validate(doc: dict[str, Any], lines: _Lines) -> _model.PolicyFile:
+    try:
+        from smllm.gate.policy import _model  # noqa: PLC0415 - pydantic, only for a file
+    except ImportError as exc:  # the plugin's python3 before its environment is built
+        raise PolicyError(
+            f"cannot validate the policy: {exc}",
+            "install smllm's dependencies (pydantic); the plugin builds its environment in "
+            "the background, so try again in a minute", where=str(lines.path)) from None
+    return _model.validate(doc, _model.Lines(lines.top, lines.table_key, lines.rule))
+
+
+def _scalars(pf: _model.PolicyFile, lines: _Lines, out: dict[str, Any]) -> None:
+    if pf.mode is not None:
+        out["mode"] = pf.mode
         out["sources"]["mode"] = lines.top("mode")
-    if "authority" in doc:
-        out["authority"] = _choice(
-            doc["authority"], AUTHORITIES, "authority", lines.top("authority")
-        )
+    if pf.authority is not None:
+        out["authority"] = pf.authority
         out["sources"]["authority"] = lines.top("authority")
-    if "reviewers" in doc:
+    if pf.reviewers is not None:
         where = lines.top("reviewers")
-        revs = doc["reviewers"]
-        if not isinstance(revs, list):
-            raise PolicyError(
-                "reviewers must be a list", 'e.g. reviewers = ["llm_judge", "user"]', where=where
-            )
-        for r in revs:
-            _choice(r, REVIEWERS, "reviewer", where)
-        if len(set(revs)) != len(revs):
+        if len(set(pf.reviewers)) != len(pf.reviewers):
             raise PolicyError("a reviewer is listed twice", "list each reviewer once", where=where)
-        out["reviewers"] = list(revs)
+        out["reviewers"] = list(pf.reviewers)
         out["sources"]["reviewers"] = where
-    if "sensitive" in doc:
-        where = lines.top("sensitive")
-        paths = doc["sensitive"]
-        if not (isinstance(paths, list) and all(isinstance(p, str) and p for p in paths)):
-            raise PolicyError(
-                "sensitive must be a list of paths",
-                'e.g. sensitive = ["secrets/", "/srv/data"]',
-                where=where,
-            )
-        out["sensitive"] = [*out["sensitive"], *paths]
+    if pf.sensitive is not None:
+        out["sensitive"] = [*out["sensitive"], *pf.sensitive]
