@@ -92,3 +92,33 @@ def test_every_command_is_documented(name: str) -> None:
     pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     pattern = re.compile(rf"\bsmllm {name}\b")
     assert [] != [p.name for p in pages if pattern.search(p.read_text())]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["ledger"], "smllm: error: the following arguments are required: EXPORT (see `smllm ledger "
+                 "--help`)\n"),
+    (["machine", "valdate"], "smllm: error: argument ACTION: invalid choice: 'valdate' (choose "
+                             "from 'validate', 'list', 'draw') (see `smllm machine --help`)\n"),
+    (["verify", "--nope"], "smllm: error: unrecognized arguments: --nope (see `smllm verify "
+                           "--help`)\n"),
+    (["reconcile", "3", "--outcome", "maybe"], "smllm: error: argument --outcome: invalid "
+     "choice: 'maybe' (choose from 'applied', 'not-applied') (see `smllm reconcile --help`)\n"),
+])
+def test_argparse_errors_use_the_one_format(args: list[str], message: str) -> None:
+    """Usage mistakes caught by argparse read `smllm: error: ...` (not `smllm X: error:`),
+    exit 2, with no usage dump."""
+    proc = smllm(*args)
+    assert (2, "", message) == (proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("command", [["export"], ["reconcile", "3", "--outcome", "applied"],
+                                     ["resume"]])
+def test_session_flag_on_a_journal_command_points_to_journal(command: list[str]) -> None:
+    """--session names an smllm session; on a command that takes a Claude Code session's
+    journal it is refused with the flag to use instead."""
+    proc = smllm(*command, "--session", "abc")
+    prog = f"smllm {command[0]}"
+    expected = (2, f"smllm: error: --session names an smllm (state-machine) session, not a "
+                   f"Claude Code session's journal ({prog} --session abc) (choose the journal "
+                   f"with --journal ID|PATH or --last; `{prog} --help`)\n")
+    assert expected == (proc.returncode, proc.stderr)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import smllm as smllm_pkg
-from helpers import smllm
+from helpers import REPO, smllm
 from smllm.setup import install
 
 PKG = Path(smllm_pkg.__file__).parent
@@ -184,3 +184,26 @@ def test_doctor_run_from_the_plugin_says_so(project: Path, env: dict[str, str]) 
     assert (f"ok     plugin: this smllm runs from the plugin at {root} (the folder itself, "
             "loaded with --plugin-dir (no copy))") in lines
     assert [] == [line for line in lines if "is not installed" in line]
+
+
+def test_plugin_page_shows_what_doctor_prints(project: Path, env: dict[str, str]) -> None:
+    """docs/plugin.md's doctor lines (the installed copy, and where it came from) are what
+    doctor prints for such an install."""
+    home = Path(env["HOME"])
+    plugins = home / ".claude" / "plugins"
+    root = plugins / "cache" / "smllm" / "smllm" / "0.1.0"
+    (root / "hooks").mkdir(parents=True)
+    (root / "hooks" / "launcher").write_text("#!/bin/sh\n")
+    (root / "hooks" / "launcher").chmod(0o755)
+    (plugins / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "smllm@smllm": [{"scope": "user", "installPath": str(root), "version": "0.1.0"}]}}))
+    (plugins / "known_marketplaces.json").write_text(json.dumps({"smllm": {
+        "source": {"source": "directory", "path": "/path/to/smllm"}}}))
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"smllm@smllm": True}}))
+    _, lines = _doctor(project, env)
+    page = (REPO / "docs" / "plugin.md").read_text()
+    shown = page.split("```text\nok     plugin smllm@smllm", 1)[1].split("```", 1)[0]
+    expected = ("ok     plugin smllm@smllm" + shown).strip().splitlines()
+    assert expected == [ln.replace(str(home), "/home/me") for ln in lines
+                        if ln.startswith(("ok     plugin smllm", "ok       user install"))]
