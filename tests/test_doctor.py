@@ -207,3 +207,16 @@ def test_plugin_page_shows_what_doctor_prints(project: Path, env: dict[str, str]
     expected = ("ok     plugin smllm@smllm" + shown).strip().splitlines()
     assert expected == [ln.replace(str(home), "/home/me") for ln in lines
                         if ln.startswith(("ok     plugin smllm", "ok       user install"))]
+
+
+def test_hooks_without_the_firing_rules_are_warned(project: Path, env: dict[str, str]) -> None:
+    """An install from before the firing rules (hooks, no allow rules): doctor says so."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    path = _paths(project, env)["project"]
+    data = json.loads(path.read_text())
+    del data["permissions"]
+    path.write_text(json.dumps(data))
+    _, lines = _doctor(project, env)
+    assert (f"warn   project settings {path}: no allow rules for firing state-machine events "
+            "(Bash(smllm fire *), Bash(smllm status), Bash(smllm status *), mcp__smllm__smllm); "
+            "re-run `smllm install`") in lines, lines

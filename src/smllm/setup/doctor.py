@@ -117,8 +117,20 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     if len(reg.commands) > len(reg.events):
         out.append(Finding("warn", f"{label}: an event has more than one smllm hook "
                                    f"(run `smllm uninstall` then `smllm install`)"))
+    out += firing_rules(scope, sf, label)
     out += [_probe(c) for c in _one_per_interpreter(reg.commands)]
     return out, reg
+
+
+def firing_rules(scope: str, sf: settings.SettingsFile, label: str) -> list[Finding]:
+    """A file with smllm's hooks but not the allow rules install adds with them: agents
+    in a state machine would be asked (or, where nobody can answer, refused) to fire."""
+    from smllm.setup import firing  # noqa: PLC0415
+
+    if scope not in ("user", "project", "local") or firing.present(sf.data, scope):
+        return []
+    return [Finding("warn", f"{label}: no allow rules for firing state-machine events "
+                            f"({', '.join(firing.allow_rules(scope))}); re-run `smllm install`")]
 
 
 def _interpreter(command: str) -> tuple[str, ...]:
