@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from helpers import smllm
+from helpers import REPO, smllm
 from smllm import VERSION, cli
 
 
@@ -111,8 +113,7 @@ def test_argparse_errors_use_the_one_format(args: list[str], message: str) -> No
     assert (2, "", message) == (proc.returncode, proc.stdout, proc.stderr)
 
 
-@pytest.mark.parametrize("command", [["export"], ["reconcile", "3", "--outcome", "applied"],
-                                     ["resume"]])
+@pytest.mark.parametrize("command", [["reconcile", "3", "--outcome", "applied"], ["resume"]])
 def test_session_flag_on_a_journal_command_points_to_journal(command: list[str]) -> None:
     """--session names an smllm session; on a command that takes a Claude Code session's
     journal it is refused with the flag to use instead."""
@@ -122,3 +123,14 @@ def test_session_flag_on_a_journal_command_points_to_journal(command: list[str])
                    f"Claude Code session's journal ({prog} --session abc) (choose the journal "
                    f"with --journal ID|PATH or --last; `{prog} --help`)\n")
     assert expected == (proc.returncode, proc.stderr)
+
+
+def test_export_takes_the_recipes_session_flag(tmp_path: Path) -> None:
+    """`smllm export --session ID|PATH` (the audit recipe's spelling) exports the same
+    document as `--journal`."""
+    log = next((REPO / "tests" / "fixtures" / "sessions" / "billing").rglob("session.jsonl"))
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    runs = [smllm("export", "--session", str(log), "--out", str(a)),
+            smllm("export", "--journal", str(log), "--out", str(b))]
+    assert [0, 0] == [r.returncode for r in runs]
+    assert a.read_bytes() == b.read_bytes()

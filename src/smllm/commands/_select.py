@@ -10,7 +10,10 @@
   ``machine draw``, ...
 
 ``--session`` on a journal command is refused with a message naming ``--journal``, so
-the same flag never means two things.
+the same flag never means two things, with one exception kept for compatibility:
+``smllm export --session ID|PATH`` is the spelling of the audit recipe smllm's export
+follows (``export --session c7dfaecc --out a.json``), so ``export`` accepts it as
+another name for ``--journal``.
 """
 
 from __future__ import annotations
@@ -47,17 +50,25 @@ class _WrongSessionFlag(argparse.Action):
 
 
 def add_journal_choice(parser: argparse.ArgumentParser, *, positional: bool = False,
-                       last_help: str | None = None) -> None:
-    """``--last`` and ``--journal ID|PATH`` (or a positional ``JOURNAL``), exclusive."""
+                       last_help: str | None = None, session_alias: bool = False) -> None:
+    """``--last`` and ``--journal ID|PATH`` (or a positional ``JOURNAL``), exclusive.
+
+    ``session_alias`` accepts ``--session ID|PATH`` as another name for ``--journal``
+    (``smllm export`` only, for the recipe's spelling); otherwise ``--session`` is refused.
+    """
     which = parser.add_mutually_exclusive_group()
     if positional:
         which.add_argument("journal", nargs="?", metavar="JOURNAL", help=JOURNAL_HELP)
+    elif session_alias:
+        which.add_argument("--journal", "--session", dest="journal", metavar="ID|PATH",
+                           help=JOURNAL_HELP + " (--session is accepted as another name)")
     else:
         which.add_argument("--journal", metavar="ID|PATH", help=JOURNAL_HELP)
     which.add_argument("--last", action="store_true",
                        help=last_help or "the most recent journal of this folder (else the "
                                          "most recent of all)")
-    parser.add_argument("--session", action=_WrongSessionFlag, help=argparse.SUPPRESS)
+    if not session_alias:
+        parser.add_argument("--session", action=_WrongSessionFlag, help=argparse.SUPPRESS)
 
 
 def journal_of(args: argparse.Namespace, *, default: str, purpose: str) -> Path:

@@ -11,7 +11,7 @@ from smllm.commands import _select
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    _select.add_journal_choice(parser)
+    _select.add_journal_choice(parser, session_alias=True)
     parser.add_argument("--out", metavar="FILE", type=Path,
                         help="where to write (default: trajectory-<timestamp>.json here)")
     parser.add_argument("--redacted", action="store_true",
