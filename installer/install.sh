@@ -60,7 +60,7 @@ fi
 say "installing smllm from $REPO into it"
 # shellcheck disable=SC2086 # SMLLM_PIP_ARGS is a list of words on purpose
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-  ${SMLLM_PIP_ARGS:-} "$REPO" \
+  ${SMLLM_PIP_ARGS:-} "$REPO${SMLLM_EXTRAS:+[$SMLLM_EXTRAS]}" \
   || die "pip could not install smllm (check access to the package index, or set SMLLM_PIP_ARGS)"
 
 # ---------------------------------------------------------------- smllm on PATH

@@ -32,3 +32,6 @@ def dont_write_to_home_directory() -> Iterator[None]:
     yield
     after = {p: p.exists() and sorted(os.listdir(p)) for p in watched}
     assert before == after, f"a test wrote into the real home: {before} -> {after}"
+
+
+from pgserver import postgres, store_db  # noqa: E402,F401 - the real PostgreSQL fixtures

@@ -45,6 +45,10 @@ COMMANDS: dict[str, Command] = {
     "chain": Command("chain", "the approval evidence chain of an export"),
     "verify": Command("verify", "check a journal's hash chain and invariants"),
     "policy": Command("policy", "explain approval decisions and manage grants"),
+    "sessions": Command("sessions", "list journal sessions, newest first (index or team store)"),
+    "search": Command("search", "find records and effects across sessions"),
+    "ship": Command("ship", "send journals to the team store (PostgreSQL)"),
+    "store": Command("store", "set up and inspect the team store"),
 }
 
 

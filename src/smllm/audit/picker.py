@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from smllm import journal
 from smllm.base import clock
 from smllm.base.errors import SessionNotFound, UsageError
 from smllm.journal import lookup
 
 LIST_LIMIT = 20
-_PEEK_RECORDS = 200
 
 
 def interactive() -> bool:
@@ -36,19 +34,9 @@ class Choice:
     prompt: str
 
 
-def _peek(s: lookup.StoredSession) -> Choice:
-    cwd, prompt = "", ""
-    for n, rec in enumerate(journal.iter_records(s.path)):
-        payload = rec.get("payload") or {}
-        body = payload.get("record") or payload.get("event") or {}
-        if not cwd and rec.get("payload_type") == "session.start":
-            cwd = str(body.get("cwd") or "")
-        if not prompt and body.get("kind") == "accepted" and isinstance(body.get("prompt"), str):
-            prompt = " ".join(body["prompt"].split())
-        if (cwd and prompt) or n >= _PEEK_RECORDS:
-            break
+def _choice(s: lookup.StoredSession) -> Choice:
     when = clock.iso_utc(int(s.mtime * 1000))[:16].replace("T", " ")
-    return Choice(s.session_id, s.path, when, cwd, prompt)
+    return Choice(s.session_id, s.path, when, s.cwd or "", s.first_prompt or "")
 
 
 def latest(cwd: str | None = None) -> Path:
@@ -72,7 +60,7 @@ def pick(purpose: str, *, stdin: TextIO | None = None, out: TextIO | None = None
     """Ask on the terminal which session to use; return its journal."""
     stdin = stdin or sys.stdin
     out = out or sys.stderr
-    choices = [_peek(s) for s in lookup.sessions()[:LIST_LIMIT]]
+    choices = [_choice(s) for s in lookup.sessions(LIST_LIMIT)]
     if not choices:
         lookup.latest()  # raises the "no journal" error
     out.write(f"Sessions, most recent first ({purpose}):\n")

@@ -67,3 +67,7 @@ class InstallError(SmllmError):
 
 class ExportError(SmllmError):
     """An export could not be produced or written."""
+
+
+class StoreError(SmllmError):
+    """The team store cannot be reached, or refused what was asked of it."""

@@ -16,9 +16,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="host session id (or unique prefix) or a path to session.jsonl; default: the latest",
     )
     _output.add_json_flag(parser, "the report")
+    parser.add_argument("--store", metavar="URL", nargs="?", const="",
+                        help="re-check the session's chain from the team store's rows and "
+                             "compare them with the local journal (without URL: "
+                             "SMLLM_STORE_URL or [store] url)")
+    parser.add_argument("--host", metavar="NAME",
+                        help="with --store: the machine the session ran on, when its id is "
+                             "not enough")
+
+
+def _run_store(args: argparse.Namespace) -> int:
+    from smllm.base.errors import UsageError  # noqa: PLC0415
+    from smllm.store import audit, schema, settings  # noqa: PLC0415
+    from smllm.store.connection import connect  # noqa: PLC0415
+
+    if not args.session:
+        raise UsageError("verify --store needs a SESSION id",
+                         "list the stored ones with `smllm sessions --store`")
+    url = settings.resolve(args.store or None, "--store")
+    with connect(url) as conn:
+        schema.check(conn)
+        report = audit.verify(conn, args.session, args.host)
+    if args.json:
+        _output.write({"store": settings.shown(url), **report.as_json()})
+        return 0 if report.ok else 1
+    where = f"{report.session_id} on {report.host} in {settings.shown(url)}"
+    local = f"; compared with {report.local}" if report.local else ""
+    if report.ok:
+        sys.stdout.write(f"ok: {where}: {report.rows} stored rows in {report.streams} "
+                         f"stream(s), hash chain intact{local}\n")
+        return 0
+    sys.stdout.write(f"FAILED: {where}: {len(report.findings)} problem(s){local}\n")
+    for finding in report.findings:
+        sys.stdout.write(f"  {finding.text()}\n")
+    return 1
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.store is not None:
+        return _run_store(args)
+    if args.host is not None:
+        from smllm.base.errors import UsageError  # noqa: PLC0415
+
+        raise UsageError("--host applies to --store only")
     path = lookup.resolve(args.session) if args.session else lookup.latest().path
     report = verify(path)
     if args.json:

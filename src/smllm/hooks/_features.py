@@ -86,3 +86,12 @@ def machine_tool_rule(ctx: HookContext) -> tuple[str, str] | None:
     from smllm.machine import hostview  # noqa: PLC0415
 
     return hostview.tool_rule(ctx)
+
+
+def ship_in_background(ctx: HookContext) -> None:
+    """SessionEnd and Stop: start a detached shipper when a team store is configured."""
+    if ctx.agent_id is not None:
+        return
+    from smllm.store import trigger  # noqa: PLC0415
+
+    trigger.start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from smllm import journal
+from smllm.hooks import _features
 from smllm.hooks._context import HookContext
 from smllm.journal import sidecar, transcript
 
@@ -25,4 +26,5 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             )
         )
         txn.set_state("open", False)
+    _features.ship_in_background(ctx)
     return None

@@ -37,6 +37,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                     stop_hook_active=bool(ctx.payload.get("stop_hook_active")),
                 )
             )
+    _features.ship_in_background(ctx)
     if block:
         return {"decision": "block", "reason": block}
     return None

@@ -23,7 +23,7 @@ query functions return the same :class:`SessionRow` and :class:`Hit`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from smllm.index.model import DECISIONS, Filters, Hit, RefreshStats, SessionRow
 
@@ -37,6 +37,7 @@ __all__ = [
     "RefreshStats",
     "SessionRow",
     "database_path",
+    "latest",
     "refresh",
     "search",
     "session",
@@ -46,33 +47,44 @@ __all__ = [
 
 def database_path() -> Path:
     """Where the index lives: ``<data dir>/index.sqlite3`` (0600)."""
-    from smllm.index import database
+    from smllm.index import database  # noqa: PLC0415
 
     return database.path()
 
 
 def refresh(*, rebuild: bool = False) -> RefreshStats:
     """Bring the index up to date with the journals; ``rebuild`` starts from empty."""
-    from smllm.index import database, refresher
+    from smllm.index import database, refresher  # noqa: PLC0415
 
     with database.connect() as db:
         return refresher.refresh(db, rebuild=rebuild)
 
 
-def sessions(filters: Filters | None = None, *, fresh: bool = True) -> list[SessionRow]:
-    """Host sessions matching ``filters``, newest start first (refreshes first unless
-    ``fresh`` is False)."""
-    from smllm.index import database, queries, refresher
+def sessions(filters: Filters | None = None, *, by: Literal["started", "active"] = "started",
+             fresh: bool = True) -> list[SessionRow]:
+    """Host sessions matching ``filters``, newest first: by start, or by last record
+    (``by="active"``). Refreshes the index first unless ``fresh`` is False."""
+    from smllm.index import database, queries, refresher  # noqa: PLC0415
 
     with database.connect() as db:
         if fresh:
             refresher.refresh(db)
-        return queries.sessions(db, filters or Filters())
+        return queries.sessions(db, filters or Filters(), by=by)
+
+
+def latest(folder: str | None = None, *, fresh: bool = True) -> SessionRow | None:
+    """The most recently active session that ran exactly in ``folder`` (any if None)."""
+    from smllm.index import database, queries, refresher  # noqa: PLC0415
+
+    with database.connect() as db:
+        if fresh:
+            refresher.refresh(db)
+        return queries.latest(db, folder)
 
 
 def search(filters: Filters | None = None, *, fresh: bool = True) -> list[Hit]:
     """Records matching ``filters``, newest first (intents with their effect joined)."""
-    from smllm.index import database, queries, refresher
+    from smllm.index import database, queries, refresher  # noqa: PLC0415
 
     with database.connect() as db:
         if fresh:
@@ -85,7 +97,7 @@ def session(spec: str, *, fresh: bool = True) -> SessionRow | None:
 
     Raises :class:`smllm.base.errors.SessionNotFound` when the prefix is ambiguous.
     """
-    from smllm.index import database, queries, refresher
+    from smllm.index import database, queries, refresher  # noqa: PLC0415
 
     with database.connect() as db:
         if fresh:

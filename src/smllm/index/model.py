@@ -142,3 +142,31 @@ class RefreshStats:
 
 SESSION_FIELDS = tuple(f.name for f in fields(SessionRow))
 HIT_FIELDS = tuple(f.name for f in fields(Hit) if f.name != "extra")
+
+
+_UNITS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+
+
+def parse_time(text: str, now_ms: int) -> int:
+    """Unix ms of ``text``: ``2026-01-05``, ``2026-01-05T09:00``, or an age (``30m``,
+    ``12h``, ``7d``, ``2w``) before ``now_ms``. Raises ``ValueError``.
+
+    >>> parse_time("2026-01-05", 0)
+    1767571200000
+    >>> parse_time("2d", 172_800_000)
+    0
+    """
+    value = text.strip()
+    if len(value) >= 2 and value[:-1].isdigit() and value[-1] in _UNITS:
+        return now_ms - int(value[:-1]) * _UNITS[value[-1]]
+    from smllm.base.clock import parse_iso_ms  # noqa: PLC0415
+
+    padded = value.replace(" ", "T")
+    if len(padded) == 10:
+        padded += "T00:00"
+    if len(padded) == 16:
+        padded += ":00"
+    ms = parse_iso_ms(padded)
+    if ms is None:
+        raise ValueError(text)
+    return ms

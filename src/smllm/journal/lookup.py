@@ -1,4 +1,8 @@
-"""Finding journals in the store: by host session id, by path, or the latest."""
+"""Finding journals: by host session id (or a unique prefix), by path, or the latest.
+
+Backed by the embedded index (:mod:`smllm.index`), which is brought up to date on each
+call: no folder scan, however many sessions the store holds.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from smllm import journal
+from smllm import index, journal
 from smllm.base import paths
 from smllm.base.errors import SessionNotFound
+
+LIST_HINT = "list them with `smllm sessions --all`, or give a path to session.jsonl"
 
 
 @dataclass(frozen=True)
@@ -16,41 +22,33 @@ class StoredSession:
     session_id: str
     path: Path
     mtime: float
-
-    @property
-    def cwd(self) -> str | None:
-        """The folder the session ran in, from its first ``session.start``."""
-        for rec in journal.iter_records(self.path):
-            if rec.get("payload_type") == "session.start":
-                body = (rec.get("payload") or {}).get("record") or {}
-                cwd = body.get("cwd")
-                return cwd if isinstance(cwd, str) else None
-        return None
+    cwd: str | None = None
+    first_prompt: str | None = None
+    started_at: str | None = None
 
 
-def sessions() -> list[StoredSession]:
-    """Every host session in the store, most recently written first."""
-    index = paths.sessions_dir() / "by-id"
-    out: list[StoredSession] = []
-    try:
-        names = os.listdir(index)
-    except FileNotFoundError:
-        return out
-    for sid in names:
-        try:
-            log = journal.log_path(sid)
-            out.append(StoredSession(sid, log, log.stat().st_mtime))
-        except (OSError, ValueError):
-            continue
-    out.sort(key=lambda s: (s.mtime, s.session_id), reverse=True)
-    return out
+def _stored(row: index.SessionRow) -> StoredSession:
+    return StoredSession(row.session_id, Path(row.journal or ""),
+                         (row.started_ms or 0) / 1000 if row.last_at is None else
+                         _ms(row.last_at) / 1000, row.folder, row.first_prompt, row.started_at)
+
+
+def _ms(at: str) -> int:
+    from smllm.base.clock import parse_iso_ms  # noqa: PLC0415
+
+    return parse_iso_ms(at) or 0
+
+
+def sessions(limit: int | None = None) -> list[StoredSession]:
+    """Host sessions on this machine, most recently active first."""
+    return [_stored(r) for r in index.sessions(index.Filters(limit=limit), by="active")]
 
 
 def latest(cwd: str | None = None) -> StoredSession:
-    """The most recent session (in ``cwd`` when given)."""
-    for s in sessions():
-        if cwd is None or s.cwd == cwd:
-            return s
+    """The most recently active session (that ran in ``cwd`` when given)."""
+    row = index.latest(cwd)
+    if row is not None:
+        return _stored(row)
     where = f" for {cwd}" if cwd else ""
     raise SessionNotFound(
         f"no smllm journal found{where} in {paths.sessions_dir()}",
@@ -72,13 +70,7 @@ def resolve(spec: str) -> Path:
         return journal.log_path(spec)
     except FileNotFoundError:
         pass
-    matches = [s for s in sessions() if s.session_id.startswith(spec)]
-    if len(matches) == 1:
-        return matches[0].path
-    if len(matches) > 1:
-        ids = ", ".join(s.session_id for s in matches[:5])
-        raise SessionNotFound(f"session id prefix {spec!r} is ambiguous", f"matches: {ids}")
-    raise SessionNotFound(
-        f"no session {spec!r} in {paths.sessions_dir()}",
-        "list the sessions with `smllm export` on a terminal, or give a path to session.jsonl",
-    )
+    row = index.session(spec)
+    if row is not None and row.journal:
+        return Path(row.journal)
+    raise SessionNotFound(f"no session {spec!r} in {paths.sessions_dir()}", LIST_HINT)

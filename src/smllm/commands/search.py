@@ -1,0 +1,86 @@
+"""``smllm search``: records and effects across sessions, from the index or the team store.
+
+Filters that matter for audit: the record kind, the tool, the decision and the
+authorizer (an intent matches on its effective authorization), the rule, a substring
+of the command or path, a time range; plus the session filters of ``smllm sessions``.
+``--count-by`` answers "how many, per user" (or host, project, session, tool, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+
+from smllm.commands import _listing
+
+GROUPS = ("user", "host", "folder", "session_id", "tool", "kind", "authorization", "rule")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    _listing.add_filters(parser)
+    parser.add_argument("--kind", metavar="KIND",
+                        help="record kind: side_effect_intent, tool_batch.effect.terminal, "
+                             "approval.review, session.start, ...")
+    parser.add_argument("--effects", action="store_true",
+                        help="side effects only (--kind side_effect_intent), each with its "
+                             "authorization and outcome")
+    parser.add_argument("--tool", metavar="NAME", help="the tool: bash, edit, write, ...")
+    parser.add_argument("--decision", metavar="D", help="allow, deny, ask or defer")
+    parser.add_argument("--authorizer", metavar="WHO",
+                        help="policy, llm_judge, user, host, command, machine, ...")
+    parser.add_argument("--rule", metavar="ID", help="the policy rule that decided")
+    parser.add_argument("--text", metavar="TEXT",
+                        help="a substring of the command, file path, path or URL acted on")
+    parser.add_argument("--count-by", metavar="FIELD", choices=GROUPS,
+                        help=f"print counts per FIELD instead of rows ({', '.join(GROUPS)})")
+
+
+def run(args: argparse.Namespace) -> int:
+    from smllm.base.errors import UsageError  # noqa: PLC0415
+
+    if args.effects and args.kind not in (None, "side_effect_intent"):
+        raise UsageError("--effects and --kind name different record kinds",
+                         "give one of them")
+    f = _listing.filters(
+        args, kind="side_effect_intent" if args.effects else args.kind, tool=args.tool,
+        decision=args.decision, authorizer=args.authorizer, rule=args.rule, text=args.text)
+    if args.limit is None and args.count_by is None:
+        f = f.with_(limit=100)
+    url = _listing.store_url(args)
+    if url is None:
+        from smllm import index  # noqa: PLC0415
+
+        hits = index.search(f)
+    else:
+        from smllm.store import queries, schema  # noqa: PLC0415
+        from smllm.store.connection import connect  # noqa: PLC0415
+
+        with connect(url) as conn:
+            schema.check(conn)
+            hits = queries.search(conn, f)
+    if args.count_by:
+        counts = Counter(getattr(h, args.count_by) for h in hits)
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+        if args.json:
+            sys.stdout.write(json.dumps({"by": args.count_by, "counts": [
+                {args.count_by: k, "count": n} for k, n in ordered]}, ensure_ascii=False) + "\n")
+        else:
+            for key, n in ordered:
+                sys.stdout.write(f"{n:>7}  {key}\n")
+        return 0
+    if args.json:
+        sys.stdout.write(json.dumps({"hits": [h.as_json() for h in hits]},
+                                    ensure_ascii=False) + "\n")
+        return 0
+    for h in hits:
+        auth = h.authorization or h.decision or ""
+        outcome = h.outcome or ""
+        sys.stdout.write(
+            f"{_listing.when(h.recorded_at)}  {h.user}@{h.host}  {h.session_id[:8]} "
+            f"{h.stream} #{h.sequence}  {h.kind}  {h.tool or ''}  {auth}  {outcome}  "
+            f"{_listing.short(h.text, 80)}".rstrip() + "\n")
+    if not hits:
+        sys.stderr.write("no matching records\n")
+    return 0

@@ -1,0 +1,143 @@
+"""What a record is about, in a few columns: the facets search filters on.
+
+Both back ends (the SQLite index and the team store) compute them here, from the
+parsed record, so a filter means the same thing everywhere. :class:`Summary` folds the
+records of one main journal into the columns ``smllm sessions`` shows.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from smllm.base import clock
+from smllm.journal import body_of, kind_of
+
+TEXT_LIMIT = 4096
+PROMPT_LIMIT = 500
+#: the input fields that say what a tool acted on, in order of preference
+TARGET_KEYS = ("command", "file_path", "notebook_path", "path", "url", "pattern", "query")
+TERMINAL = "tool_batch.effect.terminal"
+INTENT = "side_effect_intent"
+
+
+class Facets(NamedTuple):
+    kind: str | None
+    tool: str | None
+    text: str | None
+    decision: str | None
+    rule: str | None
+    outcome: str | None
+    tool_use_id: str | None
+
+
+def tool_name(value: object) -> str | None:
+    """``tool:bash`` / ``Bash`` / ``NotebookEdit`` -> ``bash`` / ``bash`` / ``notebook_edit``."""
+    if not isinstance(value, str) or not value:
+        return None
+    if value.startswith("tool:"):
+        return value[5:]
+    if value.startswith("mcp__"):
+        return value
+    out = []
+    for i, ch in enumerate(value):
+        if ch.isupper() and i and not value[i - 1].isupper():
+            out.append("_")
+        out.append(ch.lower())
+    return "".join(out)
+
+
+def target(inp: object) -> str | None:
+    """The command, path, URL or pattern a tool input acts on (shortened)."""
+    if not isinstance(inp, dict):
+        return None
+    for key in TARGET_KEYS:
+        value = inp.get(key)
+        if isinstance(value, str):
+            return value[:TEXT_LIMIT]
+    return None
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _tool_of(body: dict[str, Any]) -> str | None:
+    return tool_name(body.get("operation")) or tool_name(body.get("tool_name"))
+
+
+def facets(rec: dict[str, Any]) -> Facets:  # noqa: PLR0911 - one return per kind
+    """The facets of one parsed record."""
+    kind = kind_of(rec)
+    body = body_of(rec)
+    tid = _str(body.get("tool_use_id"))
+    if kind == INTENT:
+        return Facets(kind, _tool_of(body), target(body.get("input")),
+                      _str(body.get("policy_decision")), _str(body.get("rule")), None, tid)
+    if kind == TERMINAL:
+        return Facets(kind, _tool_of(body), None, _str(body.get("authorized_by")), None,
+                      _str(body.get("outcome")), tid)
+    if kind == "tool_batch.effect.started":
+        return Facets(kind, _tool_of(body), None, None, None, None, tid)
+    if kind == "approval.review":
+        action = body.get("action")
+        act = action if isinstance(action, dict) else {}
+        return Facets(kind, _tool_of(act) or _tool_of(body), target(act.get("input")) or
+                      _str(act.get("summary")), None, _str(body.get("rule")), None, tid)
+    if kind == "decision_applied":
+        source = body.get("decision_source")
+        who = source.get("kind") if isinstance(source, dict) else source
+        result = _str(body.get("policy_result"))
+        stamp = f"{result}:{who}" if result and isinstance(who, str) else None
+        return Facets(kind, None, None, stamp, None, _str(body.get("decision")), tid)
+    if kind == "session.end":
+        return Facets(kind, None, None, None, None, _str(body.get("exit_reason")), None)
+    if kind == "approval_wait.effect.terminal":
+        return Facets(kind, None, None, None, None, _str(body.get("outcome")), tid)
+    return Facets(kind, None, None, None, None, None, None)
+
+
+def effective(stamp: str | None, observed: str | None) -> str | None:
+    """An intent's effective authorization: what its terminal observed when smllm
+    deferred to Claude Code (``defer:``/``ask:``), else its own stamp."""
+    if stamp is not None and stamp.startswith(("defer:", "ask:")) and observed:
+        return observed
+    return stamp
+
+
+class Summary:
+    """The ``smllm sessions`` columns of one main journal, folded record by record."""
+
+    __slots__ = ("first_prompt", "folder", "last_at", "last_ms", "records", "started_at",
+                 "started_ms", "termination")
+
+    def __init__(self, *, started_at: str | None = None, started_ms: int | None = None,
+                 last_at: str | None = None, last_ms: int | None = None,
+                 folder: str | None = None, records: int = 0, termination: str = "open",
+                 first_prompt: str | None = None) -> None:
+        self.started_at = started_at
+        self.started_ms = started_ms
+        self.last_at = last_at
+        self.last_ms = last_ms
+        self.folder = folder
+        self.records = records
+        self.termination = termination
+        self.first_prompt = first_prompt
+
+    def add(self, rec: dict[str, Any], kind: str | None) -> None:
+        at = _str(rec.get("recorded_at"))
+        ms = clock.parse_iso_ms(at)
+        self.records += 1
+        if self.started_at is None:
+            self.started_at, self.started_ms = at, ms
+        if at is not None:
+            self.last_at, self.last_ms = at, ms
+        if kind in ("session.start", "session.resumed"):
+            self.termination = "open"
+            if self.folder is None:
+                self.folder = _str(body_of(rec).get("cwd"))
+        elif kind == "session.end":
+            self.termination = _str(body_of(rec).get("exit_reason")) or "ended"
+        elif kind == "proposed" and self.first_prompt is None:
+            prompt = body_of(rec).get("prompt")
+            if isinstance(prompt, str) and prompt.strip():
+                self.first_prompt = " ".join(prompt.split())[:PROMPT_LIMIT]

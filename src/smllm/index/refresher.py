@@ -1,0 +1,280 @@
+"""Bringing the index up to date with the journals, incrementally.
+
+A look costs one ``listdir`` of ``sessions/by-id`` (new sessions) and one ``stat`` per
+known journal. Only a journal that grew is read, from the byte after the last complete
+line indexed; one that shrank, was replaced (another inode) or whose next record does
+not chain onto the last one indexed is re-read from the start. A torn last line is
+left for the next look. Several processes may refresh at once: the writes happen in
+one ``BEGIN IMMEDIATE`` transaction, in which each journal's position is read again.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from typing import Any
+
+from smllm import journal
+from smllm.base import paths
+from smllm.base.clock import parse_iso_ms
+from smllm.index.facets import INTENT, TERMINAL, Summary, effective, facets
+from smllm.index.model import RefreshStats
+
+CHUNK = 16 * 1024 * 1024
+MAIN = "main"
+
+
+class _Journal:
+    __slots__ = ("inode", "last_hash", "last_sequence", "offset", "path", "session_id", "stream")
+
+    def __init__(self, path: str, session_id: str, stream: str, *, inode: int = 0,
+                 offset: int = 0,
+                 last_sequence: int = 0, last_hash: str | None = None) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.stream = stream
+        self.inode = inode
+        self.offset = offset
+        self.last_sequence = last_sequence
+        self.last_hash = last_hash
+
+
+def _known(db: sqlite3.Connection) -> dict[str, _Journal]:
+    return {r[0]: _Journal(r[0], r[1], r[2], inode=r[3], offset=r[4], last_sequence=r[5],
+                           last_hash=r[6]) for r in db.execute(
+        "SELECT path, session_id, stream, inode, offset, last_sequence, last_hash FROM journals")}
+
+
+def _new_sessions(known: dict[str, _Journal]) -> list[_Journal]:
+    ids = {j.session_id for j in known.values() if j.stream == MAIN}
+    try:
+        names = os.listdir(os.path.join(paths.data_root(), "sessions", "by-id"))
+    except FileNotFoundError:
+        return []
+    out = []
+    for sid in names:
+        if sid in ids or not paths.is_safe_id(sid):
+            continue
+        try:
+            log = journal.locate(sid)
+        except (OSError, ValueError):
+            continue
+        if os.path.isfile(log):
+            out.append(_Journal(log, sid, MAIN))
+    return out
+
+
+def _changed(j: _Journal) -> bool | None:
+    """True: grew; False: unchanged; None: gone. A cut or replaced file counts as grown."""
+    try:
+        st = os.stat(j.path)
+    except FileNotFoundError:
+        return None
+    return st.st_ino != j.inode or st.st_size != j.offset
+
+
+def refresh(db: sqlite3.Connection, *, rebuild: bool = False) -> RefreshStats:
+    """Index what the journals gained since the last refresh."""
+    t0 = time.perf_counter()
+    if rebuild:
+        db.execute("BEGIN IMMEDIATE")
+        for table in ("journals", "sessions", "records"):
+            db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+        db.execute("COMMIT")
+    known = _known(db)
+    work = _new_sessions(known)
+    gone = []
+    for j in known.values():
+        state = _changed(j)
+        if state is None:
+            gone.append(j)
+        elif state:
+            work.append(j)
+    stats = _Stats(len(known) + len(work) - len([j for j in work if j.path in known]))
+    if not work and not gone:
+        return stats.done(t0)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        fresh = _known(db)  # another process may have indexed some of them meanwhile
+        for j in gone:
+            _forget(db, j)
+        queue = [fresh.get(j.path, j) for j in work]
+        while queue:
+            j = queue.pop()
+            if _changed(j):
+                queue += _index(db, j, fresh, stats)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return stats.done(t0)
+
+
+class _Stats:
+    def __init__(self, journals: int) -> None:
+        self.journals = journals
+        self.read = 0
+        self.records = 0
+        self.rebuilt = 0
+
+    def done(self, t0: float) -> RefreshStats:
+        return RefreshStats(self.journals, self.read, self.records, self.rebuilt,
+                            time.perf_counter() - t0)
+
+
+def _forget(db: sqlite3.Connection, j: _Journal) -> None:
+    db.execute("DELETE FROM journals WHERE path = ?", (j.path,))
+    db.execute("DELETE FROM records WHERE session_id = ? AND stream = ?", (j.session_id, j.stream))
+    if j.stream == MAIN:
+        db.execute("DELETE FROM sessions WHERE session_id = ?", (j.session_id,))
+
+
+def _reset(db: sqlite3.Connection, j: _Journal) -> None:
+    _forget(db, j)
+    j.offset, j.last_sequence, j.last_hash, j.inode = 0, 0, None, 0
+
+
+def _summary(db: sqlite3.Connection, j: _Journal) -> Summary | None:
+    if j.stream != MAIN:
+        return None
+    row = db.execute(
+        "SELECT started_at, started_ms, last_at, last_ms, folder, records, termination, "
+        "first_prompt FROM sessions WHERE session_id = ?", (j.session_id,)).fetchone()
+    if not row:
+        return Summary()
+    return Summary(started_at=row[0], started_ms=row[1], last_at=row[2], last_ms=row[3],
+                   folder=row[4], records=row[5], termination=row[6], first_prompt=row[7])
+
+
+def _index(db: sqlite3.Connection, j: _Journal, known: dict[str, _Journal],
+           stats: _Stats) -> list[_Journal]:
+    """Read what ``j`` gained; return subagent journals it revealed."""
+    try:
+        fh = open(j.path, "rb")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        _forget(db, j)
+        return []
+    with fh:
+        st = os.fstat(fh.fileno())
+        if (st.st_ino != j.inode and j.inode) or st.st_size < j.offset:
+            _reset(db, j)
+            stats.rebuilt += 1
+        reader = _Reader(db, j)
+        if not reader.read(fh):  # the next record does not chain on: re-read it all
+            _reset(db, j)
+            stats.rebuilt += 1
+            reader = _Reader(db, j)
+            reader.read(fh)
+    j.inode = st.st_ino
+    stats.read += 1
+    stats.records += reader.added
+    db.execute(
+        "INSERT OR REPLACE INTO journals (path, session_id, stream, inode, offset, last_sequence,"
+        " last_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (j.path, j.session_id, j.stream, j.inode, j.offset, j.last_sequence, j.last_hash))
+    known[j.path] = j
+    reader.save_summary()
+    return [c for c in reader.children if c.path not in known]
+
+
+class _Reader:
+    """Reads a journal from ``j.offset`` and writes its records to the index."""
+
+    def __init__(self, db: sqlite3.Connection, j: _Journal) -> None:
+        self.db = db
+        self.j = j
+        self.summary = _summary(db, j)
+        self.added = 0
+        self.children: list[_Journal] = []
+        self.intents: dict[str, list[Any]] = {}  # tool_use_id -> its row, not yet written
+
+    def read(self, fh: Any) -> bool:
+        j = self.j
+        fh.seek(j.offset)
+        first = True
+        rest = b""
+        while True:
+            data = fh.read(CHUNK)
+            if not data:
+                return True
+            data = rest + data
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                rest = data
+                continue
+            rest = data[cut + 1:]
+            rows: list[list[Any]] = []
+            for raw in data[:cut].split(b"\n"):
+                rec = journal.parse_line(raw)
+                if rec is None:
+                    continue
+                if first and j.last_hash is not None and rec.get("prev") != j.last_hash:
+                    return False
+                first = False
+                self.record(rec, raw, rows)
+            self.flush(rows)
+            j.offset += cut + 1
+
+    def record(self, rec: dict[str, Any], raw: bytes, rows: list[list[Any]]) -> None:
+        j = self.j
+        f = facets(rec)
+        at = rec.get("recorded_at")
+        at = at if isinstance(at, str) else None
+        row = [j.session_id, j.stream, rec["sequence"], at, parse_iso_ms(at), f.kind, f.tool,
+               f.text, f.decision, f.rule, f.outcome, f.tool_use_id,
+               f.decision if f.kind == INTENT else None, None]
+        if f.kind == TERMINAL and f.tool_use_id:
+            self.close_effect(rows, f.tool_use_id, f.decision, f.outcome, rec["sequence"])
+        rows.append(row)
+        if f.kind == INTENT and f.tool_use_id:
+            self.intents[f.tool_use_id] = row
+        declared, _ = journal.line_hash(raw)
+        j.last_sequence, j.last_hash = int(rec["sequence"]), declared
+        if self.summary is not None:
+            self.summary.add(rec, f.kind)
+        if f.kind == "subagent.started" and j.stream == MAIN:
+            self.child(rec)
+
+    def close_effect(self, rows: list[list[Any]], tid: str, observed: str | None,
+                     outcome: str | None, sequence: int) -> None:
+        row = self.intents.pop(tid, None)
+        if row is not None:
+            row[12] = effective(row[8], observed)
+            row[10], row[13] = outcome, sequence
+            return
+        self.flush(rows)  # the intent was indexed earlier: update it in place
+        self.db.execute(
+            "UPDATE records SET authorization = CASE WHEN decision LIKE 'defer:%' OR "
+            "decision LIKE 'ask:%' THEN coalesce(?, decision) ELSE decision END, outcome = ?, "
+            "terminal_sequence = ? WHERE session_id = ? AND stream = ? AND tool_use_id = ? "
+            "AND kind = ?",
+            (observed, outcome, sequence, self.j.session_id, self.j.stream, tid, INTENT))
+
+    def flush(self, rows: list[list[Any]]) -> None:
+        if rows:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows)
+            self.added += len(rows)
+            rows.clear()
+            self.intents.clear()
+
+    def child(self, rec: dict[str, Any]) -> None:
+        body = journal.body_of(rec)
+        agent = body.get("agent_id")
+        if not paths.is_safe_id(agent):
+            return
+        log = os.path.join(os.path.dirname(self.j.path), "subagent", str(agent), journal.LOG_NAME)
+        self.children.append(_Journal(log, self.j.session_id, f"subagent/{agent}"))
+
+    def save_summary(self) -> None:
+        s = self.summary
+        if s is None:
+            return
+        self.db.execute(
+            "INSERT OR REPLACE INTO sessions (session_id, journal, folder, started_at, started_ms,"
+            " last_at, last_ms, records, termination, first_prompt) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (self.j.session_id, self.j.path, s.folder, s.started_at, s.started_ms, s.last_at,
+             s.last_ms, s.records, s.termination, s.first_prompt))

@@ -1,0 +1,241 @@
+"""The team store's schema: versioned migrations, the roles, row-level security.
+
+``smllm store init --url URL`` applies every migration the store lacks, in order, each
+in its own transaction, under an advisory lock (two inits at once are safe). The
+applied versions are rows of ``smllm.schema_migrations``. Commands that use the store
+refuse a store whose schema is older (run init) or newer (upgrade smllm) than theirs.
+
+Roles (group roles: grant them to the developers' and auditors' login roles):
+
+* ``smllm_writer``: INSERT on ``records`` and ``sessions`` (not on the columns that
+  say who shipped: those default to ``current_user``), SELECT to find conflicts; no
+  UPDATE, DELETE or TRUNCATE, and a trigger refuses those to everyone, owner included.
+* ``smllm_auditor``: SELECT on everything.
+
+Row-level security (``smllm store rls on``): a writer then reads and writes only the
+rows it shipped (``db_user = current_user``); an auditor still reads everything.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from smllm.base.errors import StoreError
+
+if TYPE_CHECKING:
+    import psycopg
+
+WRITER = "smllm_writer"
+AUDITOR = "smllm_auditor"
+LOCK_KEY = 0x736D6C6C6D  # "smllm": the advisory lock of migrations
+TABLES = ("records", "sessions")
+
+_V1 = """
+CREATE SCHEMA IF NOT EXISTS smllm;
+CREATE TABLE smllm.meta (key text PRIMARY KEY, value text NOT NULL);
+INSERT INTO smllm.meta VALUES ('store_id', md5(random()::text || clock_timestamp()::text));
+
+CREATE TABLE smllm.sessions (
+  host          text NOT NULL,
+  session_id    text NOT NULL,
+  os_user       text NOT NULL,
+  project       text,
+  git_remote    text,
+  smllm_version text,
+  started_at    timestamptz,
+  db_user       name NOT NULL DEFAULT current_user,
+  shipped_at    timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (host, session_id)
+);
+CREATE INDEX sessions_started ON smllm.sessions (started_at);
+CREATE INDEX sessions_user ON smllm.sessions (os_user, started_at);
+CREATE INDEX sessions_project ON smllm.sessions (project);
+
+CREATE TABLE smllm.records (
+  host        text NOT NULL,
+  session_id  text NOT NULL,
+  stream      text NOT NULL,
+  sequence    bigint NOT NULL,
+  hash        text NOT NULL,
+  prev        text,
+  recorded_at timestamptz,
+  kind        text,
+  tool        text,
+  target      text,
+  decision    text,
+  rule        text,
+  outcome     text,
+  tool_use_id text,
+  line        text,
+  line_bytes  bytea,
+  db_user     name NOT NULL DEFAULT current_user,
+  shipped_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (host, session_id, stream, sequence),
+  CHECK ((line IS NULL) <> (line_bytes IS NULL))
+);
+CREATE INDEX records_decision ON smllm.records (decision, recorded_at)
+  WHERE decision IS NOT NULL;
+CREATE INDEX records_kind ON smllm.records (kind, recorded_at);
+CREATE INDEX records_effect ON smllm.records (host, session_id, stream, tool_use_id)
+  WHERE tool_use_id IS NOT NULL;
+
+CREATE FUNCTION smllm.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'smllm: % on %.% refused: the team store is append-only',
+    TG_OP, TG_TABLE_SCHEMA, TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE TRIGGER records_append_only BEFORE UPDATE OR DELETE ON smllm.records
+  FOR EACH ROW EXECUTE FUNCTION smllm.refuse_change();
+CREATE TRIGGER records_no_truncate BEFORE TRUNCATE ON smllm.records
+  FOR EACH STATEMENT EXECUTE FUNCTION smllm.refuse_change();
+CREATE TRIGGER sessions_append_only BEFORE UPDATE OR DELETE ON smllm.sessions
+  FOR EACH ROW EXECUTE FUNCTION smllm.refuse_change();
+CREATE TRIGGER sessions_no_truncate BEFORE TRUNCATE ON smllm.sessions
+  FOR EACH STATEMENT EXECUTE FUNCTION smllm.refuse_change();
+
+CREATE VIEW smllm.effects {view_options} AS
+SELECT i.host, i.session_id, i.stream,
+       s.os_user, s.project, s.git_remote,
+       i.sequence AS intent_sequence, i.recorded_at, i.tool_use_id,
+       i.tool, i.target, i.rule,
+       i.decision AS stamp,
+       CASE WHEN (i.decision LIKE 'defer:%' OR i.decision LIKE 'ask:%')
+                 AND t.decision IS NOT NULL
+            THEN t.decision ELSE i.decision END AS authorization,
+       t.outcome, t.sequence AS terminal_sequence, t.recorded_at AS ended_at
+FROM smllm.records i
+JOIN smllm.sessions s ON s.host = i.host AND s.session_id = i.session_id
+LEFT JOIN smllm.records t
+  ON t.host = i.host AND t.session_id = i.session_id AND t.stream = i.stream
+ AND t.kind = 'tool_batch.effect.terminal' AND t.tool_use_id = i.tool_use_id
+WHERE i.kind = 'side_effect_intent';
+COMMENT ON VIEW smllm.effects IS
+  'One row per side effect: its intent joined with its terminal record (docs/team-store.md)';
+
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'smllm_writer') THEN
+    CREATE ROLE smllm_writer NOLOGIN;
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'smllm_auditor') THEN
+    CREATE ROLE smllm_auditor NOLOGIN;
+  END IF;
+END $$;
+GRANT USAGE ON SCHEMA smllm TO smllm_writer, smllm_auditor;
+GRANT SELECT ON smllm.meta, smllm.schema_migrations TO smllm_writer, smllm_auditor;
+GRANT SELECT ON smllm.records, smllm.sessions, smllm.effects TO smllm_writer, smllm_auditor;
+GRANT INSERT (host, session_id, os_user, project, git_remote, smllm_version, started_at)
+  ON smllm.sessions TO smllm_writer;
+GRANT INSERT (host, session_id, stream, sequence, hash, prev, recorded_at, kind, tool, target,
+              decision, rule, outcome, tool_use_id, line, line_bytes)
+  ON smllm.records TO smllm_writer;
+
+CREATE POLICY writer_own ON smllm.records FOR ALL TO smllm_writer
+  USING (db_user = current_user) WITH CHECK (db_user = current_user);
+CREATE POLICY auditor_all ON smllm.records FOR SELECT TO smllm_auditor USING (true);
+CREATE POLICY writer_own ON smllm.sessions FOR ALL TO smllm_writer
+  USING (db_user = current_user) WITH CHECK (db_user = current_user);
+CREATE POLICY auditor_all ON smllm.sessions FOR SELECT TO smllm_auditor USING (true);
+"""
+
+#: (version, name, SQL): append only; never edit a released migration
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (1, "records, sessions, effects view, roles, policies", _V1),
+)
+LATEST = MIGRATIONS[-1][0]
+
+
+def applied(conn: psycopg.Connection[Any]) -> int:
+    """The store's schema version (0: not initialised)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT to_regclass('smllm.schema_migrations') IS NOT NULL")
+        row = cur.fetchone()
+        if not row or not row[0]:
+            return 0
+        cur.execute("SELECT coalesce(max(version), 0) FROM smllm.schema_migrations")
+        found = cur.fetchone()
+    return int(found[0]) if found else 0
+
+
+def migrate(conn: psycopg.Connection[Any]) -> list[tuple[int, str]]:
+    """Apply the missing migrations; return those applied."""
+    done: list[tuple[int, str]] = []
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+        cur.execute("CREATE SCHEMA IF NOT EXISTS smllm")
+        cur.execute("CREATE TABLE IF NOT EXISTS smllm.schema_migrations (version integer "
+                    "PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL "
+                    "DEFAULT now())")
+        cur.execute("SELECT coalesce(max(version), 0) FROM smllm.schema_migrations")
+        row = cur.fetchone()
+        current = int(row[0]) if row else 0
+        if current > LATEST:
+            raise StoreError(f"the store's schema is version {current}, newer than this smllm "
+                             f"knows ({LATEST})", "upgrade smllm")
+        cur.execute("SHOW server_version_num")
+        version_row = cur.fetchone()
+        invoker = int(version_row[0]) >= 150000 if version_row else False
+        for version, name, sql in MIGRATIONS:
+            if version <= current:
+                continue
+            text = sql.replace("{view_options}",
+                               "WITH (security_invoker = true)" if invoker else "")
+            cur.execute(text.encode())
+            cur.execute("INSERT INTO smllm.schema_migrations (version, name) VALUES (%s, %s)",
+                        (version, name))
+            done.append((version, name))
+    return done
+
+
+def check(conn: psycopg.Connection[Any]) -> None:
+    """Refuse a store whose schema is not the one this smllm writes."""
+    found = applied(conn)
+    if found == LATEST:
+        return
+    if found == 0:
+        raise StoreError("the team store has no smllm schema",
+                         "create it with `smllm store init --url URL`")
+    if found < LATEST:
+        raise StoreError(f"the team store's schema is version {found}, older than {LATEST}",
+                         "migrate it with `smllm store init --url URL`")
+    raise StoreError(f"the team store's schema is version {found}, newer than this smllm "
+                     f"knows ({LATEST})", "upgrade smllm")
+
+
+def set_rls(conn: psycopg.Connection[Any], on: bool) -> None:
+    """Turn row-level security on (a writer reads only its own rows) or off."""
+    verb = "ENABLE" if on else "DISABLE"
+    with conn.transaction(), conn.cursor() as cur:
+        for table in TABLES:
+            cur.execute(f"ALTER TABLE smllm.{table} {verb} ROW LEVEL SECURITY".encode())
+
+
+def rls_enabled(conn: psycopg.Connection[Any]) -> bool:
+    with conn.cursor() as cur:
+        cur.execute("SELECT bool_and(relrowsecurity) FROM pg_class WHERE oid IN "
+                    "('smllm.records'::regclass, 'smllm.sessions'::regclass)")
+        row = cur.fetchone()
+    return bool(row and row[0])
+
+
+def grant(conn: psycopg.Connection[Any], role: str, group: str) -> bool:
+    """Make login role ``role`` a member of ``group``; create it (LOGIN, no password)
+    when missing. Returns whether it was created."""
+    from psycopg import sql  # noqa: PLC0415
+
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,))
+        created = cur.fetchone() is None
+        if created:
+            cur.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
+        cur.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(role)))
+    return created
+
+
+def store_id(conn: psycopg.Connection[Any]) -> str:
+    """The store's identity (ship cursors are kept per store)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT value FROM smllm.meta WHERE key = 'store_id'")
+        row = cur.fetchone()
+    if not row:
+        raise StoreError("the team store has no identity row", "re-run `smllm store init`")
+    return str(row[0])

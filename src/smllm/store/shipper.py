@@ -1,0 +1,313 @@
+"""``smllm ship``: send journals to the team store, idempotently.
+
+A record is identified by (host, session, stream, sequence) and carries its hash. Each
+batch is one transaction: ``COPY`` into a temporary staging table, ``INSERT ... ON
+CONFLICT DO NOTHING`` into ``smllm.records``, then the staged rows whose stored twin
+has another hash are reported as conflicts (an edit or a fork): never overwritten.
+After the commit, the local cursor of each journal (byte offset, sequence, hash, per
+store) moves on, so the next ship reads only what was appended. A kill at any point
+leaves either the whole batch or none of it; the rows a lost cursor makes us send
+again are recognised as duplicates.
+
+Reading and encoding run in a thread beside the database work, so that Python and
+the server each keep one core busy.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from smllm import journal
+from smllm.base import faults
+from smllm.base.errors import StoreError
+from smllm.index import database, origin, refresher
+from smllm.index.facets import facets
+from smllm.store import schema
+from smllm.store.connection import connect, first_line
+
+BATCH_ROWS = 50_000
+CHUNK = 4 * 1024 * 1024
+CONFLICTS_KEPT = 100
+COLUMNS = ("host", "session_id", "stream", "sequence", "hash", "prev", "recorded_at", "kind",
+           "tool", "target", "decision", "rule", "outcome", "tool_use_id", "line", "line_bytes")
+_STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ship_stage (host text, session_id text, stream text,"
+          " sequence bigint, hash text, prev text, recorded_at timestamptz, kind text, tool text,"
+          " target text, decision text, rule text, outcome text, tool_use_id text, line text,"
+          " line_bytes bytea) ON COMMIT DELETE ROWS")
+_COLS = ", ".join(COLUMNS)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    host: str
+    session_id: str
+    stream: str
+    sequence: int
+    stored_hash: str
+    local_hash: str
+
+    def text(self) -> str:
+        return (f"conflict: {self.session_id} {self.stream} #{self.sequence}: the store holds "
+                f"{self.stored_hash[:19]}…, this journal {self.local_hash[:19]}… (edited or "
+                "forked since it was shipped; the stored row is kept)")
+
+
+@dataclass
+class Report:
+    journals: int = 0
+    read: int = 0  # journals with something new
+    sent: int = 0
+    inserted: int = 0
+    conflicts: list[Conflict] = field(default_factory=list)
+    conflict_count: int = 0
+    sessions: set[str] = field(default_factory=set)
+
+    @property
+    def duplicates(self) -> int:
+        return self.sent - self.inserted - self.conflict_count
+
+    def as_json(self) -> dict[str, Any]:
+        return {"journals": self.journals, "read": self.read, "sent": self.sent,
+                "inserted": self.inserted, "duplicates": self.duplicates,
+                "conflicts": self.conflict_count,
+                "conflict_rows": [c.__dict__ for c in self.conflicts]}
+
+
+class Source:
+    """One journal to ship and where its cursor stands."""
+
+    __slots__ = ("folder", "offset", "path", "prev", "sequence", "session_id", "started_at",
+                 "stream")
+
+    def __init__(self, path: str, session_id: str, stream: str, *, folder: str | None,
+                 started_at: str | None, offset: int = 0, sequence: int = 0,
+                 prev: str | None = None) -> None:
+        self.path = path
+        self.session_id = session_id
+        self.stream = stream
+        self.folder = folder
+        self.started_at = started_at
+        self.offset = offset
+        self.sequence = sequence
+        self.prev = prev
+
+
+def _escape(value: str) -> str:
+    return (value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+            .replace("\r", "\\r"))
+
+
+def _field(value: object) -> str:
+    if value is None:
+        return "\\N"
+    return _escape(value) if isinstance(value, str) else str(value)
+
+
+def encode_row(host: str, src: Source, raw: bytes, rec: dict[str, Any]) -> bytes:
+    """One ``COPY ... FROM STDIN`` text-format row for a journal line."""
+    f = facets(rec)
+    declared, _ = journal.line_hash(raw)
+    at = rec.get("recorded_at")
+    prev = rec.get("prev")
+    head = "\t".join(_field(v) for v in (
+        host, src.session_id, src.stream, int(rec["sequence"]), declared or "",
+        prev if isinstance(prev, str) else None, at if isinstance(at, str) else None,
+        f.kind, f.tool, f.text, f.decision, f.rule,
+        f.outcome, f.tool_use_id)).encode()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:  # kept byte for byte in line_bytes
+        return head + b"\t\\N\t\\\\x" + raw.hex().encode() + b"\n"
+    # a journal line holds no raw tab, newline or carriage return (JSON escapes them)
+    return head + b"\t" + raw.replace(b"\\", b"\\\\") + b"\t\\N\n"
+
+
+class _Batch:
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.rows = 0
+        self.sessions: dict[str, Source] = {}
+        self.cursors: dict[str, tuple[int, int, str]] = {}
+
+
+def _lines(src: Source) -> Iterator[tuple[int, bytes, dict[str, Any]] | None]:
+    """(offset after the line, line, record) from the cursor on; a None first means the
+    journal does not continue the cursor's chain (read it again from the start)."""
+    with open(src.path, "rb") as fh:
+        fh.seek(src.offset)
+        offset = src.offset
+        rest = b""
+        first = True
+        while True:
+            data = fh.read(CHUNK)
+            if not data:
+                return
+            data = rest + data
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                rest = data
+                continue
+            rest = data[cut + 1:]
+            pos = offset
+            for raw in data[:cut].split(b"\n"):
+                pos += len(raw) + 1
+                rec = journal.parse_line(raw)
+                if rec is None:
+                    continue
+                if first and src.prev is not None and rec.get("prev") != src.prev:
+                    yield None
+                    return
+                first = False
+                yield pos, raw, rec
+            offset += cut + 1
+
+
+def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Report) -> None:
+    batch = _Batch()
+    try:
+        for src in sources:
+            fresh = True
+            while True:
+                restarted = False
+                for item in _lines(src):
+                    if item is None:
+                        src.offset, src.sequence, src.prev = 0, 0, None
+                        restarted = True
+                        break
+                    pos, raw, rec = item
+                    if fresh:
+                        report.read += 1
+                        fresh = False
+                    batch.parts.append(encode_row(host, src, raw, rec))
+                    batch.rows += 1
+                    batch.sessions[src.session_id] = src
+                    declared, _ = journal.line_hash(raw)
+                    batch.cursors[src.path] = (pos, int(rec["sequence"]), declared or "")
+                    if batch.rows >= BATCH_ROWS:
+                        out.put(batch)
+                        batch = _Batch()
+                if not restarted:
+                    break
+        if batch.rows:
+            out.put(batch)
+        out.put(None)
+    except BaseException as exc:  # handed to the consumer, which raises it
+        out.put(exc)
+
+
+def _sources(db: sqlite3.Connection, store: str, sessions: set[str] | None,
+             recheck: bool) -> list[Source]:
+    rows = db.execute(
+        "SELECT j.path, j.session_id, j.stream, s.folder, s.started_at, c.offset, c.sequence, "
+        "c.hash FROM journals j LEFT JOIN sessions s ON s.session_id = j.session_id "
+        "LEFT JOIN ship_cursors c ON c.store = ? AND c.path = j.path "
+        "ORDER BY s.started_ms, j.session_id, j.stream = 'main' DESC, j.stream", (store,))
+    out = []
+    for path, sid, stream, folder, started, offset, seq, digest in rows:
+        if sessions is not None and sid not in sessions:
+            continue
+        src = Source(path, sid, stream, folder=folder, started_at=started)
+        if offset is not None and not recheck:
+            try:
+                size = os.stat(path).st_size
+            except FileNotFoundError:
+                continue
+            if size == offset:
+                continue  # nothing new since the last ship
+            if size > offset:
+                src.offset, src.sequence, src.prev = offset, seq, digest
+        out.append(src)
+    return out
+
+
+def _send(cur: Any, batch: _Batch, host: str, report: Report) -> None:
+    user, version = origin.user(), origin.version()
+    cur.executemany(
+        "INSERT INTO smllm.sessions (host, session_id, os_user, project, git_remote, "
+        "smllm_version, started_at) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        [(host, sid, user, src.folder, origin.git_remote(src.folder), version, src.started_at)
+         for sid, src in batch.sessions.items()])
+    with cur.copy(f"COPY ship_stage ({_COLS}) FROM STDIN") as cp:
+        for start in range(0, len(batch.parts), 5000):
+            cp.write(b"".join(batch.parts[start:start + 5000]))
+    faults.point("ship-copied")
+    cur.execute(f"INSERT INTO smllm.records ({_COLS}) SELECT {_COLS} FROM ship_stage "  # noqa: S608
+                "ON CONFLICT DO NOTHING")
+    inserted = max(cur.rowcount, 0)
+    report.sent += batch.rows
+    report.inserted += inserted
+    if inserted < batch.rows:
+        cur.execute("SELECT s.host, s.session_id, s.stream, s.sequence, r.hash, s.hash "
+                    "FROM ship_stage s JOIN smllm.records r ON r.host = s.host AND "
+                    "r.session_id = s.session_id AND r.stream = s.stream AND "
+                    "r.sequence = s.sequence WHERE r.hash <> s.hash "
+                    "ORDER BY s.session_id, s.stream, s.sequence")
+        found = cur.fetchall()
+        report.conflict_count += len(found)
+        room = CONFLICTS_KEPT - len(report.conflicts)
+        report.conflicts += [Conflict(*row) for row in found[:max(room, 0)]]
+
+
+def _save_cursors(db: sqlite3.Connection, store: str, cursors: dict[str, tuple[int, int, str]]
+                  ) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    db.executemany("INSERT OR REPLACE INTO ship_cursors (store, path, offset, sequence, hash) "
+                   "VALUES (?, ?, ?, ?, ?)",
+                   [(store, path, *pos) for path, pos in cursors.items()])
+    db.execute("COMMIT")
+
+
+def ship(url: str, *, sessions: set[str] | None = None, recheck: bool = False) -> Report:
+    """Ship the journals of ``sessions`` (None: every session) to the store at ``url``."""
+    conn = connect(url)
+    report = Report()
+    try:
+        schema.check(conn)
+        store = schema.store_id(conn)
+        conn.commit()
+        host = origin.host()
+        with database.connect() as db:
+            refresher.refresh(db)
+            sources = _sources(db, store, sessions, recheck)
+            report.journals = len(sources)
+            report.sessions = {s.session_id for s in sources}
+            if not sources:
+                return report
+            with conn.cursor() as cur:
+                cur.execute(_STAGE)
+            conn.commit()
+            pipe: queue.Queue[Any] = queue.Queue(maxsize=2)
+            worker = threading.Thread(target=_produce, args=(sources, host, pipe, report),
+                                      daemon=True)
+            worker.start()
+            while True:
+                batch = pipe.get()
+                if batch is None:
+                    break
+                if isinstance(batch, BaseException):
+                    raise batch
+                with conn.transaction(), conn.cursor() as cur:
+                    _send(cur, batch, host, report)
+                faults.point("ship-committed")
+                _save_cursors(db, store, batch.cursors)
+            worker.join()
+    except StoreError:
+        raise
+    except Exception as exc:
+        psycopg = __import__("psycopg")
+        if isinstance(exc, psycopg.Error):
+            from smllm.store.settings import shown  # noqa: PLC0415
+
+            raise StoreError(f"shipping to {shown(url)} failed: {first_line(exc)}",
+                             "nothing was lost: the journals are the outbox; ship again "
+                             "once the store is reachable") from None
+        raise
+    finally:
+        conn.close()
+    return report
