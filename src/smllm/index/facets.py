@@ -141,3 +141,15 @@ class Summary:
             prompt = body_of(rec).get("prompt")
             if isinstance(prompt, str) and prompt.strip():
                 self.first_prompt = " ".join(prompt.split())[:PROMPT_LIMIT]
+
+
+def continues(fh: Any, offset: int, last_hash: str | None) -> bool:
+    """Whether the line that ends at ``offset`` in ``fh`` is the record hashed
+    ``last_hash`` (a cursor still points into the same log)."""
+    if offset == 0 or last_hash is None:
+        return True
+    suffix = b',"hash":"' + last_hash.encode() + b'"}\n'
+    if offset < len(suffix):
+        return False
+    fh.seek(offset - len(suffix))
+    return bool(fh.read(len(suffix)) == suffix)

@@ -18,7 +18,7 @@ from typing import Any
 from smllm import journal
 from smllm.base import paths
 from smllm.base.clock import parse_iso_ms
-from smllm.index.facets import INTENT, TERMINAL, Summary, effective, facets
+from smllm.index.facets import INTENT, TERMINAL, Summary, continues, effective, facets
 from smllm.index.model import RefreshStats
 
 CHUNK = 16 * 1024 * 1024
@@ -191,6 +191,8 @@ class _Reader:
 
     def read(self, fh: Any) -> bool:
         j = self.j
+        if not continues(fh, j.offset, j.last_hash):
+            return False
         fh.seek(j.offset)
         first = True
         rest = b""

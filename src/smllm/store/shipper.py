@@ -27,7 +27,7 @@ from smllm import journal
 from smllm.base import faults
 from smllm.base.errors import StoreError
 from smllm.index import database, origin, refresher
-from smllm.index.facets import facets
+from smllm.index.facets import continues, facets
 from smllm.store import schema
 from smllm.store.connection import connect, first_line
 
@@ -140,6 +140,9 @@ def _lines(src: Source) -> Iterator[tuple[int, bytes, dict[str, Any]] | None]:
     """(offset after the line, line, record) from the cursor on; a None first means the
     journal does not continue the cursor's chain (read it again from the start)."""
     with open(src.path, "rb") as fh:
+        if not continues(fh, src.offset, src.prev):
+            yield None
+            return
         fh.seek(src.offset)
         offset = src.offset
         rest = b""

@@ -1,0 +1,312 @@
+"""The team store against a real PostgreSQL: ship, sessions/search/verify --store, roles, RLS,
+a store that is down, a ship that is killed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import PYTHON, base, hook, smllm
+from journalgen import Effect, write_session
+from pgserver import Server
+from smllm import journal
+
+T0 = 1_767_603_600_000  # 2026-01-05T09:00:00Z
+
+
+class Dev:
+    """A simulated developer: own home, OS user, machine name and database role."""
+
+    def __init__(self, root: Path, name: str, host: str, server: Server, db: str) -> None:
+        self.home = root / name
+        self.project = root / name / "project"
+        self.project.mkdir(parents=True)
+        self.name = name
+        self.host = host
+        self.url = server.url(db, name)
+        self.env = {"SMLLM_HOME": str(self.home / "smllm"), "USER": name, "LOGNAME": name,
+                    "SMLLM_STORE_HOST": host}
+
+    def smllm(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return smllm(*args, env=self.env, cwd=self.project)
+
+    def write(self, sid: str, **kw: Any) -> str:
+        saved = os.environ.get("SMLLM_HOME")
+        os.environ["SMLLM_HOME"] = self.env["SMLLM_HOME"]
+        try:
+            return write_session(sid, cwd=str(self.project), **kw)
+        finally:
+            os.environ["SMLLM_HOME"] = saved or ""
+
+    def hook(self, event: str, sid: str, **payload: Any) -> subprocess.CompletedProcess[bytes]:
+        return hook(event, base(event, sid, cwd=str(self.project), **payload), env=self.env)
+
+    def ship(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return self.smllm("ship", "--to", self.url, "--all", *args)
+
+
+@pytest.fixture
+def team(postgres: Server, store_db: str, tmp_path: Path) -> dict[str, Any]:
+    """An initialised store with writers alice and bob and auditor carol."""
+    admin = postgres.url(store_db)
+    out = smllm("store", "init", "--url", admin)
+    assert 0 == out.returncode, out.stderr
+    for role, kind in (("alice", "--writer"), ("bob", "--writer"), ("carol", "--auditor")):
+        assert 0 == smllm("store", "grant", role, kind, "--url", admin).returncode
+    return {"admin": admin, "server": postgres, "db": store_db,
+            "alice": Dev(tmp_path, "alice", "host-a", postgres, store_db),
+            "bob": Dev(tmp_path, "bob", "host-b", postgres, store_db),
+            "auditor": postgres.url(store_db, "carol")}
+
+
+def _rows(server: Server, db: str) -> list[tuple[Any, ...]]:
+    with server.connect(db) as conn:
+        return conn.execute(
+            "SELECT host, session_id, stream, sequence, hash, line, db_user FROM smllm.records "
+            "ORDER BY 1, 2, 3, 4").fetchall()
+
+
+def _sql(server: Server, db: str, sql: str, user: str = "postgres") -> None:
+    with server.connect(db, user) as conn:
+        conn.execute("SET session_replication_role = replica" if user == "postgres" else "")
+        conn.execute(sql)
+
+
+def _crash_and_resume(dev: Dev, sid: str) -> None:
+    """A real session through the hooks: a prompt, a call in flight, a crash, a resume."""
+    dev.hook("SessionStart", sid, source="startup")
+    dev.hook("UserPromptSubmit", sid, prompt="tidy up")
+    dev.hook("PreToolUse", sid, tool_name="Bash", tool_input={"command": "ls"},
+             tool_use_id="toolu_crash")
+    dev.hook("SessionStart", sid, source="resume")  # no SessionEnd: the first run crashed
+    dev.hook("SessionEnd", sid, reason="other")
+
+
+def test_two_developers_ship_and_the_team_is_searchable(team: dict[str, Any]) -> None:
+    """Two developers on two hosts ship sessions (one crashed and resumed); the store lists
+    them and answers "every rm -rf approved by a judge, by user"; re-shipping changes no row."""
+    alice, bob = team["alice"], team["bob"]
+    alice.write("a1-judge", start_ms=T0, prompt="clean", effects=[
+        Effect("rm -rf build", "allow:llm_judge", "fs.delete"),
+        Effect("rm -rf dist", "allow:llm_judge", "fs.delete"),
+        Effect("rm -rf /tmp/x", "allow:user", "fs.delete")])
+    _crash_and_resume(alice, "a2-crash")
+    bob.write("b1-judge", start_ms=T0 + 1000, prompt="reset", effects=[
+        Effect("rm -rf node_modules", "allow:llm_judge", "fs.delete"),
+        Effect("rm -rf .", "deny:llm_judge", "fs.delete", outcome=None),
+        Effect("ls -la", "allow:llm_judge", "default")])
+    first = [alice.ship(), bob.ship()]
+    assert [0, 0] == [p.returncode for p in first], [p.stderr for p in first]
+    before = _rows(team["server"], team["db"])
+    sessions = json.loads(smllm("sessions", "--store", team["auditor"], "--json").stdout)
+    assert {("a1-judge", "alice", "host-a", "clean", 13), ("a2-crash", "alice", "host-a",
+                                                             "clean", 8),
+            ("b1-judge", "bob", "host-b", "clean", 12)} == {
+        (s["session_id"], s["user"], s["host"], s["termination"], s["records"])
+        for s in sessions["sessions"]}
+    judged = smllm("search", "--store", team["auditor"], "--effects", "--decision", "allow",
+                   "--authorizer", "llm_judge", "--text", "rm -rf", "--count-by", "user",
+                   "--json")
+    assert {"by": "user", "counts": [{"user": "alice", "count": 2},
+                                     {"user": "bob", "count": 1}]} == json.loads(judged.stdout)
+    hits = json.loads(smllm("search", "--store", team["auditor"], "--effects", "--authorizer",
+                            "llm_judge", "--decision", "allow", "--text", "rm -rf",
+                            "--json").stdout)["hits"]
+    assert [("bob", "host-b", "rm -rf node_modules", "succeeded"),
+            ("alice", "host-a", "rm -rf dist", "succeeded"),
+            ("alice", "host-a", "rm -rf build", "succeeded")] == [
+        (h["user"], h["host"], h["text"], h["outcome"]) for h in hits]
+    again = [alice.ship("--recheck"), bob.ship("--recheck"), alice.ship(), bob.ship()]
+    assert [f"shipped 21 record(s) of 2 journal(s) to {alice.url}: 0 new, 21 already stored, "
+            "0 conflict(s)",
+            f"shipped 12 record(s) of 1 journal(s) to {bob.url}: 0 new, 12 already stored, "
+            "0 conflict(s)",
+            f"shipped 0 record(s) of 0 journal(s) to {alice.url}: 0 new, 0 already stored, "
+            "0 conflict(s)",
+            f"shipped 0 record(s) of 0 journal(s) to {bob.url}: 0 new, 0 already stored, "
+            "0 conflict(s)"] == [p.stdout.strip() for p in again]
+    assert before == _rows(team["server"], team["db"])
+    assert {"alice", "bob"} == {r[6] for r in before}
+
+
+def test_verify_store_reports_edited_and_deleted_rows_and_a_cut_tail(
+        team: dict[str, Any]) -> None:
+    """An edited stored row and a deleted one are both reported; so is a local tail cut after
+    shipping, with its count."""
+    alice = team["alice"]
+    path = alice.write("a3-verify", start_ms=T0, effects=[Effect("make"), Effect("make test")])
+    assert 0 == alice.ship().returncode
+    ok = alice.smllm("verify", "--store", team["auditor"], "a3-verify")
+    assert (0, f"ok: a3-verify on host-a in {team['auditor']}: 10 stored rows in 1 stream(s), "
+               f"hash chain intact; compared with {path}\n") == (ok.returncode, ok.stdout)
+    _sql(team["server"], team["db"], "UPDATE smllm.records SET line = replace(line, "
+         "'make test', 'true') WHERE session_id = 'a3-verify' AND sequence = 7")
+    _sql(team["server"], team["db"], "DELETE FROM smllm.records WHERE session_id = 'a3-verify' "
+         "AND sequence = 5")
+    lines = Path(path).read_bytes().splitlines(keepends=True)
+    Path(path).write_bytes(b"".join(lines[:7]))  # the last three records cut locally
+    bad = alice.smllm("verify", "--store", team["auditor"], "a3-verify")
+    assert (1, [f"FAILED: a3-verify on host-a in {team['auditor']}: 3 problem(s); compared "
+                f"with {path}",
+                "  main #5: 1 row(s) missing from the store (#5)",
+                "  main #7: stored row was edited: its line does not hash to its recorded hash",
+                "  main #8: the local journal ends at #7 but the store holds up to #10: 3 "
+                "record(s) cut from the local tail after shipping"]) == (
+        bad.returncode, bad.stdout.splitlines())
+
+
+def test_writer_cannot_update_or_delete_and_rls_separates_developers(
+        team: dict[str, Any]) -> None:
+    """The writer role's UPDATE and DELETE fail (grants), the owner's too (trigger); with
+    row-level security on, each developer reads only their own sessions, the auditor all."""
+    import psycopg
+
+    alice, bob, server, db = team["alice"], team["bob"], team["server"], team["db"]
+    alice.write("a4-rls", start_ms=T0)
+    bob.write("b4-rls", start_ms=T0 + 5)
+    assert [0, 0] == [alice.ship().returncode, bob.ship().returncode]
+    for sql in ("UPDATE smllm.records SET outcome = 'x'", "DELETE FROM smllm.records",
+                "DELETE FROM smllm.sessions", "TRUNCATE smllm.records"):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege) as err:
+            _sql(server, db, sql, user="alice")
+        table = "sessions" if "sessions" in sql else "records"
+        assert f"permission denied for table {table}" == str(err.value).strip()
+    with server.connect(db) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege) as err:
+        conn.execute("UPDATE smllm.records SET outcome = 'x'")
+    assert ("smllm: UPDATE on smllm.records refused: the team store is append-only"
+            == str(err.value).splitlines()[0])
+    with server.connect(db, "alice") as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("INSERT INTO smllm.records (host, session_id, stream, sequence, hash, line,"
+                     " db_user) VALUES ('h', 's', 'main', 1, 'x', '{}', 'bob')")
+
+    def visible(url: str) -> list[str]:
+        out = smllm("sessions", "--store", url, "--json")
+        return sorted(s["session_id"] for s in json.loads(out.stdout)["sessions"])
+
+    assert ["a4-rls", "b4-rls"] == visible(alice.url)  # RLS off: a writer reads all
+    assert 0 == smllm("store", "rls", "on", "--url", team["admin"]).returncode
+    assert (["a4-rls"], ["b4-rls"], ["a4-rls", "b4-rls"]) == (
+        visible(alice.url), visible(bob.url), visible(team["auditor"]))
+    hits = smllm("search", "--store", bob.url, "--kind", "session.start", "--json")
+    assert ["b4-rls"] == [h["session_id"] for h in json.loads(hits.stdout)["hits"]]
+
+
+def test_store_down_loses_nothing_and_the_next_ship_catches_up(
+        team: dict[str, Any], tmp_path: Path) -> None:
+    """With the configured store unreachable, hooks answer as usual and the journal keeps
+    everything; the detached shipper logs the failure; the next ship sends it all."""
+    alice = team["alice"]
+    down = f"postgresql://alice@/{team['db']}?host={tmp_path}/no-server"
+    alice.env["SMLLM_STORE_URL"] = down
+    sid = "a5-down"
+    _crash_and_resume(alice, sid)
+    pre = alice.hook("PreToolUse", sid, tool_name="Read", tool_input={"file_path": "/etc/hosts"},
+                     tool_use_id="toolu_read")
+    assert (0, b"") == (pre.returncode, pre.stdout)
+    log = Path(alice.env["SMLLM_HOME"]) / "logs" / "ship.log"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "ship failed" not in (
+            log.read_text() if log.exists() else ""):
+        time.sleep(0.1)
+    text = log.read_text()
+    assert "ship failed: cannot reach the team store" in text
+    assert "smllm-test-secret" not in text
+    local = [r for r in journal.iter_records(_log(alice, sid))]
+    alice.env["SMLLM_STORE_URL"] = alice.url
+    assert 0 == alice.smllm("ship", "--all").returncode
+    stored = [r for r in _rows(team["server"], team["db"]) if r[1] == sid]
+    assert [r["sequence"] for r in local] == [r[3] for r in stored]
+
+
+def _log(dev: Dev, sid: str) -> Path:
+    rows = json.loads(dev.smllm("sessions", "--all", "--json").stdout)["sessions"]
+    return Path(next(s["journal"] for s in rows if s["session_id"] == sid))
+
+
+def test_the_detached_shipper_ships_after_session_end(team: dict[str, Any]) -> None:
+    """With a store configured, SessionEnd starts a shipper that sends the session by itself."""
+    alice = team["alice"]
+    alice.env["SMLLM_STORE_URL"] = alice.url
+    sid = "a6-auto"
+    alice.hook("SessionStart", sid, source="startup")
+    end = alice.hook("SessionEnd", sid, reason="other")
+    assert (0, b"") == (end.returncode, end.stdout)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if len([r for r in _rows(team["server"], team["db"]) if r[1] == sid]) == 2:
+            break
+        time.sleep(0.2)
+    assert [1, 2] == [r[3] for r in _rows(team["server"], team["db"]) if r[1] == sid]
+
+
+@pytest.mark.parametrize("point", ["ship-copied", "ship-committed"])
+def test_a_kill_during_ship_leaves_no_partial_or_duplicate_rows(
+        team: dict[str, Any], point: str) -> None:
+    """A ship killed after its COPY stores nothing; one killed after its commit (before its
+    cursor moved) stores the batch; the next ship completes without a duplicate."""
+    alice = team["alice"]
+    alice.write("a7-kill", start_ms=T0, effects=[Effect(f"echo {n}") for n in range(20)])
+    killed = smllm("ship", "--to", alice.url, "--all", env={**alice.env, "SMLLM_FAULT": point},
+                   cwd=alice.project)
+    assert -signal.SIGKILL == killed.returncode
+    stored = len(_rows(team["server"], team["db"]))
+    assert (0 if point == "ship-copied" else 64) == stored
+    again = alice.ship()
+    new = 64 if point == "ship-copied" else 0
+    assert (f"shipped 64 record(s) of 1 journal(s) to {alice.url}: {new} new, {64 - new} already"
+            " stored, 0 conflict(s)\n") == again.stdout
+    rows = _rows(team["server"], team["db"])
+    assert list(range(1, 65)) == [r[3] for r in rows]
+
+
+def test_a_forked_journal_is_reported_as_a_conflict_and_the_stored_row_kept(
+        team: dict[str, Any]) -> None:
+    """A local record that differs from the stored one is a conflict: reported, not written."""
+    alice = team["alice"]
+    path = alice.write("a8-fork", start_ms=T0, prompt="original")
+    assert 0 == alice.ship().returncode
+    before = _rows(team["server"], team["db"])
+    os.unlink(path)
+    alice.write("a8-fork", start_ms=T0, prompt="rewritten")
+    out = alice.ship()
+    assert 1 == out.returncode
+    assert [f"shipped 4 record(s) of 1 journal(s) to {alice.url}: 0 new, 0 already stored, "
+            "4 conflict(s)"] == out.stdout.splitlines()[:1]
+    assert out.stdout.splitlines()[1].startswith("conflict: a8-fork main #1: the store holds "
+                                                 "sha256:")
+    assert before == _rows(team["server"], team["db"])
+
+
+def test_credentials_never_ride_in_argv(team: dict[str, Any]) -> None:
+    """A URL with a password on the command line is refused with the way to do it."""
+    url = team["alice"].url.replace("alice@", "alice:hunter2@")
+    out = smllm("ship", "--to", url, "--all")
+    assert (2, "smllm: error: the --to URL holds a password, which any user can read in the "
+               "process list (remove it and use ~/.pgpass or PGPASSWORD, or put the URL in "
+               "SMLLM_STORE_URL or [store] url in "
+               f"{Path(os.environ['SMLLM_HOME']) / 'config.toml'} (mode 0600))\n") == (
+        out.returncode, out.stderr)
+
+
+def test_a_missing_psycopg_says_how_to_install_it() -> None:
+    """Without psycopg, a store command says how to install the team extra."""
+    code = ("import sys; sys.modules['psycopg'] = None; from smllm.cli import main; "
+            "sys.exit(main(['store', 'status', '--url', 'postgresql:///x']))")
+    out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, check=False)
+    assert (1, "smllm: error: the team store needs psycopg 3, which is not installed (install "
+               f"smllm's team extra: {PYTHON} -m pip install 'smllm[team]')\n") == (
+        out.returncode, out.stderr)
+
+
+def test_store_commands_refuse_an_uninitialised_store(postgres: Server, store_db: str) -> None:
+    """Shipping to a database without the schema says to run `smllm store init`."""
+    out = smllm("ship", "--to", postgres.url(store_db), "--all")
+    assert (1, "smllm: error: the team store has no smllm schema (create it with "
+               "`smllm store init --url URL`)\n") == (out.returncode, out.stderr)
