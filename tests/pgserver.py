@@ -49,8 +49,9 @@ class Server:
         return psycopg.connect(self.url(db, user), autocommit=True)
 
 
-def start(folder: str) -> subprocess.Popen[bytes]:
-    """initdb and start a server in ``folder`` (owned by the user it runs as)."""
+def start(folder: str, *, durable: bool = False) -> subprocess.Popen[bytes]:
+    """initdb and start a server in ``folder`` (owned by the user it runs as); ``durable``
+    keeps PostgreSQL's fsync defaults (benchmarks), else they are off (tests)."""
     as_user: dict[str, str] = {}
     if os.geteuid() == 0:
         shutil.chown(folder, "nobody", "nogroup")
@@ -64,10 +65,11 @@ def start(folder: str) -> subprocess.Popen[bytes]:
     subprocess.run([_bin("initdb"), "-D", data, "-U", SUPERUSER, "--pwfile", pwfile,
                     "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
                    check=True, capture_output=True, env=env, cwd=folder, **as_user)  # type: ignore[call-overload]
+    fast = [] if durable else ["-c", "fsync=off", "-c", "synchronous_commit=off",
+                               "-c", "full_page_writes=off"]
     return subprocess.Popen(
-        [_bin("postgres"), "-D", data, "-k", folder, "-c", "listen_addresses=",
-         "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-         "-c", "max_connections=60", "-c", "shared_buffers=128MB"],
+        [_bin("postgres"), "-D", data, "-k", folder, "-c", "listen_addresses=", *fast,
+         "-c", "max_connections=60", "-c", "shared_buffers=256MB"],
         stdout=subprocess.DEVNULL, stderr=open(os.path.join(folder, "server.log"), "wb"),
         env=env, cwd=folder, start_new_session=True, **as_user)  # type: ignore[call-overload]
 

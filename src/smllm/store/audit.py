@@ -70,11 +70,14 @@ def _stored(conn: psycopg.Connection[Any], host: str, sid: str
             ) -> dict[str, list[tuple[int, str, str | None, bytes]]]:
     out: dict[str, list[tuple[int, str, str | None, bytes]]] = {}
     with conn.cursor() as cur:
-        cur.execute("SELECT stream, sequence, hash, prev, line, line_bytes FROM smllm.records "
+        cur.execute("SELECT stream, sequence, hash, line, line_bytes FROM smllm.records "
                     "WHERE host = %s AND session_id = %s ORDER BY stream, sequence", (host, sid))
-        for stream, seq, digest, prev, line, raw in cur:
+        for stream, seq, digest, line, raw in cur:
             data = line.encode("utf-8") if line is not None else bytes(raw)
-            out.setdefault(stream, []).append((int(seq), digest, prev, data))
+            rec = journal.parse_line(data)
+            prev = rec.get("prev") if rec is not None else None
+            out.setdefault(stream, []).append(
+                (int(seq), digest, prev if isinstance(prev, str) else None, data))
     return out
 
 

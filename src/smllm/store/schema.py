@@ -57,7 +57,6 @@ CREATE TABLE smllm.records (
   stream      text NOT NULL,
   sequence    bigint NOT NULL,
   hash        text NOT NULL,
-  prev        text,
   recorded_at timestamptz,
   kind        text,
   tool        text,
@@ -75,9 +74,8 @@ CREATE TABLE smllm.records (
 );
 CREATE INDEX records_decision ON smllm.records (decision, recorded_at)
   WHERE decision IS NOT NULL;
-CREATE INDEX records_kind ON smllm.records (kind, recorded_at);
-CREATE INDEX records_effect ON smllm.records (host, session_id, stream, tool_use_id)
-  WHERE tool_use_id IS NOT NULL;
+CREATE INDEX records_terminal ON smllm.records (host, session_id, stream, tool_use_id)
+  WHERE kind = 'tool_batch.effect.terminal';
 
 CREATE FUNCTION smllm.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -125,7 +123,7 @@ GRANT SELECT ON smllm.meta, smllm.schema_migrations TO smllm_writer, smllm_audit
 GRANT SELECT ON smllm.records, smllm.sessions, smllm.effects TO smllm_writer, smllm_auditor;
 GRANT INSERT (host, session_id, os_user, project, git_remote, smllm_version, started_at)
   ON smllm.sessions TO smllm_writer;
-GRANT INSERT (host, session_id, stream, sequence, hash, prev, recorded_at, kind, tool, target,
+GRANT INSERT (host, session_id, stream, sequence, hash, recorded_at, kind, tool, target,
               decision, rule, outcome, tool_use_id, line, line_bytes)
   ON smllm.records TO smllm_writer;
 

@@ -9,6 +9,9 @@ store) moves on, so the next ship reads only what was appended. A kill at any po
 leaves either the whole batch or none of it; the rows a lost cursor makes us send
 again are recognised as duplicates.
 
+A backlog never shipped before is copied straight into ``smllm.records`` (one pass,
+inside a savepoint); if a row is already there (a re-send after a lost cursor) or COPY
+is refused (row-level security), the batch goes through the staging table instead.
 Reading and encoding run in a thread beside the database work, so that Python and
 the server each keep one core busy.
 """
@@ -34,10 +37,10 @@ from smllm.store.connection import connect, first_line
 BATCH_ROWS = 50_000
 CHUNK = 4 * 1024 * 1024
 CONFLICTS_KEPT = 100
-COLUMNS = ("host", "session_id", "stream", "sequence", "hash", "prev", "recorded_at", "kind",
+COLUMNS = ("host", "session_id", "stream", "sequence", "hash", "recorded_at", "kind",
            "tool", "target", "decision", "rule", "outcome", "tool_use_id", "line", "line_bytes")
 _STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ship_stage (host text, session_id text, stream text,"
-          " sequence bigint, hash text, prev text, recorded_at timestamptz, kind text, tool text,"
+          " sequence bigint, hash text, recorded_at timestamptz, kind text, tool text,"
           " target text, decision text, rule text, outcome text, tool_use_id text, line text,"
           " line_bytes bytea) ON COMMIT DELETE ROWS")
 _COLS = ", ".join(COLUMNS)
@@ -99,8 +102,8 @@ class Source:
 
 
 def _escape(value: str) -> str:
-    return (value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
-            .replace("\r", "\\r"))
+    return (value.replace("\x00", "").replace("\\", "\\\\").replace("\t", "\\t")
+            .replace("\n", "\\n").replace("\r", "\\r"))
 
 
 def _field(value: object) -> str:
@@ -109,22 +112,46 @@ def _field(value: object) -> str:
     return _escape(value) if isinstance(value, str) else str(value)
 
 
+_SEP, _NULL = "\x1e", "\x1f"  # stand-ins for the tab and \N while escaping in one pass
+
+
+def copy_fields(values: tuple[object, ...]) -> str:
+    """``values`` as one COPY text-format row (without its newline): tab-separated, each
+    escaped, None as ``\\N``, NUL characters dropped (PostgreSQL text cannot hold them)."""
+    nones = 0
+    parts = []
+    for v in values:
+        if v is None:
+            nones += 1
+            parts.append(_NULL)
+        else:
+            parts.append(v if isinstance(v, str) else str(v))
+    joined = _SEP.join(parts)
+    if (joined.count(_SEP) != len(parts) - 1 or joined.count(_NULL) != nones
+            or "\x00" in joined):
+        return "\t".join(_field(v) for v in values)  # a value holds a stand-in: the slow way
+    return (joined.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+            .replace("\r", "\\r").replace(_SEP, "\t").replace(_NULL, "\\N"))
+
+
+def declared_hash(raw: bytes) -> str:
+    """The hash a record line declares (its last field), without recomputing it."""
+    if raw.endswith(b'"}') and raw[-82:-73] == b',"hash":"':
+        return raw[-73:-2].decode("ascii", "replace")
+    declared, _ = journal.line_hash(raw)
+    return declared or ""
+
+
 def encode_row(host: str, src: Source, raw: bytes, rec: dict[str, Any]) -> bytes:
     """One ``COPY ... FROM STDIN`` text-format row for a journal line."""
     f = facets(rec)
-    declared, _ = journal.line_hash(raw)
     at = rec.get("recorded_at")
-    prev = rec.get("prev")
-    head = "\t".join(_field(v) for v in (
-        host, src.session_id, src.stream, int(rec["sequence"]), declared or "",
-        prev if isinstance(prev, str) else None, at if isinstance(at, str) else None,
-        f.kind, f.tool, f.text, f.decision, f.rule,
-        f.outcome, f.tool_use_id)).encode()
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:  # kept byte for byte in line_bytes
-        return head + b"\t\\N\t\\\\x" + raw.hex().encode() + b"\n"
-    # a journal line holds no raw tab, newline or carriage return (JSON escapes them)
+    head = copy_fields((
+        host, src.session_id, src.stream, int(rec["sequence"]), declared_hash(raw),
+        at if isinstance(at, str) else None,
+        f.kind, f.tool, f.text, f.decision, f.rule, f.outcome, f.tool_use_id)).encode()
+    # a parsed record line is valid UTF-8 and holds no raw tab, newline or carriage return
+    # (JSON escapes them): only its backslashes need doubling
     return head + b"\t" + raw.replace(b"\\", b"\\\\") + b"\t\\N\n"
 
 
@@ -190,8 +217,7 @@ def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Re
                     batch.parts.append(encode_row(host, src, raw, rec))
                     batch.rows += 1
                     batch.sessions[src.session_id] = src
-                    declared, _ = journal.line_hash(raw)
-                    batch.cursors[src.path] = (pos, int(rec["sequence"]), declared or "")
+                    batch.cursors[src.path] = (pos, int(rec["sequence"]), declared_hash(raw))
                     if batch.rows >= BATCH_ROWS:
                         out.put(batch)
                         batch = _Batch()
@@ -229,16 +255,46 @@ def _sources(db: sqlite3.Connection, store: str, sessions: set[str] | None,
     return out
 
 
-def _send(cur: Any, batch: _Batch, host: str, report: Report) -> None:
+class _Mode:
+    """Whether a batch may be copied straight into ``smllm.records`` (see :func:`_send`)."""
+
+    def __init__(self) -> None:
+        self.direct = True
+
+
+def _copy(cur: Any, table: str, batch: _Batch) -> None:
+    with cur.copy(f"COPY {table} ({_COLS}) FROM STDIN") as cp:
+        for start in range(0, len(batch.parts), 5000):
+            cp.write(b"".join(batch.parts[start:start + 5000]))
+
+
+def _send_direct(cur: Any, batch: _Batch, report: Report) -> bool:
+    """COPY the batch straight into ``smllm.records`` (a backlog never shipped: one pass).
+    False when a row is already stored, or COPY is not allowed (row-level security)."""
+    psycopg = __import__("psycopg")
+    try:
+        with cur.connection.transaction():  # a savepoint: a refusal undoes only this
+            _copy(cur, "smllm.records", batch)
+            faults.point("ship-copied")
+    except (psycopg.errors.UniqueViolation, psycopg.errors.FeatureNotSupported):
+        return False
+    report.sent += batch.rows
+    report.inserted += batch.rows
+    return True
+
+
+def _send(cur: Any, batch: _Batch, host: str, report: Report, mode: _Mode) -> None:
     user, version = origin.user(), origin.version()
     cur.executemany(
         "INSERT INTO smllm.sessions (host, session_id, os_user, project, git_remote, "
         "smllm_version, started_at) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
         [(host, sid, user, src.folder, origin.git_remote(src.folder), version, src.started_at)
          for sid, src in batch.sessions.items()])
-    with cur.copy(f"COPY ship_stage ({_COLS}) FROM STDIN") as cp:
-        for start in range(0, len(batch.parts), 5000):
-            cp.write(b"".join(batch.parts[start:start + 5000]))
+    if mode.direct:
+        if _send_direct(cur, batch, report):
+            return
+        mode.direct = False  # duplicates (a re-send) or RLS: staging from now on
+    _copy(cur, "ship_stage", batch)
     faults.point("ship-copied")
     cur.execute(f"INSERT INTO smllm.records ({_COLS}) SELECT {_COLS} FROM ship_stage "  # noqa: S608
                 "ON CONFLICT DO NOTHING")
@@ -283,8 +339,10 @@ def ship(url: str, *, sessions: set[str] | None = None, recheck: bool = False) -
             if not sources:
                 return report
             with conn.cursor() as cur:
+                cur.execute("SET temp_buffers = '256MB'")
                 cur.execute(_STAGE)
             conn.commit()
+            mode = _Mode()
             pipe: queue.Queue[Any] = queue.Queue(maxsize=2)
             worker = threading.Thread(target=_produce, args=(sources, host, pipe, report),
                                       daemon=True)
@@ -296,7 +354,7 @@ def ship(url: str, *, sessions: set[str] | None = None, recheck: bool = False) -
                 if isinstance(batch, BaseException):
                     raise batch
                 with conn.transaction(), conn.cursor() as cur:
-                    _send(cur, batch, host, report)
+                    _send(cur, batch, host, report, mode)
                 faults.point("ship-committed")
                 _save_cursors(db, store, batch.cursors)
             worker.join()
