@@ -8,8 +8,8 @@ Times are Unix milliseconds (``*_ms``) plus the journal's RFC 3339 text (``*_at`
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 #: the decisions a stamp ``<decision>:<authorizer>`` can start with (closed set)
 DECISIONS: tuple[str, ...] = ("allow", "deny", "ask", "defer")
@@ -72,9 +72,9 @@ class Filters:
         return decisions  # decision alone: matched as a prefix by the back ends
 
 
-@dataclass(frozen=True)
-class SessionRow:
-    """One host session (its main journal), newest first in listings."""
+class SessionRow(NamedTuple):
+    """One host session (its main journal), newest first in listings (a NamedTuple:
+    listing ten thousand of them must stay cheap)."""
 
     session_id: str
     started_at: str | None
@@ -91,11 +91,10 @@ class SessionRow:
     smllm_version: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One record that matched a search, with its facets.
 
     For a ``side_effect_intent`` the effect it opened is joined in: ``authorization`` is
@@ -120,13 +119,9 @@ class Hit:
     host: str | None
     user: str | None
     journal: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        if not self.extra:
-            out.pop("extra")
-        return out
+        return self._asdict()
 
 
 @dataclass(frozen=True)
@@ -140,8 +135,8 @@ class RefreshStats:
     seconds: float
 
 
-SESSION_FIELDS = tuple(f.name for f in fields(SessionRow))
-HIT_FIELDS = tuple(f.name for f in fields(Hit) if f.name != "extra")
+SESSION_FIELDS: tuple[str, ...] = SessionRow._fields
+HIT_FIELDS: tuple[str, ...] = Hit._fields
 
 
 _UNITS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}

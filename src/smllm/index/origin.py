@@ -7,16 +7,13 @@ config) names the machine when its hostname says nothing (a CI runner's containe
 
 from __future__ import annotations
 
-import getpass
 import os
-import socket
-import subprocess
 from functools import cache
-from urllib.parse import urlsplit, urlunsplit
 
 from smllm import VERSION
 
 
+@cache
 def host() -> str:
     """This machine's name in the store."""
     named = os.environ.get("SMLLM_STORE_HOST", "").strip()
@@ -24,11 +21,16 @@ def host() -> str:
         return named
     from smllm.store import settings  # noqa: PLC0415 - the user config, read once
 
+    import socket  # noqa: PLC0415 - a few milliseconds, only when asked
+
     return settings.configured_host() or socket.gethostname()
 
 
+@cache
 def user() -> str:
     """The OS user (``LOGNAME``/``USER``, else the password database)."""
+    import getpass  # noqa: PLC0415
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):
@@ -41,6 +43,8 @@ def version() -> str:
 
 def strip_credentials(url: str) -> str:
     """A URL without a user's password or token (``https://tok@host/x`` -> ``https://host/x``)."""
+    from urllib.parse import urlsplit, urlunsplit  # noqa: PLC0415
+
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -56,6 +60,8 @@ def git_remote(folder: str | None) -> str | None:
     """``remote.origin.url`` of the repository at ``folder`` (credentials removed)."""
     if not folder or not os.path.isdir(folder):
         return None
+    import subprocess  # noqa: PLC0415
+
     try:
         proc = subprocess.run(["git", "-C", folder, "config", "--get", "remote.origin.url"],
                               capture_output=True, text=True, timeout=5, check=False)

@@ -40,14 +40,19 @@ class _Journal:
         self.last_hash = last_hash
 
 
+def _positions(db: sqlite3.Connection) -> list[tuple[str, str, str, int, int]]:
+    """(path, session id, stream, inode, offset) of every indexed journal: the cheap view
+    the look for changes needs."""
+    return db.execute("SELECT path, session_id, stream, inode, offset FROM journals").fetchall()
+
+
 def _known(db: sqlite3.Connection) -> dict[str, _Journal]:
     return {r[0]: _Journal(r[0], r[1], r[2], inode=r[3], offset=r[4], last_sequence=r[5],
                            last_hash=r[6]) for r in db.execute(
         "SELECT path, session_id, stream, inode, offset, last_sequence, last_hash FROM journals")}
 
 
-def _new_sessions(known: dict[str, _Journal]) -> list[_Journal]:
-    ids = {j.session_id for j in known.values() if j.stream == MAIN}
+def _new_sessions(ids: set[str]) -> list[_Journal]:
     try:
         names = os.listdir(os.path.join(paths.data_root(), "sessions", "by-id"))
     except FileNotFoundError:
@@ -82,16 +87,19 @@ def refresh(db: sqlite3.Connection, *, rebuild: bool = False) -> RefreshStats:
         for table in ("journals", "sessions", "records"):
             db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
         db.execute("COMMIT")
-    known = _known(db)
-    work = _new_sessions(known)
+    known = _positions(db)
+    work = _new_sessions({sid for _, sid, stream, _, _ in known if stream == MAIN})
+    stats = _Stats(len(known) + len(work))
     gone = []
-    for j in known.values():
-        state = _changed(j)
-        if state is None:
-            gone.append(j)
-        elif state:
-            work.append(j)
-    stats = _Stats(len(known) + len(work) - len([j for j in work if j.path in known]))
+    stat = os.stat
+    for path, sid, stream, inode, offset in known:
+        try:
+            st = stat(path)
+        except FileNotFoundError:
+            gone.append(_Journal(path, sid, stream))
+            continue
+        if st.st_ino != inode or st.st_size != offset:
+            work.append(_Journal(path, sid, stream))
     if not work and not gone:
         return stats.done(t0)
     db.execute("BEGIN IMMEDIATE")

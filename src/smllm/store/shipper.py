@@ -34,7 +34,7 @@ from smllm.index.facets import continues, facets
 from smllm.store import schema
 from smllm.store.connection import connect, first_line
 
-BATCH_ROWS = 50_000
+BATCH_ROWS = 20_000
 CHUNK = 4 * 1024 * 1024
 CONFLICTS_KEPT = 100
 COLUMNS = ("host", "session_id", "stream", "sequence", "hash", "recorded_at", "kind",
