@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,8 @@ def _crash_and_resume(dev: Dev, sid: str) -> None:
     """A real session through the hooks: a prompt, a call in flight, a crash, a resume."""
     dev.hook("SessionStart", sid, source="startup")
     dev.hook("UserPromptSubmit", sid, prompt="tidy up")
+    dev.hook("SubagentStart", sid, agent_id="agent-1", agent_type="general-purpose")
+    dev.hook("SubagentStop", sid, agent_id="agent-1", agent_type="general-purpose")
     dev.hook("PreToolUse", sid, tool_name="Bash", tool_input={"command": "ls"},
              tool_use_id="toolu_crash")
     dev.hook("SessionStart", sid, source="resume")  # no SessionEnd: the first run crashed
@@ -107,7 +110,7 @@ def test_two_developers_ship_and_the_team_is_searchable(team: dict[str, Any]) ->
     before = _rows(team["server"], team["db"])
     sessions = json.loads(smllm("sessions", "--store", team["auditor"], "--json").stdout)
     assert {("a1-judge", "alice", "host-a", "clean", 13), ("a2-crash", "alice", "host-a",
-                                                             "clean", 8),
+                                                             "clean", 10),
             ("b1-judge", "bob", "host-b", "clean", 12)} == {
         (s["session_id"], s["user"], s["host"], s["termination"], s["records"])
         for s in sessions["sessions"]}
@@ -124,7 +127,7 @@ def test_two_developers_ship_and_the_team_is_searchable(team: dict[str, Any]) ->
             ("alice", "host-a", "rm -rf build", "succeeded")] == [
         (h["user"], h["host"], h["text"], h["outcome"]) for h in hits]
     again = [alice.ship("--recheck"), bob.ship("--recheck"), alice.ship(), bob.ship()]
-    assert [f"shipped 21 record(s) of 2 journal(s) to {alice.url}: 0 new, 21 already stored, "
+    assert [f"shipped 25 record(s) of 3 journal(s) to {alice.url}: 0 new, 25 already stored, "
             "0 conflict(s)",
             f"shipped 12 record(s) of 1 journal(s) to {bob.url}: 0 new, 12 already stored, "
             "0 conflict(s)",
@@ -134,6 +137,8 @@ def test_two_developers_ship_and_the_team_is_searchable(team: dict[str, Any]) ->
             "0 conflict(s)"] == [p.stdout.strip() for p in again]
     assert before == _rows(team["server"], team["db"])
     assert {"alice", "bob"} == {r[6] for r in before}
+    assert [("main", 10), ("subagent/agent-1", 2)] == sorted(Counter(
+        r[2] for r in before if r[1] == "a2-crash").items())
 
 
 def test_verify_store_reports_edited_and_deleted_rows_and_a_cut_tail(
@@ -310,3 +315,50 @@ def test_store_commands_refuse_an_uninitialised_store(postgres: Server, store_db
     out = smllm("ship", "--to", postgres.url(store_db), "--all")
     assert (1, "smllm: error: the team store has no smllm schema (create it with "
                "`smllm store init --url URL`)\n") == (out.returncode, out.stderr)
+
+
+def test_libpq_parameters_pass_through(team: dict[str, Any]) -> None:
+    """The URL's libpq parameters (sslmode included) reach libpq as given."""
+    alice = team["alice"]
+    out = alice.smllm("ship", "--to", alice.url + "&sslmode=bogus", "--all")
+    assert (1, f"smllm: error: cannot reach the team store {alice.url}&sslmode=bogus: "
+               'connection is bad: invalid sslmode value: "bogus" (check that the server runs, '
+               "the URL, and the password "
+               "in ~/.pgpass or PGPASSWORD)\n") == (out.returncode, out.stderr)
+
+
+def test_a_config_file_with_a_password_must_be_private(tmp_path: Path, smllm_home: Path) -> None:
+    """[store] url with a password in a config file others can read is refused, with the fix."""
+    smllm_home.mkdir(parents=True, exist_ok=True)
+    config = smllm_home / "config.toml"
+    config.write_text('[store]\nurl = "postgresql://alice:pw@db.example/smllm"\n')
+    config.chmod(0o644)
+    out = smllm("sessions", "--store", "--json")
+    assert (1, f"smllm: error: {config}: [store] url holds a password but the file is "
+               f"readable by others (chmod 600 {config}, or move the password to "
+               "~/.pgpass)\n") == (out.returncode, out.stderr)
+
+
+def test_ship_follow_ships_what_the_journals_gain(team: dict[str, Any]) -> None:
+    """`smllm ship --follow` keeps shipping: a session written after it started arrives."""
+    alice = team["alice"]
+    alice.write("a9-first", start_ms=T0)
+    proc = subprocess.Popen([PYTHON, "-m", "smllm", "ship", "--to", alice.url, "--all",
+                             "--follow", "--interval", "0.2"], env={**os.environ, **alice.env},
+                            cwd=alice.project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        wrote = False
+        while time.monotonic() < deadline:
+            ids = {r[1] for r in _rows(team["server"], team["db"])}
+            if "a9-first" in ids and not wrote:
+                alice.write("a9-later", start_ms=T0 + 1000)
+                wrote = True
+            if "a9-later" in ids:
+                break
+            time.sleep(0.2)
+    finally:
+        os.kill(proc.pid, signal.SIGINT)
+        proc.wait(20)
+    assert {"a9-first", "a9-later"} == {r[1] for r in _rows(team["server"], team["db"])}
+    assert 130 == proc.returncode
