@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from smllm.base import clock
-from smllm.journal import body_of, kind_of
+from smllm.journal import body_of, kind_of, line_hash
 
 TEXT_LIMIT = 4096
 PROMPT_LIMIT = 500
@@ -153,3 +153,11 @@ def continues(fh: Any, offset: int, last_hash: str | None) -> bool:
         return False
     fh.seek(offset - len(suffix))
     return bool(fh.read(len(suffix)) == suffix)
+
+
+def declared_hash(raw: bytes) -> str:
+    """The hash a record line declares (its last field), without recomputing it."""
+    if raw.endswith(b'"}') and raw[-82:-73] == b',"hash":"':
+        return raw[-73:-2].decode("ascii", "replace")
+    declared, _ = line_hash(raw)
+    return declared or ""

@@ -19,9 +19,9 @@ def host() -> str:
     named = os.environ.get("SMLLM_STORE_HOST", "").strip()
     if named:
         return named
-    from smllm.store import settings  # noqa: PLC0415 - the user config, read once
-
     import socket  # noqa: PLC0415 - a few milliseconds, only when asked
+
+    from smllm.store import settings  # noqa: PLC0415 - the user config, read once
 
     return settings.configured_host() or socket.gethostname()
 

@@ -18,7 +18,15 @@ from typing import Any
 from smllm import journal
 from smllm.base import paths
 from smllm.base.clock import parse_iso_ms
-from smllm.index.facets import INTENT, TERMINAL, Summary, continues, effective, facets
+from smllm.index.facets import (
+    INTENT,
+    TERMINAL,
+    Summary,
+    continues,
+    declared_hash,
+    effective,
+    facets,
+)
 from smllm.index.model import RefreshStats
 
 CHUNK = 16 * 1024 * 1024
@@ -239,8 +247,7 @@ class _Reader:
         rows.append(row)
         if f.kind == INTENT and f.tool_use_id:
             self.intents[f.tool_use_id] = row
-        declared, _ = journal.line_hash(raw)
-        j.last_sequence, j.last_hash = int(rec["sequence"]), declared
+        j.last_sequence, j.last_hash = int(rec["sequence"]), declared_hash(raw)
         if self.summary is not None:
             self.summary.add(rec, f.kind)
         if f.kind == "subagent.started" and j.stream == MAIN:

@@ -30,7 +30,7 @@ from smllm import journal
 from smllm.base import faults
 from smllm.base.errors import StoreError
 from smllm.index import database, origin, refresher
-from smllm.index.facets import continues, facets
+from smllm.index.facets import continues, declared_hash, facets
 from smllm.store import schema
 from smllm.store.connection import connect, first_line
 
@@ -132,14 +132,6 @@ def copy_fields(values: tuple[object, ...]) -> str:
         return "\t".join(_field(v) for v in values)  # a value holds a stand-in: the slow way
     return (joined.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
             .replace("\r", "\\r").replace(_SEP, "\t").replace(_NULL, "\\N"))
-
-
-def declared_hash(raw: bytes) -> str:
-    """The hash a record line declares (its last field), without recomputing it."""
-    if raw.endswith(b'"}') and raw[-82:-73] == b',"hash":"':
-        return raw[-73:-2].decode("ascii", "replace")
-    declared, _ = journal.line_hash(raw)
-    return declared or ""
 
 
 def encode_row(host: str, src: Source, raw: bytes, rec: dict[str, Any]) -> bytes:
