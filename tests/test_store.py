@@ -226,7 +226,7 @@ def test_store_down_loses_nothing_and_the_next_ship_catches_up(
     local = [r for r in journal.iter_records(_log(alice, sid))]
     alice.env["SMLLM_STORE_URL"] = alice.url
     assert 0 == alice.smllm("ship", "--all").returncode
-    stored = [r for r in _rows(team["server"], team["db"]) if r[1] == sid]
+    stored = [r for r in _rows(team["server"], team["db"]) if r[1] == sid and r[2] == "main"]
     assert [r["sequence"] for r in local] == [r[3] for r in stored]
 
 
