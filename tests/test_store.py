@@ -362,3 +362,15 @@ def test_ship_follow_ships_what_the_journals_gain(team: dict[str, Any]) -> None:
         proc.wait(20)
     assert {"a9-first", "a9-later"} == {r[1] for r in _rows(team["server"], team["db"])}
     assert 130 == proc.returncode
+
+
+def test_verify_store_with_the_configured_store(team: dict[str, Any]) -> None:
+    """`smllm verify --store SESSION` uses SMLLM_STORE_URL when no URL is given."""
+    alice = team["alice"]
+    alice.write("a10-conf", start_ms=T0)
+    assert 0 == alice.ship().returncode
+    alice.env["SMLLM_STORE_URL"] = team["auditor"]
+    out = alice.smllm("verify", "--store", "a10-conf")
+    assert (0, f"ok: a10-conf on host-a in {team['auditor']}: 4 stored rows in 1 stream(s), "
+               f"hash chain intact; compared with {_log(alice, 'a10-conf')}\n") == (
+        out.returncode, out.stdout)

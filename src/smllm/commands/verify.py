@@ -30,6 +30,9 @@ def _run_store(args: argparse.Namespace) -> int:
     from smllm.store import audit, schema, settings  # noqa: PLC0415
     from smllm.store.connection import connect  # noqa: PLC0415
 
+    if (args.session is None and args.store and "://" not in args.store
+            and "=" not in args.store):
+        args.session, args.store = args.store, ""  # `verify --store SESSION`: the configured one
     if not args.session:
         raise UsageError("verify --store needs a SESSION id",
                          "list the stored ones with `smllm sessions --store`")
