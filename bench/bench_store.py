@@ -18,8 +18,9 @@ Prints, each as a measurement and a ratio to its target or baseline of the same 
 * hooks: SessionEnd and Stop with a team store configured but down, against the same
   hooks without a store, interleaved: the detached shipper must not slow them.
 
-PostgreSQL runs with its durable defaults (fsync on) on a Unix socket in a temporary
-folder, as ``nobody`` when run as root, and is stopped by PID at the end.
+PostgreSQL runs durable (fsync and synchronous commits on) with the WAL room of
+docs/team-store.md's "Server settings", on a Unix socket in a temporary folder, as
+``nobody`` when run as root, and is stopped by PID at the end.
 """
 
 from __future__ import annotations

@@ -65,8 +65,10 @@ def start(folder: str, *, durable: bool = False) -> subprocess.Popen[bytes]:
     subprocess.run([_bin("initdb"), "-D", data, "-U", SUPERUSER, "--pwfile", pwfile,
                     "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"],
                    check=True, capture_output=True, env=env, cwd=folder, **as_user)  # type: ignore[call-overload]
-    fast = [] if durable else ["-c", "fsync=off", "-c", "synchronous_commit=off",
-                               "-c", "full_page_writes=off"]
+    # durable: fsync and synchronous commits on, with a server's usual room for WAL
+    # between checkpoints (docs/team-store.md, "Server settings")
+    fast = (["-c", "max_wal_size=4GB", "-c", "checkpoint_timeout=30min"] if durable else
+            ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
     return subprocess.Popen(
         [_bin("postgres"), "-D", data, "-k", folder, "-c", "listen_addresses=", *fast,
          "-c", "max_connections=60", "-c", "shared_buffers=256MB"],
