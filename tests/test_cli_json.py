@@ -48,6 +48,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("chain", ["chain", "{export}", "--json"], "list"),
     ("policy-check", ["policy", "check", "--json"], "report"),
     ("policy-grants", ["policy", "grants", "--all", "--json"], "list"),
+    ("sessions", ["sessions", "--all", "--json"], "list"),
+    ("search", ["search", "--all", "--json"], "list"),
+    ("search-counts", ["search", "--all", "--count-by", "kind", "--json"], "list"),
     ("install", ["uninstall", "--project", "{p}", "--json"], "report"),
 ]
 

@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,11 @@ from smllm.index import Filters, database
 from smllm.journal import lookup
 
 T0 = 1_767_603_600_000  # 2026-01-05T09:00:00Z
+
+
+def _lines(stdout: str) -> list[dict[str, Any]]:
+    """A --json list: JSON Lines, one object a line."""
+    return [json.loads(line) for line in stdout.splitlines()]
 
 
 def _two_projects(tmp_path: Path) -> tuple[Path, Path]:
@@ -39,8 +45,8 @@ def test_sessions_json_lists_the_sessions_of_each_project(tmp_path: Path) -> Non
     """`smllm sessions --json` in each of two projects lists that project's sessions (and
     below), newest first, with started, folder, records, termination and first prompt."""
     a, b = _two_projects(tmp_path)
-    in_a = json.loads(smllm("sessions", "--json", cwd=a).stdout)["sessions"]
-    in_b = json.loads(smllm("sessions", "--json", cwd=b).stdout)["sessions"]
+    in_a = _lines(smllm("sessions", "--json", cwd=a).stdout)
+    in_b = _lines(smllm("sessions", "--json", cwd=b).stdout)
     assert [("aaaa0002-run", str(a / "sub"), 7, "crash_inferred", "clean up",
              "2026-01-05T09:02:00.000Z"),
             ("aaaa0001-run", str(a), 7, "clean", "fix the flaky test",
@@ -51,7 +57,7 @@ def test_sessions_json_lists_the_sessions_of_each_project(tmp_path: Path) -> Non
         (r["session_id"], r["folder"], r["records"], r["termination"], r["first_prompt"])
         for r in in_b]
     assert in_b[0]["journal"] == str(journal.log_path("bbbb0001-run"))
-    everything = json.loads(smllm("sessions", "--json", "--all", cwd=b).stdout)["sessions"]
+    everything = _lines(smllm("sessions", "--json", "--all", cwd=b).stdout)
     assert ["aaaa0002-run", "bbbb0001-run", "aaaa0001-run"] == [
         r["session_id"] for r in everything]
 
@@ -61,9 +67,9 @@ def test_sessions_filters_by_time_and_folder(tmp_path: Path) -> None:
     a, _ = _two_projects(tmp_path)
     out = smllm("sessions", "--all", "--since", "2026-01-05T09:01", "--until",
                 "2026-01-05T09:02", "--json", cwd=tmp_path)
-    assert ["bbbb0001-run"] == [r["session_id"] for r in json.loads(out.stdout)["sessions"]]
+    assert ["bbbb0001-run"] == [r["session_id"] for r in _lines(out.stdout)]
     out = smllm("sessions", "--project", str(a / "sub"), "--json", cwd=tmp_path)
-    assert ["aaaa0002-run"] == [r["session_id"] for r in json.loads(out.stdout)["sessions"]]
+    assert ["aaaa0002-run"] == [r["session_id"] for r in _lines(out.stdout)]
     bad = smllm("sessions", "--since", "last tuesday", cwd=tmp_path)
     assert (2, "smllm: error: --since: not a time: 'last tuesday' (use 2026-01-05, "
                "2026-01-05T09:00 (UTC) or an age like 12h, 7d)\n") == (bad.returncode,
@@ -167,9 +173,8 @@ def test_search_cli_counts_by_user(tmp_path: Path) -> None:
         Effect("rm -rf a", "allow:llm_judge"), Effect("rm -rf b", "allow:llm_judge")])
     out = smllm("search", "--effects", "--authorizer", "llm_judge", "--text", "rm -rf",
                 "--count-by", "folder", "--json", cwd=tmp_path)
-    assert {"by": "folder", "counts": [{"folder": str(tmp_path), "count": 2}]} == json.loads(
-        out.stdout)
-    rows = json.loads(smllm("search", "--effects", "--json", cwd=tmp_path).stdout)["hits"]
+    assert [{"folder": str(tmp_path), "count": 2}] == _lines(out.stdout)
+    rows = _lines(smllm("search", "--effects", "--json", cwd=tmp_path).stdout)
     assert [("rm -rf b", "allow:llm_judge"), ("rm -rf a", "allow:llm_judge")] == [
         (h["text"], h["authorization"]) for h in rows]
 

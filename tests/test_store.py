@@ -22,6 +22,11 @@ from smllm import journal
 T0 = 1_767_603_600_000  # 2026-01-05T09:00:00Z
 
 
+def _lines(stdout: str) -> list[dict[str, Any]]:
+    """A --json list: JSON Lines, one object a line."""
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
 class Dev:
     """A simulated developer: own home, OS user, machine name and database role."""
 
@@ -108,20 +113,19 @@ def test_two_developers_ship_and_the_team_is_searchable(team: dict[str, Any]) ->
     first = [alice.ship(), bob.ship()]
     assert [0, 0] == [p.returncode for p in first], [p.stderr for p in first]
     before = _rows(team["server"], team["db"])
-    sessions = json.loads(smllm("sessions", "--store", team["auditor"], "--json").stdout)
+    sessions = _lines(smllm("sessions", "--store", team["auditor"], "--json").stdout)
     assert {("a1-judge", "alice", "host-a", "clean", 13), ("a2-crash", "alice", "host-a",
                                                              "clean", 10),
             ("b1-judge", "bob", "host-b", "clean", 12)} == {
         (s["session_id"], s["user"], s["host"], s["termination"], s["records"])
-        for s in sessions["sessions"]}
+        for s in sessions}
     judged = smllm("search", "--store", team["auditor"], "--effects", "--decision", "allow",
                    "--authorizer", "llm_judge", "--text", "rm -rf", "--count-by", "user",
                    "--json")
-    assert {"by": "user", "counts": [{"user": "alice", "count": 2},
-                                     {"user": "bob", "count": 1}]} == json.loads(judged.stdout)
-    hits = json.loads(smllm("search", "--store", team["auditor"], "--effects", "--authorizer",
+    assert [{"user": "alice", "count": 2}, {"user": "bob", "count": 1}] == _lines(judged.stdout)
+    hits = _lines(smllm("search", "--store", team["auditor"], "--effects", "--authorizer",
                             "llm_judge", "--decision", "allow", "--text", "rm -rf",
-                            "--json").stdout)["hits"]
+                            "--json").stdout)
     assert [("bob", "host-b", "rm -rf node_modules", "succeeded"),
             ("alice", "host-a", "rm -rf dist", "succeeded"),
             ("alice", "host-a", "rm -rf build", "succeeded")] == [
@@ -193,14 +197,14 @@ def test_writer_cannot_update_or_delete_and_rls_separates_developers(
 
     def visible(url: str) -> list[str]:
         out = smllm("sessions", "--store", url, "--json")
-        return sorted(s["session_id"] for s in json.loads(out.stdout)["sessions"])
+        return sorted(s["session_id"] for s in _lines(out.stdout))
 
     assert ["a4-rls", "b4-rls"] == visible(alice.url)  # RLS off: a writer reads all
     assert 0 == smllm("store", "rls", "on", "--url", team["admin"]).returncode
     assert (["a4-rls"], ["b4-rls"], ["a4-rls", "b4-rls"]) == (
         visible(alice.url), visible(bob.url), visible(team["auditor"]))
     hits = smllm("search", "--store", bob.url, "--kind", "session.start", "--json")
-    assert ["b4-rls"] == [h["session_id"] for h in json.loads(hits.stdout)["hits"]]
+    assert ["b4-rls"] == [h["session_id"] for h in _lines(hits.stdout)]
 
 
 def test_store_down_loses_nothing_and_the_next_ship_catches_up(
@@ -231,7 +235,7 @@ def test_store_down_loses_nothing_and_the_next_ship_catches_up(
 
 
 def _log(dev: Dev, sid: str) -> Path:
-    rows = json.loads(dev.smllm("sessions", "--all", "--json").stdout)["sessions"]
+    rows = _lines(dev.smllm("sessions", "--all", "--json").stdout)
     return Path(next(s["journal"] for s in rows if s["session_id"] == sid))
 
 
@@ -374,3 +378,32 @@ def test_verify_store_with_the_configured_store(team: dict[str, Any]) -> None:
     assert (0, f"ok: a10-conf on host-a in {team['auditor']}: 4 stored rows in 1 stream(s), "
                f"hash chain intact; compared with {_log(alice, 'a10-conf')}\n") == (
         out.returncode, out.stdout)
+
+
+def test_store_json_outputs_are_valid(team: dict[str, Any]) -> None:
+    """The store commands' --json: one compact object each, valid against its schema in
+    tests/schemas/store/ (the rest are checked by test_cli_json.py without a server)."""
+    import jsonschema
+
+    alice = team["alice"]
+    alice.write("a11-json", start_ms=T0)
+    admin = team["admin"]
+    cases = {
+        "store-init": ["store", "init", "--url", admin, "--json"],
+        "store-grant": ["store", "grant", "dave", "--auditor", "--url", admin, "--json"],
+        "store-rls": ["store", "rls", "off", "--url", admin, "--json"],
+        "ship": ["ship", "--to", alice.url, "--all", "--json"],
+        "store-status": ["store", "status", "--url", admin, "--json"],
+        "verify-store": ["verify", "--store", team["auditor"], "a11-json", "--json"],
+    }
+    folder = Path(__file__).parent / "schemas" / "store"
+    assert sorted(cases) == sorted(p.name.removesuffix(".schema.json")
+                                   for p in folder.glob("*.schema.json"))
+    for name, argv in cases.items():
+        out = alice.smllm(*argv)
+        schema = json.loads((folder / f"{name}.schema.json").read_text())
+        lines = out.stdout.splitlines()
+        value = json.loads(lines[0])
+        errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(value)]
+        compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        assert (name, 0, 1, [], compact) == (name, out.returncode, len(lines), errors, lines[0])

@@ -20,7 +20,9 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
                        help="every folder (default: this folder and below, on this machine)")
     where.add_argument("--project", "--folder", metavar="DIR", dest="project",
                        help="sessions that ran in DIR or below it")
-    parser.add_argument("--session", metavar="ID", help="one session (its id or a prefix)")
+    parser.add_argument("--journal", "--session", dest="session", metavar="ID",
+                        help="one Claude Code session: its id or a unique prefix (--session "
+                             "is accepted as another name)")
     parser.add_argument("--user", metavar="NAME", help="sessions of this OS user")
     parser.add_argument("--host", metavar="NAME", help="sessions of this machine")
     parser.add_argument("--since", metavar="WHEN",
@@ -28,7 +30,9 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
                              "30m, 12h, 7d, 2w")
     parser.add_argument("--until", metavar="WHEN", help="before this time (same forms)")
     parser.add_argument("--limit", metavar="N", type=int, help="at most N rows")
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    from smllm.commands import _output  # noqa: PLC0415
+
+    _output.add_json_flag(parser, "the rows", lines=True)
 
 
 def _when(text: str | None, option: str) -> int | None:

@@ -9,11 +9,10 @@ of the command or path, a time range; plus the session filters of ``smllm sessio
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 
-from smllm.commands import _listing
+from smllm.commands import _listing, _output
 
 GROUPS = ("user", "host", "folder", "session_id", "tool", "kind", "authorization", "rule")
 
@@ -64,15 +63,13 @@ def run(args: argparse.Namespace) -> int:
         counts = Counter(getattr(h, args.count_by) for h in hits)
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
         if args.json:
-            sys.stdout.write(json.dumps({"by": args.count_by, "counts": [
-                {args.count_by: k, "count": n} for k, n in ordered]}, ensure_ascii=False) + "\n")
+            _output.write_lines({args.count_by: k, "count": n} for k, n in ordered)
         else:
             for key, n in ordered:
                 sys.stdout.write(f"{n:>7}  {key}\n")
         return 0
     if args.json:
-        sys.stdout.write(json.dumps({"hits": [h.as_json() for h in hits]},
-                                    ensure_ascii=False) + "\n")
+        _output.write_lines(h.as_json() for h in hits)
         return 0
     for h in hits:
         auth = h.authorization or h.decision or ""

@@ -8,10 +8,9 @@ select across the team.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from smllm.commands import _listing
+from smllm.commands import _listing, _output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,8 +34,7 @@ def run(args: argparse.Namespace) -> int:
             schema.check(conn)
             rows = queries.sessions(conn, f)
     if args.json:
-        sys.stdout.write(json.dumps({"sessions": [r.as_json() for r in rows]},
-                                    ensure_ascii=False) + "\n")
+        _output.write_lines(r.as_json() for r in rows)
         return 0
     if not rows:
         where = "" if f.project is None else f" in {f.project}"

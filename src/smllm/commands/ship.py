@@ -8,12 +8,12 @@ hash differs from the local one is reported as a conflict and kept as stored. Wi
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 
 from smllm.base.errors import UsageError
+from smllm.commands import _output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the store (default: SMLLM_STORE_URL or [store] url); no password "
                              "in it: use ~/.pgpass or PGPASSWORD")
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--session", metavar="ID", help="one session (its id or a prefix)")
+    which.add_argument("--journal", "--session", dest="session", metavar="ID",
+                       help="one Claude Code session: its id or a unique prefix (--session is "
+                            "accepted as another name)")
     which.add_argument("--all", action="store_true", help="every session on this machine")
     parser.add_argument("--follow", action="store_true",
                         help="keep shipping what the journals gain until interrupted")
@@ -30,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--recheck", action="store_true",
                         help="ignore the cursors: send every record again (the store keeps "
                              "what it has and reports every conflict)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    _output.add_json_flag(parser, "the report (with --follow: one a pass)")
 
 
 def _selection(args: argparse.Namespace) -> set[str] | None:
@@ -54,7 +56,7 @@ def _print(report: object, url: str, as_json: bool) -> None:
 
     assert isinstance(report, Report)
     if as_json:
-        sys.stdout.write(json.dumps({"store": shown(url), **report.as_json()}) + "\n")
+        _output.write({"store": shown(url), **report.as_json()})
         return
     sys.stdout.write(
         f"shipped {report.sent} record(s) of {report.read} journal(s) to {shown(url)}: "

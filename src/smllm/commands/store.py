@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from typing import Any
+
+from smllm.commands import _output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,12 +17,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     init.add_argument("--url", metavar="URL", help=url_help)
     init.add_argument("--rls", action="store_true",
                       help="turn row-level security on: a writer reads only its own sessions")
+    _output.add_json_flag(init, "the result")
     status = sub.add_parser("status", help="the schema version, row-level security, counts")
     status.add_argument("--url", metavar="URL", help=url_help)
-    status.add_argument("--json", action="store_true", help="print JSON")
+    _output.add_json_flag(status, "the store's state")
     rls = sub.add_parser("rls", help="turn row-level security on or off")
     rls.add_argument("state", choices=("on", "off"))
     rls.add_argument("--url", metavar="URL", help=url_help)
+    _output.add_json_flag(rls, "the result")
     grant = sub.add_parser("grant", help="let a login role ship (writer) or read all (auditor)")
     grant.add_argument("role", metavar="ROLE", help="a PostgreSQL login role (created if missing, "
                        "without a password: set one with psql's \\password)")
@@ -28,6 +32,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     kind.add_argument("--writer", action="store_true", help="insert-only shipping")
     kind.add_argument("--auditor", action="store_true", help="read-only, every session")
     grant.add_argument("--url", metavar="URL", help=url_help)
+    _output.add_json_flag(grant, "the result")
+
+
+def _say(args: argparse.Namespace, report: dict[str, Any], text: str) -> None:
+    if args.json:
+        _output.write(report)
+    else:
+        sys.stdout.write(text)
+
+
+def _init(conn: Any, args: argparse.Namespace, shown: str) -> None:
+    from smllm.store import schema  # noqa: PLC0415
+
+    done = schema.migrate(conn)
+    if args.rls:
+        schema.set_rls(conn, True)
+    rls_on = schema.rls_enabled(conn)
+    verb = "created" if done and done[0][0] == 1 else (
+        "migrated" if done else "already up to date")
+    text = "".join(f"applied migration {v}: {n}\n" for v, n in done)
+    text += (f"team store {shown}: schema version {schema.LATEST} {verb}; roles "
+             f"{schema.WRITER}, {schema.AUDITOR}; row-level security "
+             f"{'on' if rls_on else 'off'}\n")
+    _say(args, {"store": shown, "schema_version": schema.LATEST,
+                "applied": [{"version": v, "name": n} for v, n in done],
+                "row_level_security": rls_on}, text)
+
+
+def _status(conn: Any, args: argparse.Namespace, shown: str) -> None:
+    from smllm.store import schema  # noqa: PLC0415
+
+    with conn.cursor() as cur:
+        cur.execute("SELECT (SELECT count(*) FROM smllm.sessions), "
+                    "(SELECT count(*) FROM smllm.records), "
+                    "pg_size_pretty(pg_total_relation_size('smllm.records'))")
+        row = cur.fetchone()
+    sessions, records, size = row if row else (0, 0, "0")
+    info = {"store": shown, "schema_version": schema.applied(conn),
+            "row_level_security": schema.rls_enabled(conn), "sessions": sessions,
+            "records": records, "records_size": size, "store_id": schema.store_id(conn)}
+    _say(args, info, "".join(f"{key}: {value}\n" for key, value in info.items()))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,41 +83,20 @@ def run(args: argparse.Namespace) -> int:
     shown = settings.shown(url)
     with connect(url) as conn:
         if args.action == "init":
-            done = schema.migrate(conn)
-            if args.rls:
-                schema.set_rls(conn, True)
-            for version, name in done:
-                sys.stdout.write(f"applied migration {version}: {name}\n")
-            state = "on" if schema.rls_enabled(conn) else "off"
-            verb = "created" if done and done[0][0] == 1 else (
-                "migrated" if done else "already up to date")
-            sys.stdout.write(f"team store {shown}: schema version {schema.LATEST} {verb}; "
-                             f"roles {schema.WRITER}, {schema.AUDITOR}; row-level security "
-                             f"{state}\n")
+            _init(conn, args, shown)
             return 0
         schema.check(conn)
         if args.action == "rls":
-            schema.set_rls(conn, args.state == "on")
-            sys.stdout.write(f"row-level security {args.state} in {shown}\n")
-            return 0
-        if args.action == "grant":
+            on = args.state == "on"
+            schema.set_rls(conn, on)
+            _say(args, {"store": shown, "row_level_security": on},
+                 f"row-level security {args.state} in {shown}\n")
+        elif args.action == "grant":
             group = schema.WRITER if args.writer else schema.AUDITOR
             created = schema.grant(conn, args.role, group)
             made = "created login role" if created else "login role"
-            sys.stdout.write(f"{made} {args.role} is now a member of {group}\n")
-            return 0
-        with conn.cursor() as cur:
-            cur.execute("SELECT (SELECT count(*) FROM smllm.sessions), "
-                        "(SELECT count(*) FROM smllm.records), "
-                        "pg_size_pretty(pg_total_relation_size('smllm.records'))")
-            row = cur.fetchone()
-        sessions, records, size = row if row else (0, 0, "0")
-        info = {"store": shown, "schema_version": schema.applied(conn),
-                "row_level_security": schema.rls_enabled(conn), "sessions": sessions,
-                "records": records, "records_size": size, "store_id": schema.store_id(conn)}
-        if args.json:
-            sys.stdout.write(json.dumps(info) + "\n")
+            _say(args, {"role": args.role, "group": group, "created": created},
+                 f"{made} {args.role} is now a member of {group}\n")
         else:
-            for key, value in info.items():
-                sys.stdout.write(f"{key}: {value}\n")
+            _status(conn, args, shown)
     return 0
