@@ -1,25 +1,34 @@
 # ruff: noqa: PLR0911 - a shell grammar is a big case analysis; /tmp is data here
-"""Walk a parsed script: unwrap launchers, follow ``cd``, judge each simple command.
+"""The analyser's core: walk a parsed script and judge each simple command.
 
 Each simple command is reduced to its effective argv (wrappers such as ``sudo``,
 ``env``, ``timeout`` or ``busybox`` stripped, ``bash -c``/``eval`` strings parsed and
-analysed recursively) and handed to the handler of its program in
-:mod:`smllm.gate.shell._programs`. A command whose name is not known statically (a variable,
-a substitution, a glob) is escalated, never allowed.
+analysed recursively) and handed to the handler its program has in the table of
+:mod:`smllm.gate.shell._programs`. A command whose name is not known statically (a
+variable, a substitution, a glob) is escalated, never allowed.
+
+Every family module (``_fs``, ``_git``, ``_launchers``, ...) imports this module for
+what handlers share (:func:`judge_argv`, :func:`nested`, :func:`write_target`, ...);
+this module imports none of them: it finds a handler through the table, which loads a
+family's module on first use.
 """
 
 from __future__ import annotations
 
 import os
 
+from smllm.base.digest import tagged
+from smllm.gate.shell import _programs
 from smllm.gate.shell._model import (
     Analysis,
     CommandReport,
     Context,
     Finding,
     LazyRe,
+    is_lower_assignment,
     worst,
 )
+from smllm.gate.shell._model import re_lazy as re
 from smllm.gate.shell._parse import Script, Simple, Word, parse
 
 TYPE_CHECKING = False
@@ -105,15 +114,92 @@ def stdin_text(cmd: Simple) -> tuple[str | None, str]:
     return None, f"the output of {first or 'a command'}"
 
 
+def run_script_file(name: str, word: Word, ctx: Context) -> list[Finding]:
+    """A shell running a script file: analyse the file when it can be read."""
+    text = read_script(word, ctx)
+    if text is None:
+        shown = word.value if word.value is not None else word.raw
+        return [
+            Finding(
+                "shell.unread-script",
+                "ask",
+                f"{name} runs the script {shown}, which smllm cannot read",
+            )
+        ]
+    return nested(text, ctx, f"{name} {word.value}")
+
+
+def read_script(word: Word, ctx: Context) -> str | None:
+    """The text of the script file ``word`` names (None: cannot be read); its digest is
+    kept in ``ctx.scripts`` so that the check after the run can tell if it changed."""
+    if word.value is None or word.glob:
+        return None
+    path = ctx.resolve(word.value)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(256 * 1024 + 1)
+    except OSError:
+        return None
+    if len(data) > 256 * 1024:
+        return None
+    ctx.scripts[path] = tagged(data)  # what was analysed, for the check after the run
+    return data.decode("utf-8", "replace")
+
+
+def stdin_script(name: str, cmd: Simple, ctx: Context) -> list[Finding]:
+    """A shell or ``source`` reading code on stdin: analyse it when it is known."""
+    text, source = stdin_text(cmd)
+    if text is not None:
+        return nested(text, ctx, f"{name} reading {source}")
+    if source == "the terminal":
+        return []
+    if re.search(r"\b(curl|wget|fetch|http|nc|ncat|aria2c)\b", source):
+        return [
+            Finding(
+                "shell.remote-code", "ask", f"{name} runs code downloaded at run time ({source})"
+            )
+        ]
+    return [
+        Finding(
+            "shell.stdin-script",
+            "ask",
+            f"{name} runs code read from {source}, unknown until run time",
+        )
+    ]
+
+
 def judge_simple(cmd: Simple, ctx: Context) -> tuple[list[Finding], bool]:
     """Findings for one simple command, and whether it is known to be read-only."""
-    from smllm.gate.shell import _programs  # noqa: PLC0415 - mutual recursion
-
     findings = _redirects(cmd, ctx)
     if not cmd.words:
         return findings, not findings
-    found, safe = _programs.judge_argv(list(cmd.words), cmd, ctx)
+    found, safe = judge_argv(list(cmd.words), cmd, ctx)
     return findings + found, safe and not findings
+
+
+_RESERVED = frozenset(
+    {"{", "}", "!", "(", ")", "then", "do", "else", "time", "if", "while", "until", "elif"}
+)
+
+
+def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> tuple[list[Finding], bool]:
+    """Judge an argv (the command word first): the handler of its program, if any.
+
+    A program without a handler runs its arguments as data: no finding, and known to
+    be read-only only when the table lists it so.
+    """
+    name, problem = command_name(words[0])
+    if problem is not None or name is None:
+        return [problem] if problem else [], False
+    args = words[1:]
+    if (is_lower_assignment(name) or name in _RESERVED) and args:
+        return judge_argv(args, cmd, ctx)  # an assignment after a launcher (sudo FOO=1 cmd)
+    handler = _programs.lookup(name)
+    if handler is not None:
+        return handler(name, args, cmd, ctx)
+    return [], name in _programs.READ_ONLY
 
 
 def command_name(word: Word) -> tuple[str | None, Finding | None]:

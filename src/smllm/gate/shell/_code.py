@@ -9,7 +9,7 @@ destroying API is denied.
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import nested, stdin_text, write_target
+from smllm.gate.shell._analyse import nested, read_script, stdin_text, write_target
 from smllm.gate.shell._model import (
     IGNORECASE,
     Context,
@@ -224,8 +224,6 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
 
 
 def _script(name: str, word: Word, ctx: Context) -> list[Finding]:
-    from smllm.gate.shell._launchers import read_script  # noqa: PLC0415
-
     text = read_script(word, ctx)
     if text is None:
         if word.value is None:
@@ -251,8 +249,6 @@ def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             i += 2
             continue
         if v in ("-f", "--file") and i + 1 < len(args):
-            from smllm.gate.shell._launchers import read_script  # noqa: PLC0415
-
             program = read_script(args[i + 1], ctx)
             if program is None:
                 return [
@@ -367,4 +363,5 @@ HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
     "sed": sed,
     "gsed": sed,
     **{e: editor for e in ("vim", "vi", "nvim", "ex", "view", "emacs", "nano", "gvim")},
+    "python": interpreter,  # every interpreter name the table matches by pattern
 }

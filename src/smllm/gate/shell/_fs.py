@@ -257,6 +257,7 @@ def tar(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
+    "mkfs": disk_destroy,  # mkfs.*, mke2fs, mkswap, wipefs, mkdosfs (matched by pattern)
     "rm": rm,
     "unlink": rm,
     "rmdir": rm,

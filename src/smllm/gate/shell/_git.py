@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from smllm.gate.shell._analyse import nested
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._model import re_lazy as re
 from smllm.gate.shell._parse import Simple, Word
@@ -81,8 +82,6 @@ def git(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     rest = args[i + 1 :]
     values = [(a.value or "").lower() for a in rest]
     if sub in aliases:
-        from smllm.gate.shell._analyse import nested  # noqa: PLC0415
-
         body = aliases[sub]
         if body is None:
             return [Finding("git.alias-exec", "ask", "git alias with a run-time body")], False
@@ -248,8 +247,6 @@ def _config(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
         if v.startswith("alias.") and i + 1 < len(args):
             body = args[i + 1].value
             if body is None or body.startswith("!"):
-                from smllm.gate.shell._analyse import nested  # noqa: PLC0415
-
                 inner = nested(body[1:], ctx, f"git {v}") if body else []
                 return [
                     Finding("git.alias-exec", "ask", f"defines {v} as a shell command"),

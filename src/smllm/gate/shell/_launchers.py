@@ -9,10 +9,12 @@ analysed when it is known and escalated when it is not.
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import nested, stdin_text
+from smllm.gate.shell._analyse import judge_argv, nested, run_script_file, stdin_script
+from smllm.gate.shell._flags import skip_options
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._model import re_lazy as re
 from smllm.gate.shell._parse import Simple, Word, parse
+from smllm.gate.shell._programs import SHELLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,12 +25,6 @@ if TYPE_CHECKING:
 
 def _values(args: list[Word]) -> list[str | None]:
     return [a.value for a in args]
-
-
-def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> Result:
-    from smllm.gate.shell import _programs  # noqa: PLC0415 - the dispatch table imports this module
-
-    return _programs.judge_argv(words, cmd, ctx)
 
 
 _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
@@ -90,45 +86,6 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "runuser": (frozenset({"-u", "-g"}), 0),
 }
 _PRIVILEGED = frozenset({"sudo", "doas", "runuser", "sg"})
-SHELLS = frozenset(
-    {
-        "sh",
-        "bash",
-        "zsh",
-        "dash",
-        "ksh",
-        "mksh",
-        "ash",
-        "fish",
-        "tcsh",
-        "csh",
-        "yash",
-        "posh",
-        "rbash",
-    }
-)
-
-
-def skip_options(args: list[Word], with_arg: frozenset[str], positional: int) -> list[Word]:
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        if v is None:
-            break
-        if v == "--":
-            i += 1
-            break
-        if v.startswith("-") and len(v) > 1:
-            if v in with_arg:
-                i += 2
-                continue
-            i += 1
-            continue
-        break
-    rest = args[i:]
-    return rest[positional:]
-
-
 def wrapper(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     with_arg, positional = _WRAPPERS[name]
     rest = skip_options(args, with_arg, positional)
@@ -259,62 +216,7 @@ def shell(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return nested(rest[0].value, ctx, f"{name} -c"), False
     if rest:
         return run_script_file(name, rest[0], ctx), False
-    return _stdin_script(name, cmd, ctx), False
-
-
-def run_script_file(name: str, word: Word, ctx: Context) -> list[Finding]:
-    """A shell running a script file: analyse the file when it can be read."""
-    text = read_script(word, ctx)
-    if text is None:
-        shown = word.value if word.value is not None else word.raw
-        return [
-            Finding(
-                "shell.unread-script",
-                "ask",
-                f"{name} runs the script {shown}, which smllm cannot read",
-            )
-        ]
-    return nested(text, ctx, f"{name} {word.value}")
-
-
-def read_script(word: Word, ctx: Context) -> str | None:
-    if word.value is None or word.glob:
-        return None
-    path = ctx.resolve(word.value)
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(256 * 1024 + 1)
-    except OSError:
-        return None
-    if len(data) > 256 * 1024:
-        return None
-    from smllm.base.digest import tagged  # noqa: PLC0415
-
-    ctx.scripts[path] = tagged(data)  # what was analysed, for the check after the run
-    return data.decode("utf-8", "replace")
-
-
-def _stdin_script(name: str, cmd: Simple, ctx: Context) -> list[Finding]:
-    text, source = stdin_text(cmd)
-    if text is not None:
-        return nested(text, ctx, f"{name} reading {source}")
-    if source == "the terminal":
-        return []
-    if re.search(r"\b(curl|wget|fetch|http|nc|ncat|aria2c)\b", source):
-        return [
-            Finding(
-                "shell.remote-code", "ask", f"{name} runs code downloaded at run time ({source})"
-            )
-        ]
-    return [
-        Finding(
-            "shell.stdin-script",
-            "ask",
-            f"{name} runs code read from {source}, unknown until run time",
-        )
-    ]
+    return stdin_script(name, cmd, ctx), False
 
 
 def eval_(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -330,7 +232,7 @@ def source(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if not args:
         return [], True
     if args[0].value in ("/dev/stdin", "-", "/proc/self/fd/0"):
-        return _stdin_script(name, cmd, ctx), False
+        return stdin_script(name, cmd, ctx), False
     return run_script_file(name, args[0], ctx), False
 
 

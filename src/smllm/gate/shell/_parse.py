@@ -110,6 +110,9 @@ class _Parser(WordReader):
         self.mode = ""  # "", "for-in", "case-subject", "case-pattern", "dbracket"
         self.mode_count = 0
 
+    def _subparser(self, text: str, depth: int, nested: bool = False) -> _Parser:
+        return _Parser(text, depth, self.env, nested)
+
     # ----------------------------------------------------------------- structure
 
     def run(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import nested, stdin_text
+from smllm.gate.shell._analyse import judge_argv, nested, stdin_text
 from smllm.gate.shell._model import IGNORECASE, Context, Finding, LazyRe
 from smllm.gate.shell._model import re_lazy as re
 from smllm.gate.shell._parse import Simple, Word
@@ -100,8 +100,6 @@ def kubectl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         if "--" in values:
             inner = args[values.index("--") + 1 :]
             if inner:
-                from smllm.gate.shell._programs import judge_argv  # noqa: PLC0415
-
                 out += judge_argv(inner, cmd, ctx)[0]
         return out, False
     return [], sub in ("get", "describe", "logs", "version", "explain", "top")

@@ -46,6 +46,11 @@ class WordReader:
     commands: list[Simple]
     functions: list[str]
 
+    def _subparser(self, text: str, depth: int, nested: bool = False) -> _Parser:
+        """A parser over ``text`` sharing this one's environment (``_Parser`` defines it:
+        a substitution is parsed by the class that mixes this reader in)."""
+        raise NotImplementedError
+
     def _read_word(self) -> Word:
         start = self.i
         parts: list[str] = []
@@ -318,7 +323,7 @@ class WordReader:
                 if close > 0:
                     self._nested_script(inner[m.end() : close])
             else:
-                sub = _new_parser(inner, self.depth, self.env)
+                sub = self._subparser(inner, self.depth)
                 sub.i = m.end()
                 sub._substitution(m.end(), ")")
                 self.commands.extend(sub.commands)
@@ -344,15 +349,10 @@ class WordReader:
         if self.depth >= MAX_DEPTH:
             self.errors.append("substitutions nested too deeply to analyse")
             return None
-        sub = _new_parser(inner, self.depth + 1, self.env, nested=True)
+        sub = self._subparser(inner, self.depth + 1, nested=True)
         sub.run()
         self.commands.extend(sub.commands)
         self.errors.extend(sub.errors)
         self.functions.extend(sub.functions)
         return static_output(sub.commands, self.env)
 
-
-def _new_parser(text: str, depth: int, env: Env, nested: bool = False) -> _Parser:
-    from smllm.gate.shell._parse import _Parser  # noqa: PLC0415 - the parser mixes this class in
-
-    return _Parser(text, depth, env, nested)

@@ -1,0 +1,97 @@
+"""The analyser's structure: one table of programs, families that import only the core,
+and imports inside functions only where the hook's startup budget needs them."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smllm.gate.shell import _programs
+
+SHELL = Path(__file__).resolve().parent.parent / "src" / "smllm" / "gate" / "shell"
+#: what every family may import: the core and the shared vocabulary, never another family
+SHARED = {"_analyse", "_model", "_parse", "_syntax", "_flags", "_programs"}
+#: (module file, imported module) of every import inside a function, each for a reason
+LATE_IMPORTS = {
+    ("__init__.py", "smllm.gate.shell._analyse"),  # Write/Edit import the package, not the parser
+    ("_model.py", "re"),  # half an interpreter start; most commands need no regex
+    ("_analyse.py", "unicodedata"),  # only for a non-ASCII command name
+}
+
+
+@pytest.mark.parametrize("family", sorted(_programs.FAMILIES))
+def test_table_names_what_each_family_judges(family: str) -> None:
+    """The table and the family's HANDLERS list the same programs."""
+    module = importlib.import_module(f"smllm.gate.shell.{family}")
+    assert sorted(_programs.FAMILIES[family]) == sorted(module.HANDLERS)
+
+
+def test_no_program_is_in_two_families() -> None:
+    """A program name has one handler."""
+    names = [n for names in _programs.FAMILIES.values() for n in names]
+    assert [] == sorted({n for n in names if names.count(n) > 1})
+
+
+def _imports(path: Path) -> tuple[set[str], list[tuple[str, int]]]:
+    """(modules imported at top level, (module, line) of imports inside functions)."""
+    tree = ast.parse(path.read_text())
+    top: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            top.add(node.module)
+            top.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            top.update(a.name for a in node.names)
+    late: list[tuple[str, int]] = []
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    late += [(a.name, node.lineno) for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    late.append((node.module, node.lineno))
+    return top, late
+
+
+@pytest.mark.parametrize("family", sorted(_programs.FAMILIES))
+def test_families_import_only_the_core(family: str) -> None:
+    """A family module imports the shared core, never another family."""
+    top, _ = _imports(SHELL / f"{family}.py")
+    prefix = "smllm.gate.shell."
+    ours = {m[len(prefix):].split(".")[0] for m in top if m.startswith(prefix)}
+    assert set() == ours - SHARED
+
+
+def test_imports_inside_functions_are_the_listed_ones() -> None:
+    """Every import inside a function is listed here with its reason, and commented."""
+    found = set()
+    uncommented = []
+    for path in sorted(SHELL.glob("*.py")):
+        lines = path.read_text().splitlines()
+        for module, line in _imports(path)[1]:
+            found.add((path.name, module))
+            if "#" not in lines[line - 1] and not lines[line - 2].strip().startswith("#"):
+                uncommented.append((path.name, line))
+    assert (LATE_IMPORTS, []) == (found, uncommented)
+
+
+def test_a_command_loads_only_the_families_it_needs() -> None:
+    """Importing the package loads no parser; `git status` then loads the git family only."""
+    code = (
+        "import sys\n"
+        "from smllm.gate import shell\n"
+        "print(sorted(m for m in sys.modules if m.startswith('smllm.gate.shell.')))\n"
+        "shell.analyse('git status', cwd='/tmp/p')\n"
+        "fams = set(shell._programs.FAMILIES)\n"
+        "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules\n"
+        "             if m.startswith('smllm.gate.shell.') and m.rsplit('.', 1)[1] in fams))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    expected = "['smllm.gate.shell._model']\n['_git']\n"
+    assert expected == out.stdout
