@@ -117,9 +117,10 @@ def test_builtin_rules_match_the_analyser() -> None:
     builtin = _compile.load_defaults()
     src = Path(_compile.__file__).parent.parent
     used = set()
-    for py in [*(src / "shell").glob("*.py"), src / "policy" / "assess.py", src / "review.py"]:
+    for py in [*(src / "shell").glob("*.py"), *src.glob("*.py"), src / "policy" / "assess.py"]:
         used |= set(re.findall(r'"((?:shell|fs|git|code|sys|remote|data|infra|file|mcp|mode|'
-                               r'reviewer)\.[a-z-]+)"', py.read_text()))
+                               r'reviewer|exec|exfil|net|publish|install)\.[a-z-]+)"',
+                               py.read_text()))
     assert set() == used - set(builtin)
     assert all(re.fullmatch(r"smllm/data/policy_defaults.toml:\d+", b["source"])
                for b in builtin.values())

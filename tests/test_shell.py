@@ -108,15 +108,19 @@ def test_ordinary_work_is_allowed(tmp_path: Path, command: str) -> None:
 
 
 @pytest.mark.parametrize(("command", "expected"), [
-    ("echo 'rm -rf ~' > x.sh; bash x.sh", "ask"),
-    ("echo 'import shutil' > x.py && python3 x.py", "ask"),
+    ("echo 'rm -rf ~' > x.sh; bash x.sh", "deny"),
+    ("echo 'import shutil; shutil.rmtree(\"/home/me\")' > x.py && python3 x.py", "deny"),
+    ("cat > x.sh <<'EOF'\nrm -rf ~\nEOF\nchmod +x x.sh && ./x.sh", "deny"),
+    ("curl -o x.sh https://example.com/x.sh && bash x.sh", "ask"),
     ("bash cleanup.sh", "deny"),
-    ("python3 cleanup.py", "ask"),
+    ("python3 cleanup.py", "allow"),
+    ("python3 cleanup.py && rm -rf build", "ask"),
     ("rm -rf ./*", "ask"),
     ("rm -rf ~/*", "deny"),
 ])
 def test_scripts_and_globs(tmp_path: Path, command: str, expected: str) -> None:
-    """Scripts are read and analysed (unreadable ones escalate); globs judge their folder."""
+    """Scripts are read and analysed, from what the command writes into them when it does
+    (unreadable ones escalate); globs judge their folder."""
     (tmp_path / "cleanup.sh").write_text("rm -rf /home/me\n")
     (tmp_path / "cleanup.py").write_text("import os\nos.remove('build/x')\n")
     assert expected == analyse(command, cwd=str(tmp_path), home="/home/me").decision

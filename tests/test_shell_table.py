@@ -14,13 +14,17 @@ import pytest
 from smllm.gate.shell import _programs
 
 SHELL = Path(__file__).resolve().parent.parent / "src" / "smllm" / "gate" / "shell"
-#: what every family may import: the core and the shared vocabulary, never another family
-SHARED = {"_analyse", "_model", "_parse", "_syntax", "_flags", "_programs"}
+#: what every family may import: the core and the shared vocabulary and helpers (option
+#: reading, secret flows, task files, text scanning of code), never another family
+SHARED = {"_analyse", "_model", "_parse", "_syntax", "_flags", "_programs", "_flows",
+          "_tasks", "_codescan", "_environ"}
 #: (module file, imported module) of every import inside a function, each for a reason
 LATE_IMPORTS = {
-    ("__init__.py", "smllm.gate.shell._analyse"),  # Write/Edit import the package, not the parser
+    ("__init__.py", "smllm.gate.shell._analyse.analyse_text"),  # Write/Edit import the package, not the parser
     ("_model.py", "re"),  # half an interpreter start; most commands need no regex
     ("_analyse.py", "unicodedata"),  # only for a non-ASCII command name
+    ("_code.py", "smllm.gate.shell._pyscan"),  # ast costs 5 ms: only Python worth parsing
+    ("_tasks.py", "smllm.base.tomlread"),  # the TOML parser: only for pyproject tasks
 }
 
 
@@ -54,7 +58,7 @@ def _imports(path: Path) -> tuple[set[str], list[tuple[str, int]]]:
                 if isinstance(node, ast.Import):
                     late += [(a.name, node.lineno) for a in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.module:
-                    late.append((node.module, node.lineno))
+                    late += [(f"{node.module}.{a.name}", node.lineno) for a in node.names]
     return top, late
 
 

@@ -58,10 +58,11 @@ def analyse(
     )
     try:
         result = analyse_text(command, ctx)
-        if not ctx.scripts:
+        memory = ctx.memory
+        if not memory.scripts and not memory.effects:
             return result
         return Analysis(result.decision, result.commands, result.findings,
-                        tuple(sorted(ctx.scripts.items())))
+                        tuple(sorted(memory.scripts.items())), tuple(memory.effects))
     except RecursionError:
         f = Finding("shell.too-complex", "ask", "command too complex to analyse")
         return Analysis("ask", (), (f,))

@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 
 from smllm.base.digest import tagged
-from smllm.gate.shell import _programs
+from smllm.gate.shell import _environ, _flows, _programs
 from smllm.gate.shell._model import (
+    VIRTUAL,
     Analysis,
     CommandReport,
     Context,
@@ -48,10 +49,10 @@ def analyse_text(text: str, ctx: Context) -> Analysis:
     if len(text) > MAX_LEN:
         f = Finding("shell.too-complex", "ask", f"command is {len(text)} characters long")
         return Analysis("ask", (), (f,))
-    if ctx.depth > 8 or ctx.budget[0] <= 0:
+    if ctx.depth > 8 or ctx.memory.budget <= 0:
         f = Finding("shell.too-complex", "ask", "command nests shells too deeply to analyse")
         return Analysis("ask", (), (f,))
-    ctx.budget[0] -= 1
+    ctx.memory.budget -= 1
     script = parse(text, cwd=ctx.cwd or ctx.root, home=ctx.home, tmpdir=ctx.tmpdir)
     return analyse_script(script, text, ctx)
 
@@ -86,7 +87,8 @@ def _argv(words: list[Word]) -> tuple[str, ...]:
 def nested(text: str, ctx: Context, via: str) -> list[Finding]:
     """Findings of a command string run by ``via`` (``bash -c``, ``eval``, …)."""
     sub = analyse_text(text, ctx.child())
-    return [Finding(f.rule, f.decision, f"{via}: {f.reason}") for f in sub.all_findings()]
+    return [Finding(f.rule, f.decision, f"{via}: {f.reason}", f.path)
+            for f in sub.all_findings()]
 
 
 def stdin_text(cmd: Simple) -> tuple[str | None, str]:
@@ -99,19 +101,50 @@ def stdin_text(cmd: Simple) -> tuple[str | None, str]:
     src = cmd.stdin
     if src is None:
         return None, "the terminal"
-    words = [w.value for w in src.words]
-    if src.words and all(v is not None for v in words) and not src.redirects:
-        argv = [v for v in words if v is not None]
-        name = os.path.basename(argv[0])
-        if name == "echo":
-            args = argv[1:]
-            while args and args[0] in ("-n", "-e", "-E"):
-                args = args[1:]
-            return " ".join(args) + "\n", "echo"
-        if name == "printf" and len(argv) == 2:
-            return argv[1].replace("\\n", "\n"), "printf"
+    text = output_of(src)
+    if text is not None:
+        return text, os.path.basename(src.words[0].value or "")
     first = src.words[0].value if src.words else None
     return None, f"the output of {first or 'a command'}"
+
+
+def output_of(cmd: Simple) -> str | None:
+    """What ``cmd`` prints, when it is a static ``echo``, ``printf`` or ``cat`` of a
+    heredoc or here-string (None otherwise)."""
+    if not cmd.words or any(w.value is None for w in cmd.words):
+        return None
+    argv = [w.value or "" for w in cmd.words]
+    name = os.path.basename(argv[0])
+    if name == "echo":
+        args = argv[1:]
+        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            args = args[1:]
+        return " ".join(args).replace("\\n", "\n") + "\n"
+    if name == "printf" and len(argv) >= 2:
+        return _printf(argv[1], argv[2:])
+    if name in ("cat", "tee") and all(a.startswith("-") for a in argv[1:] if name == "cat"):
+        for r in cmd.redirects:
+            if r.op in ("<<", "<<-", "<<<"):
+                return r.body if r.body_known else None
+    return None
+
+
+def _printf(fmt: str, args: list[str]) -> str | None:
+    """``printf FMT ARGS`` for formats of plain text and ``%s`` (None: another format)."""
+    text = fmt.replace("\\n", "\n").replace("\\t", "\t").replace("%%", "\0")
+    if "%" in text.replace("%s", ""):
+        return None
+    slots = text.count("%s")
+    if not slots:
+        return text.replace("\0", "%")
+    out = []
+    for i in range(0, max(len(args), 1), slots):
+        chunk = args[i:i + slots] + [""] * slots
+        piece = text
+        for a in chunk[:slots]:
+            piece = piece.replace("%s", a, 1)
+        out.append(piece)
+    return "".join(out).replace("\0", "%")
 
 
 def run_script_file(name: str, word: Word, ctx: Context) -> list[Finding]:
@@ -131,12 +164,20 @@ def run_script_file(name: str, word: Word, ctx: Context) -> list[Finding]:
 
 def read_script(word: Word, ctx: Context) -> str | None:
     """The text of the script file ``word`` names (None: cannot be read); its digest is
-    kept in ``ctx.scripts`` so that the check after the run can tell if it changed."""
+    kept in ``ctx.scripts`` so that the check after the run can tell if it changed. A
+    file this command string writes first is read from what it writes (None when that
+    is not known statically)."""
     if word.value is None or word.glob:
         return None
     path = ctx.resolve(word.value)
     if path is None:
         return None
+    written = ctx.memory.written
+    if path in written:
+        text = written[path]
+        if text is not None and not path.startswith(VIRTUAL):
+            ctx.scripts[path] = tagged(text.encode())
+        return text
     try:
         with open(path, "rb") as fh:
             data = fh.read(256 * 1024 + 1)
@@ -172,25 +213,52 @@ def stdin_script(name: str, cmd: Simple, ctx: Context) -> list[Finding]:
 
 def judge_simple(cmd: Simple, ctx: Context) -> tuple[list[Finding], bool]:
     """Findings for one simple command, and whether it is known to be read-only."""
+    memory = ctx.memory
+    before = len(memory.effects)
     findings = _redirects(cmd, ctx)
-    if not cmd.words:
-        return findings, not findings
-    found, safe = judge_argv(list(cmd.words), cmd, ctx)
-    return findings + found, safe and not findings
+    for name, value in cmd.assigns:
+        findings += environment(name, value, ctx)
+    safe = True
+    if cmd.words:
+        found, safe = judge_argv(list(cmd.words), cmd, ctx)
+        findings += found
+    _remember_writes(cmd, ctx)
+    hits = _flows.reads(cmd, ctx)
+    if hits:
+        _flows.note(hits, cmd, ctx, before)
+        store = next((path for path, kind in hits if kind == "store"), None)
+        if store is not None:
+            findings.append(Finding("exfil.read-credentials", "ask",
+                                    f"reads the credential store {store}", store))
+    return findings, safe and not findings
 
 
 _RESERVED = frozenset(
     {"{", "}", "!", "(", ")", "then", "do", "else", "time", "if", "while", "until", "elif"}
 )
+#: folders of installed programs: a command named by a path in one is that program
+_SYSTEM_DIRS = ("/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/",
+                "/usr/local/sbin/", "/opt/homebrew/bin/", "/usr/libexec/", "/snap/bin/",
+                "/usr/lib/git-core/")
 
 
 def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> tuple[list[Finding], bool]:
     """Judge an argv (the command word first): the handler of its program, if any.
 
     A program without a handler runs its arguments as data: no finding, and known to
-    be read-only only when the table lists it so.
+    be read-only only when the table lists it so. A command named by a path that is not
+    an installed program's is a script: it is read and analysed.
     """
-    name, problem = command_name(words[0])
+    first = words[0]
+    if first.value is not None and not first.quoted:
+        body = ctx.memory.aliases.get(first.value)
+        if body is not None:
+            return _expand_alias(first.value, body, words[1:], ctx), False
+    if first.value is not None and "/" in first.value and not first.glob:
+        found = _run_by_path(words, cmd, ctx)
+        if found is not None:
+            return found
+    name, problem = command_name(first)
     if problem is not None or name is None:
         return [problem] if problem else [], False
     args = words[1:]
@@ -200,6 +268,141 @@ def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> tuple[list[Findi
     if handler is not None:
         return handler(name, args, cmd, ctx)
     return [], name in _programs.READ_ONLY
+
+
+def _expand_alias(name: str, body: str, args: list[Word], ctx: Context) -> list[Finding]:
+    text = " ".join([body, *(a.raw for a in args)])
+    return nested(text, ctx, f"alias {name}")
+
+
+def _run_by_path(words: list[Word], cmd: Simple, ctx: Context
+                 ) -> tuple[list[Finding], bool] | None:
+    """A program named by a path: None for an installed program (judged by its name);
+    otherwise the script is read and run through the interpreter its first line names
+    (a file without one is a shell script), and a compiled program runs its arguments
+    as data. A file that cannot be read escalates."""
+    first = words[0]
+    value = first.value or ""
+    path = ctx.resolve(value)
+    if path is None:
+        return [Finding("shell.unread-script", "ask",
+                        f"runs {value}, a path only known at run time")], False
+    written = ctx.memory.written
+    if path.startswith(_SYSTEM_DIRS) and path not in written:
+        return None
+    if path in written:
+        text = written[path]
+        if text is None:
+            return [Finding("shell.unread-script", "ask",
+                            f"runs {value}, written by this command with content smllm "
+                            "cannot see", path)], False
+        head = text[:256].encode()
+    else:
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(256)
+        except OSError as exc:
+            return [Finding("shell.unread-script", "ask",
+                            f"runs {value}, which smllm cannot read "
+                            f"({exc.strerror or type(exc).__name__})", path)], False
+    if b"\0" in head or head.startswith((b"\x7fELF", b"\xcf\xfa\xed\xfe", b"MZ")):
+        return [], False  # a compiled program: its arguments are data
+    interpreter = ["sh"]
+    if head.startswith(b"#!"):
+        line = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        if line and os.path.basename(line[0]) == "env":
+            line = [w for w in line[1:] if not w.startswith("-")] or ["sh"]
+        interpreter = line or ["sh"]
+    argv = [Word(w, w) for w in (os.path.basename(interpreter[0]), *interpreter[1:])]
+    return judge_argv([*argv, Word(first.raw, value), *words[1:]], cmd, ctx)
+
+
+def environment(name: str, value: str | None, ctx: Context) -> list[Finding]:
+    """Findings for setting the variable ``name`` to ``value`` for the programs run
+    (``NAME=value cmd``, ``export``, ``env``): a variable that makes programs run code
+    has its code analysed (see :mod:`._environ`)."""
+    kind = _environ.kind_of(name)
+    if kind is None:
+        return []
+    if value is None:
+        return [Finding("exec.code-option", "ask",
+                        f"{name}, which makes programs run code, is set to a run-time value")]
+    if kind == "shell":
+        text = value.lstrip("|").replace("%s", "FILE") if name.startswith("LESS") else value
+        return nested(text, ctx, name) if text.strip() else []
+    if kind == "script":
+        return run_script_file(name, Word(value, value), ctx) if value else []
+    if kind == "options":
+        if _environ.loads_code(value):
+            return [Finding("exec.code-option", "ask", f"{name}={value} loads code")]
+        return []
+    if kind == "git-config":
+        return _git_environment(name, value, ctx)
+    return [Finding("exec.code-option", "ask",
+                    f"{name}={value} loads code into the programs it starts")]
+
+
+def _git_environment(name: str, value: str, ctx: Context) -> list[Finding]:
+    if name.startswith("GIT_CONFIG_VALUE_") or name == "GIT_CONFIG_COUNT":
+        return []
+    if name.startswith("GIT_CONFIG_KEY_"):
+        if _environ.git_key(value, None):
+            return [Finding("exec.code-option", "ask",
+                            f"{name} sets {value}, which makes git run a command")]
+        return []
+    if name == "GIT_CONFIG_PARAMETERS":
+        out: list[Finding] = []
+        for item in value.replace("'", " ").split():
+            key, _, setting = item.partition("=")
+            out += git_setting(key, setting, ctx, f"{name} {key}")
+        return out
+    if value in ("/dev/null", ""):
+        return []
+    return [Finding("exec.code-option", "ask",
+                    f"{name}={value}: git reads a configuration smllm does not check")]
+
+
+def git_setting(key: str, value: str | None, ctx: Context, via: str) -> list[Finding]:
+    """Findings for the git setting ``key`` = ``value`` (``git -c``, ``git config``)."""
+    kind = _environ.git_key(key, value)
+    if kind is None:
+        return []
+    if value is None:
+        return [Finding("exec.code-option", "ask", f"{via} runs a command only known at run "
+                        "time")]
+    if kind == "code":
+        return [Finding("exec.code-option", "ask",
+                        f"{via}: git runs code from {value}, which smllm does not check")]
+    text = value[1:] if value.startswith("!") else value
+    return nested(text, ctx, via) if text.strip() else []
+
+
+def _remember_writes(cmd: Simple, ctx: Context) -> None:
+    """Note the files ``cmd`` writes through redirections, with their content when it
+    is known (a script written and then run is analysed from it)."""
+    written = ctx.memory.written
+    content: str | bool | None = False  # False: not computed yet
+    for r in cmd.redirects:
+        if r.op not in (">", ">|", "&>", ">>", "&>>") or r.target is None:
+            continue
+        path = ctx.resolve(r.target.value) if r.target.value is not None else None
+        if path is None:
+            continue
+        if content is False:
+            content = output_of(cmd)
+        text = content if isinstance(content, str) else None
+        if r.op in (">>", "&>>"):
+            before = written.get(path, _disk_text(path)) if path not in written else written[path]
+            text = before + text if before is not None and text is not None else None
+        written[path] = text
+
+
+def _disk_text(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return ""  # appending to a file that does not exist yet
 
 
 def command_name(word: Word) -> tuple[str | None, Finding | None]:
@@ -225,8 +428,11 @@ def command_name(word: Word) -> tuple[str | None, Finding | None]:
     return name, None
 
 
-def write_target(word: Word | None, ctx: Context, *, truncate: bool, what: str) -> list[Finding]:
-    """Judge a write to ``word`` (redirection, tee, cp/mv destination, in-place edit)."""
+def write_target(
+    word: Word | None, ctx: Context, *, truncate: bool, what: str, by: str = ">"
+) -> list[Finding]:
+    """Judge a write to ``word`` (redirection, tee, cp/mv destination, in-place edit);
+    the write is recorded as an effect with its resolved path (links followed)."""
     if word is None:
         return []
     if word.value is not None and (
@@ -234,6 +440,7 @@ def write_target(word: Word | None, ctx: Context, *, truncate: bool, what: str) 
         or word.value in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
     ):
         return []
+    path = ctx.record("write", word, by)
     where = ctx.where(word)
     shown = word.value if word.value is not None else word.raw
     if where == "dynamic":
@@ -243,15 +450,56 @@ def write_target(word: Word | None, ctx: Context, *, truncate: bool, what: str) 
             )
         ]
     if where == "device":
-        return [Finding("fs.destroy", "deny", f"{what} the device {shown}")]
+        return [Finding("fs.destroy", "deny", f"{what} the device {shown}", path)]
     if where in ("sensitive", "critical"):
-        return [Finding("fs.write-sensitive", "deny", f"{what} the protected path {shown}")]
+        return [
+            Finding("fs.write-sensitive", "deny", f"{what} the protected path {shown}", path)
+        ]
     if where == "outside":
-        return [Finding("fs.write-outside", "ask", f"{what} {shown}, outside the workspace")]
-    if where == "workspace" and truncate and word.value is not None:
-        path = ctx.resolve(word.value)
-        if path and os.path.isfile(path) and os.path.getsize(path) > 0:
-            return [Finding("fs.overwrite", "ask", f"{what} the existing file {shown}")]
+        return [
+            Finding("fs.write-outside", "ask", f"{what} {shown}, outside the workspace", path)
+        ]
+    if (
+        where == "workspace"
+        and truncate
+        and path is not None
+        and path not in ctx.memory.written
+        and os.path.isfile(path)
+        and os.path.getsize(path) > 0
+    ):
+        return [Finding("fs.overwrite", "ask", f"{what} the existing file {shown}", path)]
+    return []
+
+
+def delete_target(word: Word, recursive: bool, ctx: Context, what: str, by: str = "rm"
+                  ) -> list[Finding]:
+    """Judge a delete of ``word`` (``rm``, ``find -delete``, code deleting a path); the
+    delete is recorded as an effect. A link is removed itself unless the path ends in
+    ``/`` (or is a glob), which reaches into its target."""
+    path = ctx.record("delete", word, by)
+    where = ctx.where(word, last=False)
+    shown = word.value if word.value is not None else word.raw
+    plain = ctx.path_of(word)
+    if path is not None and plain is not None and path != plain and not word.glob:
+        shown = f"{shown} (a link to {path})"
+    if where == "temp":
+        return []
+    if where == "device":
+        return [Finding("fs.destroy", "deny", f"{what} the device {shown}", path)]
+    if where in ("critical", "sensitive"):
+        rule = "fs.delete-recursive-critical" if recursive else "fs.write-sensitive"
+        return [Finding(rule, "deny", f"{what} {shown}, a protected location", path)]
+    if where == "dynamic":
+        rule = "fs.delete-recursive-unresolved" if recursive else "fs.delete-unresolved"
+        return [Finding(rule, "ask", f"{what} {shown}, a path only known at run time")]
+    if where == "outside":
+        if recursive:
+            return [Finding("fs.delete-recursive-outside", "deny",
+                            f"{what} {shown}, outside the workspace", path)]
+        return [Finding("fs.delete-outside", "ask", f"{what} {shown}, outside the workspace",
+                        path)]
+    if recursive:
+        return [Finding("fs.delete-recursive-workspace", "ask", f"{what} {shown}", path)]
     return []
 
 

@@ -1,17 +1,17 @@
-# ruff: noqa: PLR0912, C901 - a shell grammar is a big case analysis; /tmp is data here
+# ruff: noqa: PLR0911, PLR0912, PLR0915, C901 - a command line is a big case analysis
 """Programs that run code: interpreters' inline code, scripts and heredocs; awk, sed, editors.
 
-Inline code is scanned, not executed: file-destroying APIs escalate, shell-running APIs
-have their string literals analysed as shell, and dynamic code (``eval``, ``exec``,
-``__import__``, decoding) escalates. A string literal naming a protected path next to a
-destroying API is denied.
+Inline code is read, not executed: Python is parsed (:mod:`._pyscan`), other languages
+are scanned as text (:mod:`._codescan`). What it deletes, moves and writes is judged
+like the shell's deletes and writes, the commands it runs are analysed as shell, code
+it builds at run time escalates, and a secret it sends over the network is denied.
 """
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import nested, read_script, stdin_text, write_target
+from smllm.gate.shell._analyse import judge_argv, nested, read_script, stdin_text, write_target
+from smllm.gate.shell._codescan import STRING, scan_text
 from smllm.gate.shell._model import (
-    IGNORECASE,
     Context,
     Finding,
     LazyRe,
@@ -26,36 +26,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     Result = tuple[list[Finding], bool]
-
-DESTRUCTIVE_API = LazyRe(
-    r"rmtree|os\s*\.\s*(remove|unlink|rmdir|removedirs|truncate)\b|\.unlink\s*\(|rmSync|"
-    r"rmdirSync|unlinkSync|\bfs\s*\.\s*(rm|rmdir|unlink)\b|promises\s*\.\s*rm|rm_rf|rm_r\b|"
-    r"FileUtils\s*\.\s*(rm|remove)|remove_tree|rmtree|\bunlink\b|File\s*\.\s*delete|"
-    r"Dir\s*\.\s*delete|Remove-Item|Clear-Content|Format-Volume|\bdel\s+/|send2trash|"
-    r"\.rmdir\s*\(|truncate\s*\(|\bshred\b",
-    IGNORECASE,
-    hints=("rmtree", "remove", "unlink", "rmdir", "truncate", "rmsync", "fs", "promises",
-           "rm_r", "fileutils", "delete", "clear-content", "format-volume", "del", "send2trash",
-           "shred"),
-)
-SHELL_API = LazyRe(
-    r"os\s*\.\s*(system|popen|exec\w*|spawn\w*)|subprocess|pty\s*\.\s*spawn|commands\s*\.|"
-    r"child_process|execSync|spawnSync|execFile|\bexec\s*\(|\bsystem\s*\(|%x[\{\(\[]|"
-    r"IO\s*\.\s*popen|Open3|\bqx[\{\(\[/]|passthru|shell_exec|proc_open|\bpopen\s*\(|"
-    r"Start-Process|Invoke-Expression|\biex\b|`[^`]+`|\bspawn\s*\(",
-    hints=("system", "popen", "exec", "spawn", "subprocess", "commands", "child_process", "%x",
-           "Open3", "qx", "passthru", "proc_open", "Start-Process", "Invoke-Expression", "iex",
-           "`"),
-)
-DYNAMIC_API = LazyRe(
-    r"__import__|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|getattr\s*\(|importlib|b64decode|"
-    r"base64|codecs\s*\.\s*decode|marshal|pickle\s*\.\s*loads|\bFunction\s*\(|"
-    r"\brequire\s*\(\s*[^'\"\s]|\bsend\s*\(|instance_eval|class_eval|\bString\.fromCharCode",
-    hints=("__import__", "eval", "exec", "compile", "getattr", "importlib", "b64decode",
-           "base64", "codecs", "marshal", "pickle", "Function", "require", "send",
-           "fromCharCode"),
-)
-_STRING = LazyRe(r"'((?:[^'\\\n]|\\.)*)'|\"((?:[^\"\\\n]|\\.)*)\"|`([^`]*)`")
 
 # inline-code options per interpreter family, and options that take an argument
 _INLINE = {
@@ -88,66 +58,25 @@ def _family(name: str) -> str:
     return "node" if base == "nodejs" else base
 
 
-def scan_code(code: str, ctx: Context, where: str) -> list[Finding]:
-    """Findings for interpreter code (any language)."""
-    out: list[Finding] = []
-    destructive = DESTRUCTIVE_API.search(code)
-    shell_call = SHELL_API.search(code)
-    literals = (
-        [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(code)]
-        if destructive or shell_call
-        else []
-    )
-    if destructive:
-        worst = _protected_literal(literals, ctx)
-        if worst:
-            out.append(
-                Finding(
-                    "code.inline-destructive-protected",
-                    "deny",
-                    f"{where} deletes the protected path {worst}",
-                )
-            )
-        else:
-            out.append(
-                Finding(
-                    "code.inline-destructive",
-                    "ask",
-                    f"{where} deletes or truncates files ({destructive.group(0)})",
-                )
-            )
-    if shell_call:
-        out.append(
-            Finding(
-                "code.inline-shell",
-                "ask",
-                f"{where} runs shell commands ({shell_call.group(0)[:40]})",
-            )
-        )
-        for lit in literals:
-            if " " in lit.strip() or "/" in lit:
-                out += nested(lit, ctx, f"{where} runs")
-    dynamic = DYNAMIC_API.search(code)
-    if dynamic:
-        out.append(
-            Finding("code.dynamic", "ask", f"{where} builds code at run time ({dynamic.group(0)})")
-        )
-    return out
+#: words one of which any Python code worth parsing contains (checked before ``ast``)
+PYTHON_HINTS = ("import", "open(", "exec", "eval", "__", "getattr", "Path", "system",
+                "remove", "unlink", "rmtree", "rename", "replace", "shutil", "subprocess",
+                "write", "chmod", "symlink", "socket", "request", "urlopen", "compile",
+                "globals")
 
 
-def _protected_literal(literals: list[str], ctx: Context) -> str | None:
-    for lit in literals:
-        value = lit.strip()
-        if value.startswith("~"):
-            value = ctx.home + value[1:]
-        if value.startswith("/") and ctx.where_path(ctx.resolve(value) or value) in (
-            "critical",
-            "sensitive",
-            "outside",
-            "device",
-        ):
-            return lit
-    return None
+def scan_code(code: str, ctx: Context, where: str, language: str = "") -> list[Finding]:
+    """Findings for interpreter code: Python is parsed, other languages are scanned."""
+    if language in ("python", "pypy"):
+        if not any(h in code for h in PYTHON_HINTS):
+            return []
+        # ast costs 5 ms: imported only for Python code that mentions something to read
+        from smllm.gate.shell import _pyscan  # noqa: PLC0415
+
+        found = _pyscan.scan(code, ctx, where)
+        if found is not None:
+            return found
+    return scan_text(code, ctx, where)
 
 
 def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -173,7 +102,12 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
             codes.append(args[i + 1])
             i += 2
             continue
-        if fam in ("python", "pypy") and v == "-m":
+        if fam in ("python", "pypy") and (v == "-m" or (v.startswith("-m") and len(v) > 2)):
+            module = v[2:] or (args[i + 1].value if i + 1 < len(args) else None) or ""
+            rest = args[i + (1 if len(v) > 2 else 2):]
+            if module.split(".")[0] in ("pip", "pipx", "uv", "twine", "poetry", "pdm", "hatch",
+                                        "flit"):
+                return judge_argv([Word(module, module), *rest], cmd, ctx)
             return [], False
         if v == "-":
             read_stdin = True
@@ -196,11 +130,11 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
         if c.value is None:
             out.append(Finding("code.dynamic", "ask", f"{name} runs code only known at run time"))
         else:
-            out += scan_code(c.value, ctx, f"{name} inline code")
+            out += scan_code(c.value, ctx, f"{name} inline code", fam)
     if codes:
         return out, False
     if script is not None:
-        return out + _script(name, script, ctx), False
+        return out + _script(name, script, ctx, fam), False
     if read_stdin or fam in (
         "python",
         "pypy",
@@ -215,7 +149,7 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
     ):
         text, source = stdin_text(cmd)
         if text is not None:
-            return scan_code(text, ctx, f"{name} reading {source}"), False
+            return scan_code(text, ctx, f"{name} reading {source}", fam), False
         if source != "the terminal":
             return [
                 Finding("shell.stdin-script", "ask", f"{name} runs code read from {source}")
@@ -223,7 +157,7 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
     return out, False
 
 
-def _script(name: str, word: Word, ctx: Context) -> list[Finding]:
+def _script(name: str, word: Word, ctx: Context, fam: str) -> list[Finding]:
     text = read_script(word, ctx)
     if text is None:
         if word.value is None:
@@ -234,7 +168,7 @@ def _script(name: str, word: Word, ctx: Context) -> list[Finding]:
             ]
         return [Finding("shell.unread-script", "ask",
                         f"{name} runs {word.value}, which smllm cannot read (yet)")]
-    return scan_code(text, ctx, f"{name} {word.value}")
+    return scan_code(text, ctx, f"{name} {word.value}", fam)
 
 
 _AWK_EXEC = LazyRe(r"system\s*\(|\|\s*&|\|\s*getline|\|\s*\"|print[^;}]*\|")
@@ -267,7 +201,7 @@ def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if program is None or not _AWK_EXEC.search(program):
         return [], True
     out = [Finding("code.inline-shell", "ask", f"{name} program runs shell commands")]
-    for m in _STRING.finditer(program):
+    for m in STRING.finditer(program):
         lit = next(g for g in m.groups() if g is not None)
         out += nested(lit, ctx, f"{name} system()")
     return out, False

@@ -221,7 +221,7 @@ def find(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             continue
         if v == "-delete":
             safe = False
-            found += _find_delete(paths, ctx)
+            found += _find_delete(paths, _filtered(values), ctx)
         elif v in ("-exec", "-execdir", "-ok", "-okdir"):
             safe = False
             j = i + 1
@@ -243,19 +243,45 @@ def find(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return found, safe
 
 
-def _find_delete(paths: list[Word], ctx: Context) -> list[Finding]:
+_NAME_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-regex", "-iregex",
+                         "-wholename", "-iwholename"})
+_EVERYTHING = frozenset({"*", "*.*", ".*", ".*/*", "./*", "*/*", ".+", ".*.*"})
+
+
+def _filtered(values: list[str | None]) -> bool:
+    """The expression selects by name (a pattern that is not everything) or emptiness."""
+    for i, v in enumerate(values):
+        if v == "-empty":
+            return True
+        if v in _NAME_TESTS and i + 1 < len(values):
+            pattern = values[i + 1]
+            if pattern is not None and pattern not in _EVERYTHING:
+                return True
+    return False
+
+
+def _find_delete(paths: list[Word], filtered: bool, ctx: Context) -> list[Finding]:
+    """``find PATH… -delete``: a temp folder or a named folder of the workspace is like
+    ``rm`` of its files; the workspace itself only with a name test (``-name '*.pyc'``)."""
     out = []
     for p in paths:
+        path = ctx.record("delete", p, "find -delete")
         where = ctx.where(p)
         shown = p.value if p.value is not None else p.raw
+        resolved = ctx.resolve(p.value) if p.value is not None else None
+        if resolved is not None and resolved == ctx.root:
+            if not filtered:
+                out.append(Finding("fs.find-delete", "ask",
+                                   f"find -delete deletes everything it matches under {shown}",
+                                   path))
+            continue
         if where in ("critical", "sensitive", "outside", "device"):
             out.append(
-                Finding("fs.delete-recursive-outside", "deny", f"find -delete under {shown}")
+                Finding("fs.delete-recursive-outside", "deny", f"find -delete under {shown}",
+                        path)
             )
-        elif where == "temp":
+        elif where in ("temp", "workspace"):
             continue
-        elif where == "workspace" and ctx.resolve(p.value or ".") != ctx.root:
-            continue  # a named folder inside the workspace, like rm of its files
         else:
             out.append(
                 Finding("fs.find-delete", "ask", f"find -delete deletes matches under {shown}")

@@ -1,13 +1,14 @@
-# ruff: noqa: PLR0911 - a shell grammar is a big case analysis; /tmp is data here
+
 """Programs that delete, overwrite or re-permission files."""
 
 from __future__ import annotations
 
 import os
 
-from smllm.gate.shell._analyse import write_target
+from smllm.gate.shell import _flows
+from smllm.gate.shell._analyse import delete_target, nested, stdin_text, write_target
+from smllm.gate.shell._flags import long_option
 from smllm.gate.shell._model import Context, Finding
-from smllm.gate.shell._model import re_lazy as re
 from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -37,45 +38,13 @@ def _short(opts: list[str], letters: str) -> bool:
     return any(not o.startswith("--") and any(ch in o[1:] for ch in letters) for o in opts)
 
 
-def delete_target(word: Word, recursive: bool, ctx: Context, what: str) -> list[Finding]:
-    where = ctx.where(word)
-    shown = word.value if word.value is not None else word.raw
-    if where == "temp":
-        return []
-    if where == "device":
-        return [Finding("fs.destroy", "deny", f"{what} the device {shown}")]
-    if where in ("critical", "sensitive"):
-        rule = "fs.delete-recursive-critical" if recursive else "fs.write-sensitive"
-        return [Finding(rule, "deny", f"{what} {shown}, a protected location")]
-    if where == "dynamic":
-        if recursive:
-            return [
-                Finding(
-                    "fs.delete-recursive-unresolved",
-                    "ask",
-                    f"{what} {shown}, a path only known at run time",
-                )
-            ]
-        return [
-            Finding(
-                "fs.delete-unresolved", "ask", f"{what} {shown}, a path only known at run time"
-            )
-        ]
-    if where == "outside":
-        if recursive:
-            return [
-                Finding(
-                    "fs.delete-recursive-outside", "deny", f"{what} {shown}, outside the workspace"
-                )
-            ]
-        return [Finding("fs.delete-outside", "ask", f"{what} {shown}, outside the workspace")]
-    if recursive:
-        return [Finding("fs.delete-recursive-workspace", "ask", f"{what} {shown}")]
-    return []
+_RM_LONG = ("--force", "--interactive", "--one-file-system", "--no-preserve-root",
+            "--preserve-root", "--recursive", "--dir", "--verbose", "--help", "--version")
 
 
 def rm(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     opts, operands = _split(args)
+    opts = [long_option(o, _RM_LONG) for o in opts]
     if "--help" in opts or "--version" in opts:
         return [], True
     recursive = name == "rm" and (_short(opts, "rR") or "--recursive" in opts)
@@ -84,7 +53,7 @@ def rm(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     )
     out: list[Finding] = []
     for w in operands:
-        out += delete_target(w, recursive, ctx, what)
+        out += delete_target(w, recursive, ctx, what, by=name)
     return out, False
 
 
@@ -105,15 +74,18 @@ def mv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if target is None and operands:
         target, operands = operands[-1], operands[:-1]
     out: list[Finding] = []
+    _copy_content(name, operands, target, ctx)
     if name == "mv":
         for src in operands:
-            where = ctx.where(src)
+            path = ctx.record("move", src, name)
+            where = ctx.where(src, last=False)
             if where in ("critical", "sensitive", "device"):
                 out.append(
                     Finding(
                         "fs.move-critical",
                         "deny",
                         f"moves the protected location {src.value or src.raw}",
+                        path,
                     )
                 )
             elif where in ("outside", "dynamic"):
@@ -126,7 +98,71 @@ def mv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                 )
     if name == "cp" and any(s.value == "/dev/null" for s in operands):
         out.append(Finding("fs.truncate", "ask", "copies /dev/null over a file (empties it)"))
-    out += write_target(target, ctx, truncate=True, what=f"{name} onto")
+    out += write_target(target, ctx, truncate=True, what=f"{name} onto", by=name)
+    return out, False
+
+
+def _copy_content(name: str, sources: list[Word], target: Word | None, ctx: Context) -> None:
+    """``cp a b`` / ``mv a b``: b now holds what a holds (a script run later is read
+    from it)."""
+    if target is None or target.value is None or len(sources) != 1:
+        return
+    dest = ctx.resolve(target.value)
+    src = ctx.resolve(sources[0].value) if sources[0].value is not None else None
+    if dest is None:
+        return
+    if os.path.isdir(dest) and src is not None:
+        dest = os.path.join(dest, os.path.basename(src))
+    written = ctx.memory.written
+    if src is None:
+        written[dest] = None
+    elif src in written:
+        written[dest] = written[src]
+    else:
+        written[dest] = read_text(src)
+
+
+def ln(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    """``ln [-s] TARGET LINK``: creating LINK is a write; later paths through LINK reach
+    TARGET (followed by every check after this command)."""
+    opts, operands = _split(args)
+    if "--help" in opts or "--version" in opts:
+        return [], True
+    directory: Word | None = None
+    for i, a in enumerate(args):
+        if a.value in ("-t", "--target-directory") and i + 1 < len(args):
+            directory = args[i + 1]
+            operands = [w for w in operands if w is not directory]
+        elif a.value and a.value.startswith("--target-directory="):
+            directory = Word(a.raw, a.value.split("=", 1)[1])
+    symbolic = _short(opts, "s") or "--symbolic" in opts
+    link: Word | None = directory
+    targets = operands
+    if directory is None and len(operands) >= 2:
+        targets, link = operands[:-1], operands[-1]
+    out: list[Finding] = []
+    for t in targets:
+        where_to: Word | None = link
+        if link is None or (link.value is not None and (
+                len(targets) > 1 or os.path.isdir(ctx.resolve(link.value) or ""))):
+            base = os.path.basename((t.value or "").rstrip("/")) or "link"
+            folder = link.value if link is not None and link.value is not None else "."
+            where_to = Word(f"{folder}/{base}", f"{folder}/{base}")
+        if where_to is None:
+            continue
+        link_path = ctx.path_of(where_to)
+        out += write_target(where_to, ctx, truncate=False, what="makes the link", by=name)
+        if link_path is None or t.value is None:
+            continue
+        raw = t.value
+        dest: str | None
+        if symbolic and not os.path.isabs(raw) and not raw.startswith("~"):
+            dest = os.path.normpath(os.path.join(os.path.dirname(link_path), raw))
+        else:
+            dest = ctx.resolve(raw)
+        if dest:
+            ctx.memory.links[link_path] = dest
+            ctx.record("link", link_path, name)
     return out, False
 
 
@@ -134,10 +170,14 @@ def tee(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     opts, operands = _split(args)
     append = _short(opts, "a") or "--append" in opts
     out: list[Finding] = []
+    text, _ = stdin_text(cmd)
     for w in operands:
         out += write_target(
-            w, ctx, truncate=not append, what="appends to" if append else "overwrites"
+            w, ctx, truncate=not append, what="appends to" if append else "overwrites", by=name
         )
+        path = ctx.resolve(w.value) if w.value is not None else None
+        if path is not None:
+            ctx.memory.written[path] = None if append else text
     return out, not operands
 
 
@@ -153,7 +193,7 @@ def truncate(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             continue
         if a.value and a.value.startswith("-"):
             continue
-        found = write_target(a, ctx, truncate=True, what="truncates")
+        found = write_target(a, ctx, truncate=True, what="truncates", by=name)
         out += found or [
             Finding("fs.truncate", "ask", f"truncates {a.value if a.value is not None else a.raw}")
         ]
@@ -180,6 +220,7 @@ def dd(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     for a in args:
         if a.value is not None and a.value.startswith("of="):
             target = Word(a.raw, a.value[3:], a.glob)
+            ctx.record("write", target, name)
             where = ctx.where(target)
             path = ctx.resolve(a.value[3:])
             if where == "device":
@@ -190,7 +231,7 @@ def dd(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                 return [
                     Finding("fs.destroy", "deny", f"dd overwrites the existing {a.value[3:]}")
                 ], False
-            return write_target(target, ctx, truncate=True, what="dd writes"), False
+            return write_target(target, ctx, truncate=True, what="dd writes", by=name), False
         if a.value is None and "of=" in a.raw:
             return [Finding("fs.write-unresolved", "ask", "dd writes a run-time path")], False
     return [], False
@@ -205,6 +246,7 @@ def chmod(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         operands = operands[1:]  # the mode or owner
     out: list[Finding] = []
     for w in operands:
+        ctx.record("chmod", w, name)
         where = ctx.where(w)
         shown = w.value if w.value is not None else w.raw
         if where in ("critical", "sensitive") or (recursive and where == "outside"):
@@ -223,6 +265,21 @@ def chmod(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 def rsync(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     opts, operands = _split(args)
     out: list[Finding] = []
+    for i, a in enumerate(args):
+        v = a.value or ""
+        text: str | None = None
+        if v in ("-e", "--rsh") and i + 1 < len(args):
+            text = args[i + 1].value
+        elif v.startswith("--rsh="):
+            text = v.split("=", 1)[1]
+        elif v.startswith("--rsync-path"):
+            out.append(Finding("remote.exec", "ask", "rsync --rsync-path runs a command on the "
+                               "other machine"))
+            continue
+        else:
+            continue
+        out += nested(text, ctx, "rsync -e") if text else [
+            Finding("exec.code-option", "ask", "rsync -e runs a run-time command")]
     if any(o.startswith("--delete") or o == "--remove-source-files" for o in opts):
         out.append(Finding("fs.sync-delete", "ask", "rsync deletes files at the destination"))
         if operands and ctx.where(operands[-1]) in ("critical", "sensitive"):
@@ -233,27 +290,182 @@ def rsync(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                     f"rsync --delete into {operands[-1].value}",
                 )
             )
+    if len(operands) >= 2 and _flows.remote(operands[-1].value):
+        out += _flows.sink(name, list(operands[:-1]), cmd, ctx)
+    elif len(operands) >= 2:
+        out += write_target(operands[-1], ctx, truncate=False, what=f"{name} into", by=name)
     return out, False
 
 
 def rclone(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    sub = next((a.value for a in args if a.value and not a.value.startswith("-")), None)
+    operands = [a for a in args if a.value is None or not a.value.startswith("-")]
+    sub = operands[0].value if operands else None
     if sub in ("purge", "delete", "deletefile", "rmdir", "rmdirs", "sync", "cleanup", "move"):
         return [Finding("fs.sync-delete", "ask", f"rclone {sub} deletes remote data")], False
+    if sub in ("copy", "copyto", "move", "moveto", "sync") and len(operands) >= 3 and (
+        _flows.remote(operands[-1].value)
+    ):
+        return _flows.sink(name, list(operands[1:-1]), cmd, ctx), False
     return [], False
+
+
+#: GNU tar's long options, enough of them that abbreviations resolve as tar resolves them
+_TAR_WORDS = """--append --blocking-factor --catenate --checkpoint --checkpoint-action
+--compare --concatenate --create --delete --diff --directory --exclude --extract --file
+--files-from --force-local --get --gzip --bzip2 --xz --zstd --lzip --lzma --lzop
+--ignore-failed-read --info-script --keep-old-files --keep-newer-files --list --listed-incremental
+--new-volume-script --no-same-owner --no-same-permissions --numeric-owner --one-file-system
+--overwrite --owner --group --mode --mtime --preserve-permissions --recursion --no-recursion
+--remove-files --rsh-command --same-owner --same-permissions --sort --strip-components
+--tape-length --test-label --to-command --to-stdout --totals --touch --transform --update
+--use-compress-program --verbose --verify --warning --wildcards --xattrs"""
+_TAR_LONG = tuple(_TAR_WORDS.split())
+#: tar options whose value is a command (shell) or a script run at volume changes
+_TAR_CODE = {"--checkpoint-action": "exec=", "--to-command": "", "--use-compress-program": "",
+             "--rsh-command": "", "--info-script": "", "--new-volume-script": ""}
+
+
+class _TarLine:
+    """What a tar command line asks for: the archive, the folder, the mode, findings."""
+
+    def __init__(self) -> None:
+        self.archive: Word | None = None
+        self.directory: Word | None = None
+        self.letters = ""
+        self.long: set[str] = set()
+        self.out: list[Finding] = []
+
+    def value(self, letter: str, word: Word | None, ctx: Context) -> None:
+        if letter == "f":
+            self.archive = word
+        elif letter == "C":
+            self.directory = word
+        elif letter in "IF":
+            what = "-I (compression program)" if letter == "I" else "-F (volume script)"
+            self.out.append(Finding("exec.code-option", "ask", f"tar {what} runs a command"))
+            if word is not None and word.value:
+                self.out += nested(word.value, ctx, f"tar {what}")
+
+    def code(self, key: str, text: str | None, ctx: Context) -> None:
+        prefix = _TAR_CODE[key]
+        if text is not None and not text.startswith(prefix):
+            return  # --checkpoint-action=echo, =dot, ...
+        self.out.append(Finding("exec.code-option", "ask", f"tar {key} runs a command"))
+        if text is not None:
+            self.out += nested(text[len(prefix):], ctx, f"tar {key}")
+
+    def short(self, cluster: str, nxt: Word | None, ctx: Context) -> int:
+        """Read ``-czf`` (``cluster`` without the dash); the words it consumed after it."""
+        self.letters += cluster
+        for j, ch in enumerate(cluster):
+            if ch in "fCIFT":
+                rest = cluster[j + 1:]
+                self.value(ch, Word(rest, rest) if rest else nxt, ctx)
+                return 0 if rest else 1
+        return 0
 
 
 def tar(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    line = _TarLine()
     values = [a.value or "" for a in args]
-    if name == "tar" and "--remove-files" in values:
-        return [
-            Finding("fs.archive-remove", "ask", "tar --remove-files deletes the sources")
-        ], False
-    if name == "zip" and any(
-        v in ("-m", "--move") or re.fullmatch(r"-[a-zA-Z]*m[a-zA-Z]*", v) for v in values
-    ):
-        return [Finding("fs.archive-remove", "ask", "zip -m deletes the sources")], False
-    return [], False
+    i = 0
+    pending: list[str] = []
+    if values and not values[0].startswith("-"):  # old style: tar czf out.tgz dir
+        line.letters = values[0]
+        pending = [ch for ch in values[0] if ch in "fCIFT"]
+        i = 1
+    while i < len(args):
+        v = values[i]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if pending and not v.startswith("-"):
+            line.value(pending.pop(0), args[i], ctx)
+        elif v.startswith("--"):
+            key, eq, value = long_option(v, _TAR_LONG).partition("=")
+            line.long.add(key)
+            given = Word(value, value) if eq else nxt
+            if key in _TAR_CODE:
+                line.code(key, given.value if given else None, ctx)
+            elif key in ("--file", "--directory"):
+                line.value("f" if key == "--file" else "C", given, ctx)
+            else:
+                i += 1
+                continue
+            i += 1 if eq else 2
+            continue
+        elif v.startswith("-") and len(v) > 1:
+            i += line.short(v[1:], nxt, ctx)
+        i += 1
+    out = line.out
+    if "--remove-files" in line.long:
+        out.append(Finding("fs.archive-remove", "ask", "tar --remove-files deletes the sources"))
+    creating = any(ch in line.letters for ch in "cru") or bool(
+        line.long & {"--create", "--append", "--update", "--catenate"})
+    extracting = "x" in line.letters or bool(line.long & {"--extract", "--get"})
+    if creating and line.archive is not None:
+        out += write_target(line.archive, ctx, truncate=True, what="tar writes", by=name)
+    if extracting:
+        out += write_target(line.directory or Word(".", "."), ctx, truncate=False,
+                            what="tar extracts into", by=name)
+    return out, not (creating or extracting or out)
+
+
+def zip_(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    values = [a.value or "" for a in args]
+    out: list[Finding] = []
+    if any(v in ("-m", "--move") or (v.startswith("-") and not v.startswith("--") and "m" in v)
+           for v in values):
+        out.append(Finding("fs.archive-remove", "ask", "zip -m deletes the sources"))
+    for i, v in enumerate(values):
+        if v in ("-TT", "--unzip-command") and i + 1 < len(args):
+            text = args[i + 1].value
+            out.append(Finding("exec.code-option", "ask", "zip -TT runs a command"))
+            out += nested(text, ctx, "zip -TT") if text else []
+        elif v.startswith("--unzip-command="):
+            out += nested(v.split("=", 1)[1], ctx, "zip -TT")
+    operands = [a for a in args if not (a.value or "-").startswith("-")]
+    if operands:
+        out += write_target(operands[0], ctx, truncate=False, what="zip writes", by=name)
+    return out, False
+
+
+def unzip(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    values = [a.value or "" for a in args]
+    if any(v in ("-l", "-v", "-t", "-Z") for v in values):
+        return [], True
+    target = Word(".", ".")
+    for i, v in enumerate(values):
+        if v == "-d" and i + 1 < len(args):
+            target = args[i + 1]
+        elif v.startswith("-d") and len(v) > 2:
+            target = Word(v[2:], v[2:])
+    return write_target(target, ctx, truncate=False, what=f"{name} extracts into", by=name), False
+
+
+def make_path(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    """``touch``/``mkdir``: creating files or folders is a write where they land."""
+    skip = False
+    out: list[Finding] = []
+    for a in args:
+        v = a.value
+        if skip:
+            skip = False
+            continue
+        if v in ("-m", "--mode", "-r", "--reference", "-d", "--date", "-t", "-Z", "--context"):
+            skip = v not in ("-Z",)
+            continue
+        if v is not None and v.startswith("-") and len(v) > 1:
+            continue
+        out += write_target(a, ctx, truncate=False, what=f"{name} creates", by=name)
+    return out, False
+
+
+def read_text(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(256 * 1024 + 1)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace") if len(data) <= 256 * 1024 else None
 
 
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
@@ -277,7 +489,11 @@ HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
     "rsync": rsync,
     "rclone": rclone,
     "tar": tar,
-    "zip": tar,
+    "zip": zip_,
+    "unzip": unzip,
+    "ln": ln,
+    "touch": make_path,
+    "mkdir": make_path,
     **{
         d: disk_destroy
         for d in (

@@ -1,11 +1,19 @@
-# ruff: noqa: PLR0911 - a shell grammar is a big case analysis; /tmp is data here
-"""git: the forms that destroy uncommitted work, history or the means of recovery."""
+# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
+
+"""git: the forms that destroy uncommitted work, history or the means of recovery, and
+the settings and options that make git run commands.
+
+Options are read as git reads them: global options before the subcommand (``-C``,
+``-c``, ``--git-dir``, ...), short clusters (``-fdx``), and long options abbreviated
+to any unambiguous prefix (``git reset --har``, ``git push --mirr``), which git's
+option parser accepts. The long options each check needs are listed per subcommand.
+"""
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import nested
+from smllm.gate.shell._analyse import git_setting, judge_argv, nested
+from smllm.gate.shell._flags import flags, long_option
 from smllm.gate.shell._model import Context, Finding
-from smllm.gate.shell._model import re_lazy as re
 from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -14,45 +22,84 @@ if TYPE_CHECKING:
 
     Result = tuple[list[Finding], bool]
 
-_GLOBAL_ARG = frozenset(
-    {
-        "-C",
-        "-c",
-        "--git-dir",
-        "--work-tree",
-        "--namespace",
-        "--exec-path",
-        "--super-prefix",
-        "--config-env",
-        "--list-cmds",
-    }
-)
-_SAFE = frozenset(
-    {
-        "status",
-        "log",
-        "diff",
-        "show",
-        "rev-parse",
-        "ls-files",
-        "blame",
-        "grep",
-        "describe",
-        "shortlog",
-        "ls-tree",
-        "cat-file",
-        "reflog",
-        "help",
-        "version",
-        "fetch",
-        "remote",
-        "tag",
-        "branch",
-        "config",
-        "stash",
-        "whatchanged",
-    }
-)
+_GLOBAL_ARG = frozenset({
+    "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix",
+    "--config-env", "--list-cmds", "--attr-source",
+})
+_GLOBAL_LONG = ("--git-dir", "--work-tree", "--namespace", "--exec-path", "--super-prefix",
+                "--config-env", "--list-cmds", "--attr-source", "--no-pager", "--paginate",
+                "--bare", "--no-replace-objects", "--no-lazy-fetch", "--literal-pathspecs",
+                "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs",
+                "--no-optional-locks", "--no-advice", "--help", "--version", "--html-path",
+                "--man-path", "--info-path")
+#: subcommands that only read (with no arguments for the ones that also write)
+_SAFE = frozenset({
+    "status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "describe",
+    "shortlog", "ls-tree", "cat-file", "reflog", "help", "version", "fetch", "remote", "tag",
+    "branch", "config", "stash", "whatchanged", "rev-list", "ls-remote", "merge-base",
+    "name-rev", "show-ref", "for-each-ref", "count-objects", "var", "check-ignore",
+})
+#: the long options of each checked subcommand, for abbreviations (from git's manual)
+_LONG: dict[str, tuple[str, ...]] = {
+    name: tuple(text.split()) for name, text in {
+        "reset": "--hard --soft --mixed --merge --keep --quiet --no-quiet --patch "
+                 "--intent-to-add --recurse-submodules --no-recurse-submodules --refresh "
+                 "--no-refresh --pathspec-from-file --pathspec-file-nul",
+        "clean": "--force --dry-run --quiet --interactive --exclude",
+        "push": "--all --branches --mirror --delete --tags --dry-run --porcelain --force "
+                "--force-with-lease --no-force-with-lease --force-if-includes "
+                "--no-force-if-includes --recurse-submodules --no-recurse-submodules --thin "
+                "--no-thin --receive-pack --exec --set-upstream --progress --no-progress "
+                "--prune --no-prune --verify --no-verify --follow-tags --no-follow-tags "
+                "--signed --no-signed --atomic --no-atomic --push-option --ipv4 --ipv6 "
+                "--repo --verbose --quiet",
+        "checkout": "--quiet --progress --no-progress --force --ours --theirs --track "
+                    "--no-track --guess --no-guess --detach --orphan "
+                    "--ignore-skip-worktree-bits --merge --conflict --patch "
+                    "--ignore-other-worktrees --overwrite-ignore --no-overwrite-ignore "
+                    "--recurse-submodules --no-recurse-submodules --overlay --no-overlay "
+                    "--pathspec-from-file --pathspec-file-nul",
+        "switch": "--create --force-create --detach --guess --no-guess --force "
+                  "--discard-changes --merge --conflict --quiet --progress --no-progress "
+                  "--track --no-track --orphan --ignore-other-worktrees --recurse-submodules "
+                  "--no-recurse-submodules",
+        "restore": "--source --patch --worktree --staged --quiet --progress --no-progress "
+                   "--ours --theirs --merge --conflict --ignore-unmerged "
+                   "--ignore-skip-worktree-bits --recurse-submodules --no-recurse-submodules "
+                   "--overlay --no-overlay --pathspec-from-file --pathspec-file-nul",
+        "branch": "--delete --force --move --copy --list --all --remotes --verbose --quiet "
+                  "--abbrev --no-abbrev --column --no-column --sort --merged --no-merged "
+                  "--contains --no-contains --points-at --format --color --no-color "
+                  "--ignore-case --omit-empty --track --no-track --set-upstream-to "
+                  "--unset-upstream --edit-description --show-current --create-reflog "
+                  "--recurse-submodules",
+        "worktree": "--force --expire --dry-run --verbose --porcelain --reason",
+        "commit": "--all --patch --reuse-message --reedit-message --fixup --squash "
+                  "--reset-author --short --branch --porcelain --long --null --file "
+                  "--author --date --message --template --signoff --no-signoff --trailer "
+                  "--verbose --untracked-files --edit --no-edit --amend --no-post-rewrite "
+                  "--include --only --pathspec-from-file --pathspec-file-nul --status "
+                  "--no-status --gpg-sign --no-gpg-sign --no-verify --verify --allow-empty "
+                  "--allow-empty-message --cleanup --dry-run --quiet",
+        "gc": "--aggressive --auto --prune --no-prune --quiet --force --keep-largest-pack "
+              "--cruft --no-cruft --max-cruft-size",
+        "rm": "--cached --force --dry-run --quiet --ignore-unmatch --sparse "
+              "--pathspec-from-file --pathspec-file-nul",
+        "update-ref": "--no-deref --create-reflog --stdin",
+        "reflog": "--expire --expire-unreachable --rewrite --updateref --stale-fix "
+                  "--dry-run --verbose --all --single-worktree",
+        "clone": "--template --local --shared --no-hardlinks --quiet --verbose --progress "
+                 "--no-checkout --bare --mirror --origin --branch --upload-pack --reference "
+                 "--dissociate --separate-git-dir --depth --single-branch --no-single-branch "
+                 "--recurse-submodules --shallow-submodules --jobs --config --filter "
+                 "--sparse --bundle-uri --server-option --no-tags --also-filter-submodules",
+        "rebase": "--exec --onto --keep-base --continue --abort --quit --skip "
+                  "--edit-todo --show-current-patch --interactive --rebase-merges "
+                  "--autosquash --autostash --root --update-refs --no-verify --verify",
+        "prune": "--dry-run --verbose --progress --expire",
+    }.items()
+}
+_FETCHERS = frozenset({"clone", "fetch", "pull", "ls-remote", "archive", "submodule"})
 
 
 def _discard(reason: str) -> list[Finding]:
@@ -60,7 +107,8 @@ def _discard(reason: str) -> list[Finding]:
 
 
 def git(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    aliases: dict[str, str | None] = {}
+    aliases: dict[str, str] = {}
+    found: list[Finding] = []
     i = 0
     while i < len(args):
         v = args[i].value
@@ -70,32 +118,53 @@ def git(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             ], False
         if not v.startswith("-"):
             break
+        v = long_option(v, _GLOBAL_LONG)
+        setting = None
         if v == "-c" and i + 1 < len(args):
-            _alias(args[i + 1].value, aliases)
+            setting = args[i + 1].value
+            if setting is None:
+                found.append(Finding("exec.code-option", "ask",
+                                     "git -c with a run-time setting"))
         elif v.startswith("-c") and len(v) > 2:
-            _alias(v[2:], aliases)
+            setting = v[2:]
+        elif v.startswith(("--config-env=", "--config-env")):
+            value = args[i + 1].value if v == "--config-env" and i + 1 < len(args) else v[13:]
+            key = (value or "").split("=", 1)[0]
+            found += git_setting(key, None, ctx, f"git --config-env {key}") if key else []
+        elif v.startswith("--exec-path="):
+            found.append(Finding("exec.code-option", "ask",
+                                 f"git {v} runs git's commands from another folder"))
+        if setting is not None:
+            key, _, value = setting.partition("=")
+            if key.lower().startswith("alias."):
+                aliases[key[6:].lower()] = value
+            else:
+                found += git_setting(key, value, ctx, f"git -c {key}")
         i += 2 if v in _GLOBAL_ARG else 1
     if i >= len(args):
-        return [], True
-    sub_word = args[i]
-    sub = (sub_word.value or "").lower()
+        return found, not found
+    sub = (args[i].value or "").lower()
     rest = args[i + 1 :]
     values = [(a.value or "").lower() for a in rest]
     if sub in aliases:
         body = aliases[sub]
-        if body is None:
-            return [Finding("git.alias-exec", "ask", "git alias with a run-time body")], False
         if body.startswith("!"):
             return [
+                *found,
                 Finding("git.alias-exec", "ask", f"git alias {sub!r} runs a shell command"),
                 *nested(body[1:], ctx, f"git alias {sub}"),
             ], False
-        inner = [Word("git", "git"), *(Word(p, p) for p in body.split()), *rest]
-        return git(name, inner[1:], cmd, ctx)
+        inner = [*(Word(p, p) for p in body.split()), *rest]
+        more, safe = git(name, inner, cmd, ctx)
+        return found + more, safe and not found
     if "--help" in values or "-h" in values:
-        return [], True
+        return found, not found
+    if sub in _FETCHERS:
+        found += _fetcher(sub, values, rest, ctx)
     check = _CHECKS.get(sub)
-    found = check(values, rest, ctx) if check else []
+    if check:
+        known = _LONG.get(sub, ())
+        found += check([long_option(v, known) for v in values], rest, ctx)
     safe = (
         sub in _SAFE
         and not found
@@ -104,62 +173,83 @@ def git(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return found, safe
 
 
-def _alias(setting: str | None, aliases: dict[str, str | None]) -> None:
-    if setting is None:
-        return
-    m = re.match(r"alias\.([^=]+)=(.*)", setting, re.DOTALL | re.IGNORECASE)
-    if m:
-        aliases[m.group(1).lower()] = m.group(2)
-
-
-def _flags(values: list[str]) -> set[str]:
-    """Every flag, with short clusters split (``-fdx`` -> ``-f -d -x``)."""
-    out: set[str] = set()
-    for v in values:
-        if v == "--":
-            break
-        if v.startswith("--"):
-            out.add(v.split("=", 1)[0])
-        elif v.startswith("-") and len(v) > 1:
-            out.update(f"-{ch}" for ch in v[1:])
+def _fetcher(sub: str, values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
+    """clone/fetch/pull/...: ``--upload-pack`` runs a command, ``ext::`` URLs run one,
+    ``--config`` sets git settings, ``--template`` copies hooks in."""
+    out: list[Finding] = []
+    known = _LONG.get("clone", ())
+    for j, v in enumerate(values):
+        raw = args[j].value or ""
+        full = long_option(v, known)
+        value: str | None = None
+        if full in ("--upload-pack", "--exec", "--receive-pack") or (
+            v == "-u" and sub in ("clone", "ls-remote")
+        ):
+            value = args[j + 1].value if j + 1 < len(args) else None
+        elif full.startswith(("--upload-pack=", "--exec=", "--receive-pack=")):
+            value = raw.split("=", 1)[1]
+        if value is not None:
+            out.append(Finding("exec.code-option", "ask",
+                               f"git {sub} {full.split('=')[0]} runs a command on this machine"))
+            out += nested(value, ctx, f"git {sub} {full.split('=')[0]}")
+        if full in ("--config", "-c") and j + 1 < len(args) and args[j + 1].value:
+            key, _, setting = (args[j + 1].value or "").partition("=")
+            out += git_setting(key, setting, ctx, f"git {sub} --config {key}")
+        elif full.startswith("--config="):
+            key, _, setting = raw.split("=", 1)[1].partition("=")
+            out += git_setting(key, setting, ctx, f"git {sub} --config {key}")
+        if full.startswith("--template"):
+            out.append(Finding("exec.code-option", "ask",
+                               f"git {sub} --template copies hooks that git then runs"))
+        if raw.lower().startswith("ext::"):
+            out.append(Finding("exec.code-option", "ask",
+                               f"git {sub} of an ext:: URL runs a command"))
+            out += nested(raw[5:].replace("% ", " ").replace("%%", "%"), ctx, "git ext::")
+    if sub == "submodule" and values[:1] == ["foreach"]:
+        body = [a.value for a in args[1:] if (a.value or "") not in ("--recursive", "-q",
+                                                                     "--quiet")]
+        if any(b is None for b in body):
+            out.append(Finding("shell.dynamic-command", "ask",
+                               "git submodule foreach runs a run-time string"))
+        else:
+            out += nested(" ".join(b for b in body if b is not None), ctx,
+                          "git submodule foreach")
     return out
 
 
 def _reset(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    flags = _flags(values)
-    if flags & {"--hard", "--merge", "--keep"}:
+    if flags(values) & {"--hard", "--merge", "--keep"}:
         return _discard("git reset --hard discards uncommitted changes")
     return []
 
 
 def _checkout(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    flags = _flags(values)
-    if flags & {"-b", "--orphan"} or "-b" in values:
+    f = flags(values)
+    if f & {"-b", "--orphan"} or "-b" in values:
         return []
-    if flags & {"-f", "--force", "-p", "--patch"} or "--" in values or "." in values:
+    if f & {"-f", "--force", "-p", "--patch"} or "--" in values or "." in values:
         return _discard("git checkout overwrites working-tree files")
     return []
 
 
 def _restore(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    flags = _flags(values)
-    if flags & {"--staged", "-S"} and not flags & {"--worktree", "-W"}:
+    f = flags(values)
+    if f & {"--staged", "-S"} and not f & {"--worktree", "-W"}:
         return []
     return _discard("git restore discards working-tree changes")
 
 
 def _switch(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    flags = _flags(values)
-    if flags & {"-f", "--force", "--discard-changes"}:
+    if flags(values) & {"-f", "--force", "--discard-changes"}:
         return _discard("git switch --discard-changes throws away local changes")
     return []
 
 
 def _clean(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    flags = _flags(values)
-    if flags & {"-n", "--dry-run"}:
+    f = flags(values)
+    if f & {"-n", "--dry-run"}:
         return []
-    if flags & {"-f", "--force"}:
+    if f & {"-f", "--force"}:
         return _discard("git clean -f deletes untracked (and with -x ignored) files")
     return []
 
@@ -171,36 +261,36 @@ def _stash(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
 
 
 def _branch(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    flags = _flags(values)
-    if (
-        "-D" in {v for v in values}
-        or ("--delete" in flags and "--force" in flags)
-        or any(re.fullmatch(r"-[a-z]*D[a-z]*", a.value or "") for a in args)
-    ):
+    raw = [a.value or "" for a in args]
+    f = flags(values)
+    capital_d = any(v.startswith("-") and not v.startswith("--") and "D" in v for v in raw)
+    if capital_d or ("--delete" in f and ("--force" in f or "-f" in f)):
         return [Finding("git.destroy-refs", "deny", "git branch -D deletes an unmerged branch")]
     return []
 
 
 def _worktree(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
     if values and values[0] == "remove":
-        flags = _flags(values[1:])
-        if flags & {"-f", "--force"}:
+        if flags(long_option(v, _LONG["worktree"]) for v in values[1:]) & {"-f", "--force"}:
             return _discard("git worktree remove --force discards its changes")
         return [Finding("git.worktree-remove", "ask", "git worktree remove deletes a worktree")]
     return []
 
 
 def _push(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    flags = _flags(values)
-    if flags & {"-f", "--force", "--mirror", "--delete", "-d", "--prune"}:
+    f = flags(values)
+    if f & {"-f", "--force", "--mirror", "--delete", "-d", "--prune"}:
         return [
             Finding("git.force-push", "deny", "git push that overwrites or deletes remote history")
         ]
     operands = [v for v in values if not v.startswith("-")]
-    if any(v.startswith("+") or v.startswith(":") for v in operands[1:]):
+    if any(v.startswith(("+", ":")) for v in operands[1:]):
         return [
             Finding("git.force-push", "deny", "git push of a forced (+) or deleting (:) refspec")
         ]
+    if f & {"--force-with-lease", "--force-if-includes"}:
+        return [Finding("git.force-push-lease", "ask",
+                        "git push --force-with-lease still rewrites the remote's history")]
     return []
 
 
@@ -218,6 +308,12 @@ def _gc(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
             Finding("git.destroy-refs", "deny", "git gc --prune=now drops unreachable commits")
         ]
     return []
+
+
+def _prune(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
+    if flags(values) & {"-n", "--dry-run"}:
+        return []
+    return [Finding("git.destroy-refs", "deny", "git prune deletes unreachable objects")]
 
 
 def _update_ref(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
@@ -242,16 +338,70 @@ def _rm(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
     return [Finding("git.rm", "ask", "git rm deletes files from the working tree")]
 
 
+_CONFIG_WITH_ARG = frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment",
+                              "--value", "--url"})
+
+
 def _config(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
-    for i, v in enumerate(values):
-        if v.startswith("alias.") and i + 1 < len(args):
-            body = args[i + 1].value
-            if body is None or body.startswith("!"):
-                inner = nested(body[1:], ctx, f"git {v}") if body else []
-                return [
-                    Finding("git.alias-exec", "ask", f"defines {v} as a shell command"),
-                    *inner,
-                ]
+    """``git config [scope] KEY VALUE`` (or ``git config set KEY VALUE``): a setting
+    that runs a command is analysed; the user's or the system's file is outside."""
+    raw = [a.value for a in args]
+    operands: list[str | None] = []
+    scope = "local"
+    j = 0
+    while j < len(raw):
+        v = raw[j] or ""
+        if v in ("--global", "--system"):
+            scope = v[2:]
+        if v in _CONFIG_WITH_ARG:
+            j += 2
+            continue
+        if not v.startswith("-"):
+            operands.append(raw[j])
+        j += 1
+    if operands[:1] in (["set"], ["unset"], ["get"], ["list"], ["edit"]):
+        verb = operands.pop(0)
+        if verb != "set":
+            return []
+    if len(operands) < 2 or operands[0] is None:
+        return []
+    key = operands[0]
+    value = operands[1]
+    out: list[Finding] = []
+    if key.lower().startswith("alias.") and (value is None or value.startswith("!")):
+        out.append(Finding("git.alias-exec", "ask", f"defines {key} as a shell command"))
+        out += nested(value[1:], ctx, f"git {key}") if value else []
+    else:
+        out += git_setting(key, value, ctx, f"git config {key}")
+    if scope != "local":
+        path = ctx.record("write", f"{ctx.home}/.gitconfig" if scope == "global"
+                          else "/etc/gitconfig", "git config")
+        out.append(Finding("fs.write-outside", "ask",
+                           f"git config --{scope} changes {path}, outside the workspace", path))
+    return out
+
+
+def _rebase(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
+    out: list[Finding] = []
+    for j, v in enumerate(values):
+        text = None
+        if v in ("-x", "--exec") and j + 1 < len(args):
+            text = args[j + 1].value
+        elif v.startswith("--exec="):
+            text = (args[j].value or "").split("=", 1)[1]
+        else:
+            continue
+        if text is None:
+            out.append(Finding("shell.dynamic-command", "ask", "git rebase --exec a run-time "
+                               "string"))
+        else:
+            out += nested(text, ctx, "git rebase --exec")
+    return out
+
+
+def _bisect(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
+    if values[:1] == ["run"] and len(args) > 1:
+        return judge_argv(args[1:], Simple(), ctx)[0]
     return []
 
 
@@ -267,12 +417,15 @@ _CHECKS: dict[str, Callable[[list[str], list[Word], Context], list[Finding]]] = 
     "push": _push,
     "reflog": _reflog,
     "gc": _gc,
+    "prune": _prune,
     "update-ref": _update_ref,
     "filter-branch": _rewrite,
     "filter-repo": _rewrite,
     "commit": _commit,
     "rm": _rm,
     "config": _config,
+    "rebase": _rebase,
+    "bisect": _bisect,
 }
 
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {"git": git}

@@ -1,20 +1,29 @@
+# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
+"""Programs that run other programs, as data: a launcher's options are skipped and the
+program it runs is judged in its place.
 
-"""Programs that run other programs: launchers (sudo, env, timeout, …), shells, eval, source.
-
-A launcher's own options are skipped and the program it runs is judged in its place;
-a string that becomes code (``bash -c``, ``su -c``, ``eval``, ``watch``, ``env -S``) is
-parsed and analysed as shell; a script file is read and analysed; code on stdin is
-analysed when it is known and escalated when it is not.
+A program is a launcher only when this table knows it (``sudo``, ``timeout``, ``flock``,
+``unshare``, ``uv run``, ``doppler run --``, ``tmux new-session``, …); an unknown
+program's arguments are data. Each entry says which options take a value (skipped
+with it), how many operands come before the command (``timeout 5``, ``flock FILE``),
+the subcommand that launches (``poetry run``), the options whose value is a shell
+command line (``flock -c``, ``script -qc``, ``nix-shell --run``: analysed as shell),
+whether every operand is a command line (``hyperfine``, ``concurrently``), whether it
+changes privileges, and whether it schedules the command to run later.
 """
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import judge_argv, nested, run_script_file, stdin_script
-from smllm.gate.shell._flags import skip_options
+from smllm.gate.shell._analyse import (
+    environment,
+    judge_argv,
+    nested,
+    run_script_file,
+    stdin_text,
+)
+from smllm.gate.shell._flags import subcommand
 from smllm.gate.shell._model import Context, Finding
-from smllm.gate.shell._model import re_lazy as re
-from smllm.gate.shell._parse import Simple, Word, parse
-from smllm.gate.shell._programs import SHELLS
+from smllm.gate.shell._parse import Simple, Word, is_assignment, parse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,81 +32,263 @@ if TYPE_CHECKING:
     Result = tuple[list[Finding], bool]
 
 
-def _values(args: list[Word]) -> list[str | None]:
-    return [a.value for a in args]
+class Launcher:
+    """How one launcher reads its command line (see the module's docstring)."""
+
+    __slots__ = ("after", "later", "privileged", "skip", "string", "strings", "sub",
+                 "with_arg")
+
+    def __init__(  # noqa: PLR0917 - a table row
+        self, with_arg: str = "", skip: int = 0, sub: str = "", string: str = "",
+        strings: bool = False, privileged: bool = False, later: bool = False,
+        after: str = "",
+    ) -> None:
+        self.with_arg = frozenset(with_arg.split())
+        self.skip = skip
+        self.sub = frozenset(sub.split())
+        self.string = frozenset(string.split())
+        self.strings = strings
+        self.privileged = privileged
+        self.later = later
+        self.after = after  # the command starts after this word (gdb --args, xterm -e)
 
 
-_WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "sudo": (
-        frozenset(
-            [
-                "-u",
-                "-g",
-                "-C",
-                "-D",
-                "-h",
-                "-p",
-                "-r",
-                "-t",
-                "-T",
-                "-U",
-                "--user",
-                "--group",
-                "--chdir",
-                "--prompt",
-                "--role",
-                "--type",
-                "--host",
-                "--close-from",
-                "--other-user",
-            ]
-        ),
-        0,
-    ),
-    "doas": (frozenset({"-u", "-C"}), 0),
-    "nohup": (frozenset(), 0),
-    "time": (frozenset({"-o", "-f", "--format", "--output"}), 0),
-    "setsid": (frozenset(), 0),
-    "unbuffer": (frozenset(), 0),
-    "caffeinate": (frozenset({"-t", "-w"}), 0),
-    "exec": (frozenset({"-a"}), 0),
-    "nice": (frozenset({"-n", "--adjustment"}), 0),
-    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
-    "gtimeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1),
-    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0),
-    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}), 0),
-    "chrt": (frozenset(), 1),
-    "taskset": (frozenset({"-c"}), 1),
-    "builtin": (frozenset(), 0),
-    "busybox": (frozenset(), 0),
-    "rtk": (frozenset(), 0),
-    "proxychains": (frozenset({"-f"}), 0),
-    "proxychains4": (frozenset({"-f"}), 0),
-    "torsocks": (frozenset(), 0),
-    "xvfb-run": (frozenset({"-n", "-s", "-f", "-e"}), 0),
-    "strace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-E"}), 0),
-    "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u"}), 0),
-    "then": (frozenset(), 0),
-    "chronic": (frozenset(), 0),
-    "ifne": (frozenset(), 0),
-    "catchsegv": (frozenset(), 0),
-    "pv": (frozenset(), 0),
-    "sg": (frozenset(), 1),
-    "runuser": (frozenset({"-u", "-g"}), 0),
+L = Launcher
+_SUDO = ("-u -g -C -D -h -p -r -t -T -U --user --group --chdir --prompt --role --type "
+         "--host --close-from --other-user")
+LAUNCHERS: dict[str, Launcher] = {
+    # privilege changes
+    "sudo": L(_SUDO, privileged=True),
+    "doas": L("-u -C", privileged=True),
+    "pkexec": L("--user", privileged=True),
+    "run0": L("-u --user -g --group --chdir -D --description --slice --property",
+              privileged=True),
+    "runuser": L("-u -g -G --user --group --supp-group", privileged=True),
+    "sg": L("", skip=1, string="-c", privileged=True),
+    "gosu": L("", skip=1, privileged=True),
+    "su-exec": L("", skip=1, privileged=True),
+    "setpriv": L("--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps "
+                 "--ambient-caps --bounding-set --securebits --pdeathsig --selinux-label "
+                 "--apparmor-profile --landlock-access --landlock-rule", privileged=True),
+    "chpst": L("-u -U -b -e -/ -n -l -L -m -d -o -p -f -c -r -t"),
+    "chroot": L("--userspec --groups", skip=1, privileged=True),
+    "nsenter": L("-t --target -S --setuid -G --setgid -r --root -w --wd --env",
+                 privileged=True),
+    "unshare": L("-S --setuid -G --setgid -R --root -w --wd --map-user --map-group "
+                 "--map-users --map-groups --propagation --setgroups"),
+    "capsh": L("", after="--"),
+    # sandboxes and process wrappers
+    "firejail": L(""),
+    "bwrap": L("--chdir --tmpfs --dev --proc --dir --remount-ro --unsetenv --uid --gid "
+               "--hostname --lock-file --sync-fd --info-fd --seccomp --exec-label "
+               "--file-label --args --cap-add --cap-drop --userns --userns2 --pidns --perms "
+               "--size --chmod --block-fd --userns-block-fd --json-status-fd --argv0"),
+    "systemd-run": L("-u --unit -p --property --description --slice --setenv -E --uid "
+                     "--gid --nice -M --machine -H --host --working-directory -D "
+                     "--on-active --on-boot --on-startup --on-unit-active --on-unit-inactive "
+                     "--on-calendar --on-clock-change --on-timezone-change "
+                     "--timer-property --path-property --socket-property --service-type "
+                     "--expand-environment"),
+    "systemd-inhibit": L("--what --who --why --mode"),
+    "systemd-cat": L("-t --identifier -p --priority --stderr-priority --level-prefix"),
+    "dbus-run-session": L("--config-file --dbus-daemon"),
+    "dbus-launch": L("--config-file"),
+    "flock": L("-w --timeout -E --conflict-exit-code", skip=1, string="-c --command"),
+    "script": L("-O --log-out -I --log-in -B --log-io -T --log-timing -m --logging-format "
+                "-E --echo -t --timing", string="-c --command"),
+    "nohup": L(""),
+    "setsid": L(""),
+    "time": L("-o -f --format --output"),
+    "nice": L("-n --adjustment"),
+    "ionice": L("-c -n -p -P -u --class --classdata"),
+    "chrt": L("", skip=1),
+    "taskset": L("-c", skip=1),
+    "numactl": L("-C -N -m -p -i -P --physcpubind --cpunodebind --membind --preferred "
+                 "--interleave"),
+    "prlimit": L("-p --pid -o --output"),
+    "cpulimit": L("-l --limit -p --pid -e --exe"),
+    "timeout": L("-s --signal -k --kill-after", skip=1),
+    "gtimeout": L("-s --signal -k --kill-after", skip=1),
+    "stdbuf": L("-i -o -e --input --output --error"),
+    "unbuffer": L(""),
+    "caffeinate": L("-t -w"),
+    "xvfb-run": L("-n -s -f -e -p --server-num --server-args --auth-file --error-file"),
+    "strace": L("-o -e -p -s -u -E -a -b -I -O -P -S -X"),
+    "ltrace": L("-o -e -p -s -u -a -n -A -D -F -l -x"),
+    "valgrind": L(""),
+    "eatmydata": L(""),
+    "fakeroot": L("-l -s -i -b --lib --faked"),
+    "fakechroot": L("-l -d -e --lib --use-system-libs --environment --config-dir"),
+    "proot": L("-r -b -m -w -q -k --rootfs --bind --mount --pwd --cwd --qemu --kernel-release"),
+    "faketime": L("", skip=1),
+    "setarch": L("", skip=1),
+    "torsocks": L("-u -p -a -P"),
+    "torify": L(""),
+    "tsocks": L(""),
+    "proxychains": L("-f"),
+    "proxychains4": L("-f"),
+    "trickle": L("-u -d -w -t -l -n"),
+    "nocache": L(""),
+    "chronic": L(""),
+    "ifne": L(""),
+    "catchsegv": L(""),
+    "pv": L(""),
+    "rtk": L(""),
+    "busybox": L(""),
+    "builtin": L(""),
+    "then": L(""),
+    "exec": L("-a"),
+    "ccache": L(""),
+    "sccache": L(""),
+    "distcc": L(""),
+    "ssh-agent": L("-a -E -t -P"),
+    "sshpass": L("-p -f -d -P"),
+    "daemonize": L("-a -c -e -o -p -l -u -E"),
+    "tini": L("-p -e"),
+    "dumb-init": L("-r --rewrite"),
+    "with-contenv": L(""),
+    "lldb": L("", after="--"),
+    "xterm": L("", after="-e"),
+    "gnome-terminal": L("", after="--"),
+    "entr": L("", string="-s"),
+    "expect": L("", string="-c"),
+    # strings are command lines
+    "hyperfine": L("-w --warmup -r --runs -m --min-runs -M --max-runs -n --command-name "
+                   "-u --time-unit -N -S --shell --export-json --export-csv "
+                   "--export-markdown --export-asciidoc --style",
+                   string="-p --prepare -c --cleanup -s --setup --conclude", strings=True),
+    "concurrently": L("-n --names -c --prefix-colors -p --prefix -l --prefix-length "
+                      "-t --timestamp-format -k --success --restart-tries --restart-after "
+                      "--max-processes -m --name-separator --handle-input", strings=True),
+    "nodemon": L("-w --watch -e --ext -i --ignore -d --delay -V --signal --config",
+                 string="-x --exec"),
+    "watchexec": L("-w --watch -e --exts -f --filter -i --ignore -d --debounce "
+                   "--shell -s --signal --stop-signal --stop-timeout -W --watch-non-recursive"
+                   " --project-origin --workdir -E --env"),
+    "tmux": L("-L -S -f -T -c -d -e -F -n -s -t -x -y -l -p -b -P",
+              sub="new-session new new-window neww split-window splitw respawn-pane respawnp "
+                  "respawn-window respawnw run-shell run send-keys send",
+              strings=True),
+    "screen": L("-S -c -t -p -e -h -T"),
+    # schedulers: the command runs later
+    "at": L("-q -t -f -M -m", later=True),
+    "batch": L("-q -f -m", later=True),
+    # environment and version managers, secret injectors, package runners
+    "direnv": L("", sub="exec", skip=1),
+    "mise": L("-C --cd -E --env -j --jobs", sub="exec x"),
+    "rtx": L("", sub="exec x"),
+    "asdf": L("", sub="exec"),
+    "rbenv": L("", sub="exec"),
+    "pyenv": L("", sub="exec"),
+    "nodenv": L("", sub="exec"),
+    "goenv": L("", sub="exec"),
+    "nvm": L("", sub="exec", skip=1),
+    "conda": L("-n --name -p --prefix --cwd", sub="run"),
+    "mamba": L("-n --name -p --prefix --cwd", sub="run"),
+    "micromamba": L("-n --name -p --prefix --cwd", sub="run"),
+    "bundle": L("--gemfile", sub="exec"),
+    "opam": L("--switch", sub="exec"),
+    "stack": L("--stack-yaml --resolver", sub="exec"),
+    "cabal": L("", sub="exec"),
+    "nix-shell": L("-I -A --attr --arg --argstr -j --max-jobs", string="--run --command"),
+    "nix": L("-I --arg --argstr --profile", sub="develop shell", string="-c --command"),
+    "devbox": L("-c --config", sub="run"),
+    "dotenv": L("-e -v -c -p"),
+    "dotenvx": L("-f --env-file -e --env -o --overload", sub="run"),
+    "doppler": L("-p --project -c --config --token --mount --mount-format", sub="run",
+                 string="--command"),
+    "infisical": L("--env --projectId --token --path --domain", sub="run", string="--command"),
+    "op": L("--env-file --account", sub="run"),
+    "aws-vault": L("-d --duration --region --mfa-token", sub="exec", skip=1),
+    "perf": L("-e --event -o --output -p --pid -t --tid -C --cpu -F --freq -c --count -G",
+              sub="stat record trace"),
 }
-_PRIVILEGED = frozenset({"sudo", "doas", "runuser", "sg"})
-def wrapper(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    with_arg, positional = _WRAPPERS[name]
-    rest = skip_options(args, with_arg, positional)
-    if name == "busybox" and rest and rest[0].value in ("--list", "--help"):
-        return [], True
-    extra: list[Finding] = []
-    if name in _PRIVILEGED:
-        extra.append(Finding("sys.privileged", "ask", f"runs with elevated privileges ({name})"))
+
+
+def _string_value(words: list[Word], i: int, key: str, eq: str, val: str) -> Word | None:
+    if eq:
+        return Word(val, val)
+    return words[i + 1] if i + 1 < len(words) else None
+
+
+def launcher(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    spec = LAUNCHERS[name]
+    out: list[Finding] = []
+    if spec.privileged:
+        out.append(Finding("sys.privileged", "ask", f"runs with elevated privileges ({name})"))
+    if spec.later:
+        out.append(Finding("sys.persistence", "ask", f"{name} schedules commands to run later"))
+    values = [a.value or "" for a in args]
+    i = 0
+    if spec.sub:
+        i = subcommand(values, spec.with_arg)
+        if i >= len(args) or values[i] not in spec.sub:
+            return out, False  # not the launching subcommand: its arguments are data
+        i += 1
+    if spec.after:
+        if spec.after not in values[i:]:
+            return out, False
+        i = values.index(spec.after, i) + 1
+    strings: list[Word | None] = []
+    while i < len(args):
+        v = args[i].value
+        if v is None:
+            break
+        if v == "--":
+            i += 1
+            break
+        if not v.startswith("-") or len(v) == 1:
+            break
+        key, eq, val = v.partition("=")
+        cluster_end = f"-{key[-1]}" if not key.startswith("--") and len(key) > 2 else ""
+        if key in spec.string or cluster_end in spec.string:
+            strings.append(_string_value(args, i, key, eq, val))
+            i += 1 if eq else 2
+            continue
+        if (key in spec.with_arg or cluster_end in spec.with_arg) and not eq:
+            i += 2
+            continue
+        if name == "systemd-run" and key.startswith("--on-"):
+            out.append(Finding("sys.persistence", "ask", "systemd-run starts a timer"))
+        i += 1
+    rest = args[i:][spec.skip:]
+    if rest and rest[0].value in spec.string and not spec.strings:  # flock FILE -c CMD
+        strings.append(rest[1] if len(rest) > 1 else None)
+        rest = []
+    if spec.strings:
+        strings += rest
+        rest = []
+    found, safe = _run_strings(name, strings, ctx)
+    out += found
+    if name in ("at", "batch"):
+        return out + _scheduled(name, args, cmd, ctx), False
     if not rest:
-        return extra, name not in _PRIVILEGED
-    found, safe = judge_argv(rest, cmd, ctx)
-    return extra + found, safe and not extra
+        return out, safe and not out and not strings
+    sub_found, sub_safe = judge_argv(rest, cmd, ctx)
+    return out + sub_found, sub_safe and not out and not strings
+
+
+def _run_strings(name: str, strings: list[Word | None], ctx: Context) -> Result:
+    out: list[Finding] = []
+    for w in strings:
+        if w is None or w.value is None:
+            out.append(Finding("shell.dynamic-command", "ask",
+                               f"{name} runs a command line only known at run time"))
+        elif w.value.strip():
+            out += nested(w.value, ctx, name)
+    return out, not out
+
+
+def _scheduled(name: str, args: list[Word], cmd: Simple, ctx: Context) -> list[Finding]:
+    """``at``/``batch`` read the commands from stdin or ``-f FILE``."""
+    values = [a.value for a in args]
+    if "-f" in values:
+        from_file = args[values.index("-f") + 1] if values.index("-f") + 1 < len(args) else None
+        return run_script_file(name, from_file, ctx) if from_file else []
+    text, source = stdin_text(cmd)
+    if text is not None:
+        return nested(text, ctx, f"{name} reading {source}")
+    return [Finding("shell.stdin-script", "ask", f"{name} runs commands read from {source}")]
 
 
 def command_builtin(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -112,6 +303,7 @@ def command_builtin(name: str, args: list[Word], cmd: Simple, ctx: Context) -> R
 def env(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     i = 0
     run_ctx = ctx
+    found: list[Finding] = []
     while i < len(args):
         v = args[i].value
         if v is None:
@@ -150,15 +342,21 @@ def env(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                 for w in c.words
             ]
             skip = 2 if v in ("-S", "--split-string") else 1
-            return env(name, split + args[i + skip :], cmd, run_ctx)
-        elif (v.startswith("-") and len(v) > 1) or re.match(r"[A-Za-z_][A-Za-z0-9_]*=", v):
+            sub, safe = env(name, split + args[i + skip :], cmd, run_ctx)
+            return found + sub, safe and not found
+        elif is_assignment(v):
+            key, value = v.split("=", 1)
+            found += environment(key, value, ctx)
+            i += 1
+        elif v.startswith("-") and len(v) > 1:
             i += 1
         else:
             break
     rest = args[i:]
     if not rest:
-        return [], True
-    return judge_argv(rest, cmd, run_ctx)
+        return found, not found
+    sub, safe = judge_argv(rest, cmd, run_ctx)
+    return found + sub, safe and not found
 
 
 def _chdir(ctx: Context, target: Word) -> Context:
@@ -168,108 +366,8 @@ def _chdir(ctx: Context, target: Word) -> Context:
     return new
 
 
-def cd(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    """``cd``/``pushd`` change where later relative paths point."""
-    operands = [a for a in args if not (a.value or "").startswith("-") or a.value == "-"]
-    if not operands:
-        ctx.cwd = ctx.home
-    elif operands[0].value in (None, "-") or operands[0].glob:
-        ctx.cwd = None
-    else:
-        ctx.cwd = ctx.resolve(operands[0].value or "")
-    return [], True
-
-
-def shell(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    i = 0
-    command_mode = False
-    while i < len(args):
-        v = args[i].value
-        if v is None:
-            break
-        if v in {"--", "-"}:
-            i += 1
-            break
-        if v in ("-o", "+o", "--rcfile", "--init-file", "-O", "+O"):
-            i += 2
-            continue
-        if re.fullmatch(r"[-+][a-zA-Z]+", v):
-            command_mode = command_mode or (v[0] == "-" and "c" in v)
-            i += 1
-            continue
-        if v.startswith("--"):
-            i += 1
-            continue
-        break
-    rest = args[i:]
-    if command_mode:
-        if not rest:
-            return [Finding("shell.syntax", "ask", f"{name} -c without a command")], False
-        if rest[0].value is None:
-            return [
-                Finding(
-                    "shell.dynamic-command",
-                    "ask",
-                    f"{name} -c runs a string only known at run time",
-                )
-            ], False
-        return nested(rest[0].value, ctx, f"{name} -c"), False
-    if rest:
-        return run_script_file(name, rest[0], ctx), False
-    return stdin_script(name, cmd, ctx), False
-
-
-def eval_(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = _values(args)
-    if any(v is None for v in values):
-        return [
-            Finding("shell.eval-dynamic", "ask", "eval runs a string only known at run time")
-        ], False
-    return nested(" ".join(v for v in values if v is not None), ctx, "eval"), False
-
-
-def source(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    if not args:
-        return [], True
-    if args[0].value in ("/dev/stdin", "-", "/proc/self/fd/0"):
-        return stdin_script(name, cmd, ctx), False
-    return run_script_file(name, args[0], ctx), False
-
-
-def su(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    out = [Finding("sys.privileged", "ask", "runs as another user (su)")]
-    for i, a in enumerate(args):
-        if a.value in ("-c", "--command") and i + 1 < len(args):
-            text = args[i + 1].value
-            if text is None:
-                return [
-                    *out,
-                    Finding("shell.dynamic-command", "ask", "su -c runs a run-time string"),
-                ], False
-            return out + nested(text, ctx, "su -c"), False
-        if a.value and a.value.startswith("--command="):
-            return out + nested(a.value.split("=", 1)[1], ctx, "su -c"), False
-    return out, False
-
-
-def watch(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    rest = skip_options(args, frozenset({"-n", "--interval", "-d", "-g"}), 0)
-    values = _values(rest)
-    if any(v is None for v in values):
-        return [Finding("shell.dynamic-command", "ask", "watch runs a run-time string")], False
-    return nested(" ".join(v for v in values if v is not None), ctx, "watch"), False
-
-
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
-    **{w: wrapper for w in _WRAPPERS},
-    **{s: shell for s in SHELLS},
+    **dict.fromkeys(LAUNCHERS, launcher),
     "command": command_builtin,
     "env": env,
-    "eval": eval_,
-    "source": source,
-    ".": source,
-    "su": su,
-    "watch": watch,
-    "cd": cd,
-    "pushd": cd,
 }

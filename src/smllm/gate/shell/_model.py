@@ -142,14 +142,32 @@ class _Frozen:
 
 
 class Finding(_Frozen):
-    """One fact the analysis found, the built-in rule it falls under and its decision."""
+    """One fact the analysis found, the built-in rule it falls under and its decision;
+    ``path``: the resolved path a write or delete finding is about (None otherwise)."""
 
-    __slots__ = ("decision", "reason", "rule")
+    __slots__ = ("decision", "path", "reason", "rule")
 
-    def __init__(self, rule: str, decision: Decision, reason: str) -> None:
+    def __init__(
+        self, rule: str, decision: Decision, reason: str, path: str | None = None
+    ) -> None:
         self.rule = rule
         self.decision: Decision = decision
         self.reason = reason
+        self.path = path
+
+
+class Effect(_Frozen):
+    """A change to the file system the command makes: ``kind`` is ``write``, ``delete``,
+    ``move`` (a source moved away), ``link`` (a link created), ``chmod``; ``path`` the
+    target after ``~``, variables, ``cd`` and links are resolved, None when it is only
+    known at run time; ``by`` the program (or ``>`` for a redirection)."""
+
+    __slots__ = ("by", "kind", "path")
+
+    def __init__(self, kind: str, path: str | None, by: str) -> None:
+        self.kind = kind
+        self.path = path
+        self.by = by
 
 
 class CommandReport(_Frozen):
@@ -176,7 +194,7 @@ class CommandReport(_Frozen):
 class Analysis(_Frozen):
     """The analysis of one command string."""
 
-    __slots__ = ("commands", "decision", "findings", "scripts")
+    __slots__ = ("commands", "decision", "effects", "findings", "scripts")
 
     def __init__(
         self,
@@ -184,11 +202,13 @@ class Analysis(_Frozen):
         commands: tuple[CommandReport, ...],
         findings: tuple[Finding, ...],
         scripts: tuple[tuple[str, str], ...] = (),
+        effects: tuple[Effect, ...] = (),
     ) -> None:
         self.decision: Decision = decision
         self.commands = commands
         self.findings = findings
         self.scripts = scripts  # (path, "sha256:…") of every script file read and analysed
+        self.effects = effects  # every write, delete, move, link or chmod it recognised
 
     def all_findings(self) -> tuple[Finding, ...]:
         out = list(self.findings)
@@ -201,19 +221,40 @@ SENSITIVE_HOME = (
     ".ssh",
     ".bashrc",
     ".zshrc",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
     ".profile",
     ".bash_profile",
     ".bash_login",
+    ".bash_logout",
     ".zprofile",
+    ".inputrc",
+    ".xprofile",
+    ".xinitrc",
+    ".xsessionrc",
+    ".pam_environment",
     ".gitconfig",
+    ".config/git",
+    ".config/fish",
+    ".config/autostart",
+    ".config/systemd",
+    ".config/environment.d",
+    ".config/containers/systemd",
+    "Library/LaunchAgents",
     ".aws",
     ".gnupg",
     ".kube",
+    ".docker",
     ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
     ".config/smllm",
     ".local/share/smllm",
     ".local/state/smllm",
     ".claude",
+    ".claude.json",
 )
 SENSITIVE_ABS = (
     "/etc/passwd",
@@ -225,6 +266,20 @@ SENSITIVE_ABS = (
     "/etc/ssh",
     "/etc/crontab",
     "/etc/cron.d",
+    "/etc/cron.hourly",
+    "/etc/cron.daily",
+    "/etc/profile",
+    "/etc/profile.d",
+    "/etc/bash.bashrc",
+    "/etc/environment",
+    "/etc/ld.so.preload",
+    "/etc/rc.local",
+    "/etc/init.d",
+    "/etc/systemd",
+    "/etc/xdg/autostart",
+    "/Library/LaunchAgents",
+    "/Library/LaunchDaemons",
+    "/var/spool/cron",
     "/boot",
 )
 SENSITIVE_PROJECT = (
@@ -234,7 +289,50 @@ SENSITIVE_PROJECT = (
     ".git/hooks",
     ".git/config",
 )
+#: credential stores: reading them escalates, sending them anywhere is denied
+CREDENTIAL_HOME = (
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker/config.json",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".pgpass",
+    ".my.cnf",
+    ".boto",
+    ".s3cfg",
+    ".vault-token",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".config/gh/hosts.yml",
+    ".config/hub",
+    ".config/rclone",
+    ".terraform.d/credentials.tfrc.json",
+    ".password-store",
+    ".local/share/keyrings",
+    ".claude/.credentials.json",
+    ".local/share/smllm",
+    ".local/state/smllm",
+)
+CREDENTIAL_ABS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/root", "/var/lib/smllm")
+#: public halves and host lists inside credential folders: not secrets
+_PUBLIC_NAMES = ("known_hosts", "known_hosts.old", "authorized_keys", "config")
+#: file names that hold secrets wherever they are
+_SECRET_FILES = frozenset({
+    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+    ".netrc", ".pgpass", ".git-credentials", "credentials.json", ".npmrc", ".pypirc",
+})
+_SECRET_SUFFIXES = (".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
+_ENV_TEMPLATES = (".example", ".sample", ".template", ".dist", ".defaults")
 TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp")
+#: where recipes written in another language are put for their interpreter to read
+VIRTUAL = "/proc/self/smllm-recipe"
 HARMLESS_DEVICES = (
     "/dev/null",
     "/dev/stdout",
@@ -245,10 +343,31 @@ HARMLESS_DEVICES = (
     "/dev/urandom",
     "/dev/stdin",
 )
+_WHERE_RANK = {"temp": 0, "workspace": 1, "outside": 2, "dynamic": 3, "critical": 4,
+               "sensitive": 5, "device": 6}
 
 
 def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+class Memory:
+    """What one command string has done so far, shared by every nested analysis of it:
+    the budget of nested analyses, scripts read, effects, files written (with their
+    content when it is known), links made, aliases, secrets read and files they tainted."""
+
+    __slots__ = ("aliases", "budget", "effects", "links", "scripts", "secret_reads",
+                 "tainted", "written")
+
+    def __init__(self) -> None:
+        self.budget = 400
+        self.scripts: dict[str, str] = {}
+        self.effects: list[Effect] = []
+        self.written: dict[str, str | None] = {}
+        self.links: dict[str, str] = {}
+        self.aliases: dict[str, str] = {}
+        self.secret_reads: list[tuple[str, bool]] = []  # (path, in a substitution)
+        self.tainted: set[str] = set()
 
 
 class Context:
@@ -262,8 +381,7 @@ class Context:
         tmpdir: str = "/tmp",
         extra_sensitive: tuple[str, ...] = (),
         depth: int = 0,
-        budget: list[int] | None = None,
-        scripts: dict[str, str] | None = None,
+        memory: Memory | None = None,
     ) -> None:
         self.root = root
         self.cwd = cwd
@@ -271,20 +389,16 @@ class Context:
         self.tmpdir = tmpdir
         self.extra_sensitive = extra_sensitive
         self.depth = depth
-        self.budget = budget if budget is not None else [400]
-        self.scripts = scripts if scripts is not None else {}
+        self.memory = memory if memory is not None else Memory()
+        self._real: tuple[str, str] | None = None
+
+    @property
+    def scripts(self) -> dict[str, str]:
+        return self.memory.scripts
 
     def child(self) -> Context:
-        return Context(
-            self.root,
-            self.cwd,
-            self.home,
-            self.tmpdir,
-            self.extra_sensitive,
-            self.depth + 1,
-            self.budget,
-            self.scripts,
-        )
+        return Context(self.root, self.cwd, self.home, self.tmpdir, self.extra_sensitive,
+                       self.depth + 1, self.memory)
 
     def resolve(self, value: str) -> str | None:
         if not os.path.isabs(value):
@@ -293,10 +407,43 @@ class Context:
             value = os.path.join(self.cwd, value)
         return os.path.normpath(value).replace("//", "/")
 
-    def where(self, word: Word) -> Where:
-        """Classify a path operand."""
-        if word.value is None:
+    def follow(self, path: str, *, last: bool = True) -> str:
+        """``path`` with the links made earlier in this command and the links on disk
+        followed (``last=False``: not the final component, which ``rm`` removes itself)."""
+        links = self.memory.links
+        if links:
+            for _ in range(8):
+                for link, target in links.items():
+                    if (path == link and last) or path.startswith(link + "/"):
+                        path = target + path[len(link):]
+                        break
+                else:
+                    break
+        if last:
+            return os.path.realpath(path)
+        head, tail = os.path.split(path)
+        return os.path.join(os.path.realpath(head), tail) if head else path
+
+    def where(self, word: Word, *, last: bool = True) -> Where:
+        """Classify a path operand (links followed: the worse of the path and its target)."""
+        path = self.path_of(word)
+        if path is None:
             return "dynamic"
+        if word.glob and path == self.root:
+            return "workspace"  # the workspace's entries, not the workspace itself
+        where = self.where_path(path, glob=word.glob)
+        value = word.value or ""
+        real = self.follow(path, last=last or value.endswith(("/", "/.")) or word.glob)
+        if real != path:
+            other = self.where_path(real, glob=word.glob)
+            if _WHERE_RANK[other] > _WHERE_RANK[where] and not self._same_place(path, real):
+                return other
+        return where
+
+    def path_of(self, word: Word) -> str | None:
+        """The absolute path ``word`` names (for a glob: the folder it expands in)."""
+        if word.value is None:
+            return None
         value = word.value
         if word.glob:
             cut = min((i for i, ch in enumerate(value) if ch in "*?[{"), default=len(value))
@@ -305,12 +452,17 @@ class Context:
                 value = "."
             elif not value.endswith("/"):
                 value = os.path.dirname(value) or "."
-        path = self.resolve(value)
-        if path is None:
-            return "dynamic"
-        if word.glob and path == self.root:
-            return "workspace"  # the workspace's entries, not the workspace itself
-        return self.where_path(path, glob=word.glob)
+        return self.resolve(value)
+
+    def _same_place(self, path: str, real: str) -> bool:
+        """A path whose real location is the same place seen through a linked workspace
+        or home (``/work/link`` -> ``/srv/work``)."""
+        if self._real is None:
+            self._real = (os.path.realpath(self.root), os.path.realpath(self.home))
+        for anchor, real_anchor in ((self.root, self._real[0]), (self.home, self._real[1])):
+            if _under(path, anchor) and _under(real, real_anchor):
+                return path[len(anchor):] == real[len(real_anchor):]
+        return False
 
     def where_path(self, path: str, *, glob: bool = False) -> Where:
         if (
@@ -352,6 +504,28 @@ class Context:
             return True
         return any(_under(path, p) for p in self.extra_sensitive)
 
+    def secret_kind(self, path: str) -> str | None:
+        """What secret ``path`` holds: ``store`` (a credential store, a private key,
+        smllm's journals: reading one escalates), ``file`` (an ``.env`` file, a path the
+        policy lists as sensitive: a source that must not reach the network), or None."""
+        name = os.path.basename(path)
+        if name in _SECRET_FILES or name.endswith(_SECRET_SUFFIXES):
+            return "store"
+        home = self.home.rstrip("/")
+        if any(_under(path, f"{home}/{n}") for n in CREDENTIAL_HOME) or any(
+            _under(path, p) for p in CREDENTIAL_ABS
+        ):
+            if name.endswith(".pub") or name in _PUBLIC_NAMES:
+                return None
+            return "store"
+        if name.startswith(".env") and (name == ".env" or name[4] in ".-_") and not (
+            name.endswith(_ENV_TEMPLATES)
+        ):
+            return "file"
+        if any(_under(path, p) for p in self.extra_sensitive):
+            return "file"
+        return None
+
     def critical(self, path: str) -> bool:
         if path == "/" or path.count("/") == 1:
             return True
@@ -360,3 +534,17 @@ class Context:
                 return True
         parts = path.strip("/").split("/")
         return len(parts) == 2 and parts[0] in ("home", "Users", "var", "usr", "opt", "srv")
+
+    def record(self, kind: str, word: Word | str | None, by: str) -> str | None:
+        """Note an effect on ``word`` (a path operand or an absolute path) and return
+        its resolved path (None: only known at run time)."""
+        if word is None or isinstance(word, str):
+            path = word
+        else:
+            path = self.path_of(word)
+            if path is not None:
+                value = word.value or ""
+                last = kind != "delete" or value.endswith(("/", "/.")) or word.glob
+                path = self.follow(path, last=last)
+        self.memory.effects.append(Effect(kind, path, by))
+        return path

@@ -257,7 +257,8 @@ class _Parser(WordReader):
         if command_position and is_assignment(word.raw):
             name = word.raw.split("=", 1)[0].split("[", 1)[0].rstrip("+")
             self.env.assigned.add(name)
-            self.cur.assigns.append(name)
+            value = word.value.split("=", 1)[1] if word.value is not None else None
+            self.cur.assigns.append((name, value))
             return
         self.cur.words.append(word)
 

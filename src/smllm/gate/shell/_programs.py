@@ -26,37 +26,81 @@ if TYPE_CHECKING:
 #: family module (under ``smllm.gate.shell``) -> the programs it judges
 FAMILIES: dict[str, tuple[str, ...]] = {
     "_launchers": (
-        ".", "ash", "bash", "builtin", "busybox", "caffeinate", "catchsegv", "cd", "chronic",
-        "chrt", "command", "csh", "dash", "doas", "env", "eval", "exec", "fish", "gtimeout",
-        "ifne", "ionice", "ksh", "ltrace", "mksh", "nice", "nohup", "posh", "proxychains",
-        "proxychains4", "pushd", "pv", "rbash", "rtk", "runuser", "setsid", "sg", "sh",
-        "source", "stdbuf", "strace", "su", "sudo", "taskset", "tcsh", "then", "time",
-        "timeout", "torsocks", "unbuffer", "watch", "xvfb-run", "yash", "zsh",
+        "asdf", "at", "aws-vault", "batch", "builtin", "bundle", "busybox", "bwrap", "cabal",
+        "caffeinate", "capsh", "catchsegv", "ccache", "chpst", "chronic", "chroot", "chrt",
+        "command", "concurrently", "conda", "cpulimit", "daemonize", "dbus-launch",
+        "dbus-run-session", "devbox", "direnv", "distcc", "doas", "doppler", "dotenv",
+        "dotenvx", "dumb-init", "eatmydata", "entr", "env", "exec", "expect", "fakechroot",
+        "fakeroot", "faketime", "firejail", "flock", "gnome-terminal", "goenv", "gosu",
+        "gtimeout", "hyperfine", "ifne", "infisical", "ionice", "lldb", "ltrace", "mamba",
+        "micromamba", "mise", "nice", "nix", "nix-shell", "nocache", "nodemon", "nodenv",
+        "nohup", "nsenter", "numactl", "nvm", "op", "opam", "perf", "pkexec", "prlimit",
+        "proot", "proxychains", "proxychains4", "pv", "pyenv", "rbenv", "rtk", "rtx", "run0",
+        "runuser", "sccache", "screen", "script", "setarch", "setpriv", "setsid", "sg",
+        "ssh-agent", "sshpass", "stack", "stdbuf", "strace", "su-exec", "sudo", "systemd-cat",
+        "systemd-inhibit", "systemd-run", "taskset", "then", "time", "timeout", "tini", "tmux",
+        "torify", "torsocks", "trickle", "tsocks", "unbuffer", "unshare", "valgrind",
+        "watchexec", "with-contenv", "xterm", "xvfb-run",
     ),
-    "_feeders": ("find", "parallel", "xargs"),
+    "_shells": (
+        ".", "alias", "ash", "bash", "cd", "csh", "dash", "declare", "eval", "export", "fish",
+        "hash", "ksh", "local", "mksh", "posh", "pushd", "rbash", "readonly", "sh", "source",
+        "su", "tcsh", "trap", "typeset", "watch", "yash", "zsh",
+    ),
+    "_feeders": (
+        "find", "parallel", "xargs",
+    ),
     "_fs": (
         "blkdiscard", "cfdisk", "chattr", "chgrp", "chmod", "chown", "cp", "cryptsetup", "dd",
-        "diskutil", "fdisk", "format", "gdisk", "hdparm", "install", "lvremove", "mdadm",
-        "mkfs", "mv", "parted", "pvremove", "rclone", "rm", "rmdir", "rsync", "setfacl",
-        "sfdisk", "sgdisk", "shred", "srm", "tar", "tee", "truncate", "unlink", "vgremove",
-        "zip", "zpool",
+        "diskutil", "fdisk", "format", "gdisk", "hdparm", "install", "ln", "lvremove", "mdadm",
+        "mkdir", "mkfs", "mv", "parted", "pvremove", "rclone", "rm", "rmdir", "rsync",
+        "setfacl", "sfdisk", "sgdisk", "shred", "srm", "tar", "tee", "touch", "truncate",
+        "unlink", "unzip", "vgremove", "zip", "zpool",
     ),
-    "_git": ("git",),
+    "_git": (
+        "git",
+    ),
     "_code": (
         "awk", "busybox-awk", "emacs", "ex", "gawk", "gsed", "gvim", "mawk", "nano", "nawk",
         "nvim", "python", "sed", "vi", "view", "vim",
     ),
     "_system": (
-        "aws", "az", "clickhouse-client", "cockroach", "crontab", "docker", "gcloud", "gsutil",
-        "halt", "init", "kill", "kubectl", "mariadb", "mongo", "mongosh", "mysql", "oc",
-        "podman", "poweroff", "psql", "reboot", "redis-cli", "service", "shutdown", "sqlcmd",
-        "sqlite3", "ssh", "systemctl", "telinit", "terraform", "tofu",
+        "crontab", "halt", "init", "kill", "killall", "killall5", "launchctl", "loginctl",
+        "pkill", "poweroff", "reboot", "service", "shutdown", "systemctl", "telinit",
+    ),
+    "_data": (
+        "clickhouse-client", "cockroach", "cqlsh", "dropdb", "dropuser", "duckdb", "mariadb",
+        "mongo", "mongosh", "mysql", "mysqladmin", "pg_dropcluster", "psql", "redis-cli",
+        "sqlcmd", "sqlite3",
+    ),
+    "_infra": (
+        "aws", "az", "cdk", "docker", "docker-compose", "doctl", "firebase", "fly", "flyctl",
+        "gcloud", "gh", "glab", "gsutil", "helm", "heroku", "kind", "kubectl", "minikube",
+        "nerdctl", "netlify", "oc", "podman", "pulumi", "serverless", "sls", "terraform",
+        "tofu", "vagrant", "vercel",
+    ),
+    "_net": (
+        "curl", "http", "https", "lftp", "mail", "mailx", "msmtp", "mutt", "nc", "ncat",
+        "netcat", "openssl", "scp", "sendmail", "sftp", "socat", "ssh", "telnet", "wget", "xh",
+    ),
+    "_packages": (
+        "apt", "apt-get", "brew", "bun", "cargo", "composer", "dnf", "dotnet", "dpkg", "flit",
+        "gem", "go", "gradle", "gradlew", "hatch", "mvn", "mvnw", "npm", "npx", "ovsx", "pdm",
+        "pip", "pipenv", "pipx", "pnpm", "poetry", "rye", "snap", "twine", "uv", "uvx", "vsce",
+        "yarn", "yum", "zypper",
+    ),
+    "_runners": (
+        "gmake", "go-task", "grunt", "gulp", "inv", "invoke", "just", "make", "nox", "poe",
+        "rake", "task", "tox",
+    ),
+    "_tools": (
+        "gdb", "less", "man", "pandoc", "sort", "tcpdump",
     ),
 }
 
 # programs judged by a name pattern rather than by a name
 _VERSIONED_INTERPRETERS = frozenset({"python", "pypy", "ruby", "perl", "php", "lua", "luajit"})
-_INTERPRETERS = frozenset({"node", "nodejs", "deno", "bun", "rscript", "tclsh", "osascript",
+_INTERPRETERS = frozenset({"node", "nodejs", "deno", "rscript", "tclsh", "osascript",
                            "pwsh", "powershell"})
 _DISK_PREFIXES = ("mkfs", "mke2fs", "mkswap", "wipefs", "mkdosfs")
 
@@ -105,6 +149,8 @@ def family_of(name: str) -> tuple[str, str] | None:
         return "_code", "python"
     if name.startswith(_DISK_PREFIXES):  # mkfs.ext4, mke2fs, wipefs, ...
         return "_fs", "mkfs"
+    if strip_version(name) == "pip":  # pip3, pip3.12
+        return "_packages", "pip"
     return None
 
 

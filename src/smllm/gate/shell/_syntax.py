@@ -45,7 +45,7 @@ class Simple:
 
     def __init__(self, nested: bool = False) -> None:
         self.words: list[Word] = []
-        self.assigns: list[str] = []
+        self.assigns: list[tuple[str, str | None]] = []  # NAME=value before the words
         self.redirects: list[Redirect] = []
         self.stdin: Simple | None = None
         self.nested = nested

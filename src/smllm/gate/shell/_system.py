@@ -1,10 +1,16 @@
-"""System, data and remote programs: services, signals, databases, clouds, ssh, containers."""
+"""The machine itself: power, services, signals to every process, and persistence.
+
+Stopping the machine or its services, signalling every process the user owns
+(``kill -1``, ``pkill -u me``, ``killall -r .``) and deleting every scheduled job are
+denied. Installing something that runs later or at every login (a crontab, an enabled
+service, a launch agent, lingering) escalates, and the commands of a crontab given on
+stdin or in a file are analysed.
+"""
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import judge_argv, nested, stdin_text
-from smllm.gate.shell._model import IGNORECASE, Context, Finding, LazyRe
-from smllm.gate.shell._model import re_lazy as re
+from smllm.gate.shell._analyse import nested, read_script, stdin_text
+from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
@@ -12,13 +18,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     Result = tuple[list[Finding], bool]
-
-_SQL_DESTROY = LazyRe(
-    r"\b(drop\s+(table|database|schema|index|view|collection|user)|"
-    r"truncate\s+(table\s+)?\w|delete\s+from\s+\w+\s*(;|$)|"
-    r"dropDatabase|\.drop\s*\(|flushall|flushdb)\b",
-    IGNORECASE,
-)
 
 
 def _values(args: list[Word]) -> list[str]:
@@ -29,14 +28,37 @@ def _deny(rule: str, reason: str) -> Result:
     return [Finding(rule, "deny", reason)], False
 
 
-def _ask(rule: str, reason: str) -> Result:
-    return [Finding(rule, "ask", reason)], False
-
-
 def crontab(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    if any(re.fullmatch(r"-[a-z]*r[a-z]*", v) for v in _values(args)):
+    values = _values(args)
+    flags = "".join(v[1:] for v in values if v.startswith("-") and len(v) > 1)
+    if "r" in flags:
         return _deny("sys.destroy", "crontab -r deletes every scheduled job")
-    return [], False
+    if "l" in flags:
+        return [], True
+    out = [Finding("sys.persistence", "ask", "crontab installs commands that run on a schedule")]
+    operands = [a for a in args if not (a.value or "").startswith("-") or a.value == "-"]
+    with_u = "u" in flags
+    if with_u and operands:
+        operands = operands[1:]
+    text: str | None
+    if operands and operands[0].value != "-":
+        text = read_script(operands[0], ctx)
+    elif "e" in flags:
+        return out, False
+    else:
+        text, _ = stdin_text(cmd)
+    if text is None:
+        return out, False
+    for line in text.splitlines():
+        entry = line.strip()
+        first = entry.split(None, 1)[0] if entry else "#"
+        if first.startswith("#") or ("=" in first and not first.startswith("@")):
+            continue  # a comment or VAR=value
+        fields = entry.split(None, 1 if first.startswith("@") else 5)
+        command = fields[-1] if len(fields) == (2 if first.startswith("@") else 6) else ""
+        if command:
+            out += nested(command.replace("%", "\n", 1), ctx, "crontab")
+    return out, False
 
 
 def kill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -44,6 +66,39 @@ def kill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     targets = [v for i, v in enumerate(values) if i > 0 or not v.startswith("-") or v == "-1"]
     if len(values) >= 2 and "-1" in targets[-1:]:
         return _deny("sys.destroy", "kill -1 signals every process you own")
+    if values[-1:] == ["-1"] and len(values) == 1:
+        return _deny("sys.destroy", "kill -1 signals every process you own")
+    return [], False
+
+
+_EVERYTHING = frozenset({".", ".*", "^", "$", ".+", "*", "^.*$", ""})
+
+
+def pkill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    """``pkill``/``killall``: a pattern that matches everything, or only a user filter,
+    signals every process of the user."""
+    values = _values(args)
+    with_arg = frozenset({"-u", "-U", "-g", "-G", "-t", "-P", "-s", "--signal", "-F",
+                          "--uid", "--euid", "--user", "--older-than", "-o", "-y",
+                          "--younger-than", "-n", "--ns", "--nslist", "-c", "--context"})
+    user = False
+    regex = name == "killall" and any(v in ("-r", "--regexp") for v in values)
+    patterns: list[str] = []
+    i = 0
+    while i < len(values):
+        v = values[i]
+        if v in ("-u", "-U", "--uid", "--euid", "--user") or v.startswith(("--user=", "--uid=")):
+            user = True
+        if v in with_arg:
+            i += 2
+            continue
+        if not v.startswith("-"):
+            patterns.append(v)
+        i += 1
+    if name == "killall5" or (user and not patterns):
+        return _deny("sys.destroy", f"{name} signals every process of a user")
+    if (name == "pkill" or regex) and any(p in _EVERYTHING for p in patterns):
+        return _deny("sys.destroy", f"{name} {patterns[0]!r} matches every process")
     return [], False
 
 
@@ -55,152 +110,52 @@ def power(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return _deny("sys.destroy", f"{name} stops the machine")
 
 
+_STOPS = frozenset({"stop", "disable", "mask", "kill", "poweroff", "reboot", "halt",
+                    "isolate", "rescue", "emergency", "kexec", "suspend", "hibernate"})
+_INSTALLS = frozenset({"enable", "link", "preset", "add-wants", "add-requires", "edit",
+                       "set-property", "revert"})
+
+
 def systemctl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     values = [v.lower() for v in _values(args) if not v.startswith("-")]
-    bad = {
-        "stop",
-        "disable",
-        "mask",
-        "kill",
-        "poweroff",
-        "reboot",
-        "halt",
-        "isolate",
-        "rescue",
-        "emergency",
-        "kexec",
-    }
     if name == "service" and len(values) >= 2 and values[1] in ("stop", "restart"):
         return _deny("sys.destroy", f"service {values[0]} {values[1]}")
-    if name == "systemctl" and values and values[0] in bad:
+    if name == "systemctl" and values and values[0] in _STOPS:
         return _deny("sys.destroy", f"systemctl {values[0]} stops system services")
-    return [], False
+    if name == "systemctl" and values and values[0] in _INSTALLS:
+        return [Finding("sys.persistence", "ask",
+                        f"systemctl {values[0]} makes a service start by itself")], False
+    return [], bool(values) and values[0] in ("status", "list-units", "list-timers", "show",
+                                              "is-active", "is-enabled", "cat")
 
 
-def database(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    text = " ".join(_values(args))
-    body, _ = stdin_text(cmd)
-    if body:
-        text += "\n" + body
-    m = _SQL_DESTROY.search(text)
-    if m:
-        return _deny("data.destroy", f"{name} {m.group(0).strip()} destroys data")
-    return [], False
+def launchctl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    values = [v.lower() for v in _values(args) if not v.startswith("-")]
+    if values and values[0] in ("load", "bootstrap", "submit", "enable", "kickstart"):
+        return [Finding("sys.persistence", "ask",
+                        f"launchctl {values[0]} installs a job that runs by itself")], False
+    if values and values[0] in ("unload", "bootout", "remove", "disable", "reboot"):
+        return _deny("sys.destroy", f"launchctl {values[0]} stops system jobs")
+    return [], values[:1] in (["list"], ["print"])
 
 
-def kubectl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = _values(args)
-    if any(v.startswith("--dry-run") for v in values):
-        return [], False
-    sub = next((v for v in values if not v.startswith("-")), "")
-    if sub in ("delete", "drain", "replace", "cordon", "scale"):
-        return _ask("infra.delete", f"{name} {sub} changes or removes cluster resources")
-    if sub in ("exec", "debug", "run", "attach"):
-        out = [Finding("remote.exec", "ask", f"{name} {sub} runs commands in a container")]
-        if "--" in values:
-            inner = args[values.index("--") + 1 :]
-            if inner:
-                out += judge_argv(inner, cmd, ctx)[0]
-        return out, False
-    return [], sub in ("get", "describe", "logs", "version", "explain", "top")
-
-
-def terraform(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = _values(args)
-    sub = next((v for v in values if not v.startswith("-")), "")
-    if sub == "destroy" or (sub == "apply" and "-destroy" in values):
-        return _deny("data.destroy", f"{name} destroy tears down infrastructure")
-    return [], False
-
-
-def aws(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = [v for v in _values(args) if not v.startswith("--profile")]
-    words = [v for v in values if not v.startswith("-")]
-    if (words[:2] == ["s3", "rm"] and "--recursive" in values) or words[:2] == ["s3", "rb"]:
-        return _deny("data.destroy", f"aws {' '.join(words[:2])} deletes bucket contents")
-    if any(w.startswith(("delete", "terminate", "remove", "purge")) for w in words[1:3]):
-        return _ask("infra.delete", f"aws {' '.join(words[:2])} deletes cloud resources")
-    return [], False
-
-
-def cloud(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = _values(args)
-    if any(v in ("delete", "destroy", "purge", "rm") for v in values):
-        return _ask("infra.delete", f"{name} deletes cloud resources")
-    return [], False
-
-
-def docker(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = _values(args)
-    words = [v for v in values if not v.startswith("-")]
-    if "prune" in words[:2]:
-        if any(v.startswith("--filter") for v in values):
-            return [], False
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])} deletes unused data")
-    if words[:1] in (["rm"], ["rmi"]) or words[1:2] == ["rm"]:
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])} removes containers or data")
-    if words[:1] in (["run"], ["exec"], ["compose"]) and words[:1] != ["compose"]:
-        return _ask("remote.exec", f"{name} {words[0]} runs commands in a container")
-    return [], words[:1] in (["ps"], ["images"], ["logs"], ["inspect"], ["version"])
-
-
-_SSH_ARG = frozenset(
-    [
-        "-p",
-        "-i",
-        "-l",
-        "-o",
-        "-F",
-        "-J",
-        "-L",
-        "-R",
-        "-D",
-        "-b",
-        "-c",
-        "-e",
-        "-m",
-        "-O",
-        "-Q",
-        "-S",
-        "-W",
-        "-w",
-        "-E",
-        "-B",
-        "-I",
-    ]
-)
-
-
-def ssh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    i = 0
-    while i < len(args):
-        v = args[i].value or ""
-        if v in _SSH_ARG:
-            i += 2
-            continue
-        if v.startswith("-"):
-            i += 1
-            continue
-        break
-    rest = args[i + 1 :]
-    if not rest:
-        return [], False
-    values = [a.value for a in rest]
-    out = [Finding("remote.exec", "ask", f"{name} runs a command on another machine")]
-    if all(v is not None for v in values):
-        out += nested(" ".join(v for v in values if v is not None), ctx, f"{name} remote")
-    return out, False
-
-
-def redis(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    if any(v.lower() in ("flushall", "flushdb") for v in _values(args)):
-        return _deny("data.destroy", "redis-cli FLUSHALL deletes every key")
+def loginctl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    values = [v.lower() for v in _values(args) if not v.startswith("-")]
+    if values[:1] == ["enable-linger"]:
+        return [Finding("sys.persistence", "ask",
+                        "loginctl enable-linger keeps the user's services running")], False
+    if values[:1] in (["terminate-user"], ["kill-user"], ["terminate-session"],
+                      ["kill-session"], ["poweroff"], ["reboot"]):
+        return _deny("sys.destroy", f"loginctl {values[0]} ends sessions")
     return [], False
 
 
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
     "crontab": crontab,
     "kill": kill,
+    "pkill": pkill,
+    "killall": pkill,
+    "killall5": pkill,
     "shutdown": power,
     "reboot": power,
     "halt": power,
@@ -209,30 +164,6 @@ HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
     "telinit": power,
     "systemctl": systemctl,
     "service": systemctl,
-    "kubectl": kubectl,
-    "oc": kubectl,
-    "terraform": terraform,
-    "tofu": terraform,
-    "aws": aws,
-    "gcloud": cloud,
-    "az": cloud,
-    "gsutil": cloud,
-    "docker": docker,
-    "podman": docker,
-    "ssh": ssh,
-    "redis-cli": redis,
-    **{
-        d: database
-        for d in (
-            "psql",
-            "mysql",
-            "mariadb",
-            "sqlite3",
-            "mongo",
-            "mongosh",
-            "clickhouse-client",
-            "cockroach",
-            "sqlcmd",
-        )
-    },
+    "launchctl": launchctl,
+    "loginctl": loginctl,
 }

@@ -1,0 +1,168 @@
+# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
+"""Database clients: the statements they run, classed by :mod:`smllm.gate.sql`.
+
+The SQL comes from the command line (``psql -c``, ``mysql -e``, ``sqlite3 DB 'SQL'``,
+``mongosh --eval``, ``redis-cli CMD``), a file (``-f``, ``< dump.sql``) or stdin (a
+heredoc, ``echo … |``). A statement that destroys data (``DROP``, ``TRUNCATE``,
+``DELETE`` without ``WHERE``, ``FLUSHALL``, ``dropDatabase()``) is denied; one that runs
+something on the host (``\\!``, ``.shell``, ``COPY … PROGRAM``) has that command analysed.
+"""
+
+from __future__ import annotations
+
+from smllm.gate import sql
+from smllm.gate.shell._analyse import nested, read_script, stdin_text, write_target
+from smllm.gate.shell._model import Context, Finding
+from smllm.gate.shell._parse import Simple, Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    Result = tuple[list[Finding], bool]
+
+#: per client: options whose value is SQL, options whose value is a file of SQL,
+#: options whose value is a file it writes, and whether operands after the first are SQL
+_CLIENTS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]] = {
+    "psql": (frozenset({"-c", "--command"}), frozenset({"-f", "--file"}),
+             frozenset({"-o", "--output", "-L", "--log-file"}), False),
+    "mysql": (frozenset({"-e", "--execute"}), frozenset(), frozenset({"--tee"}), False),
+    "mariadb": (frozenset({"-e", "--execute"}), frozenset(), frozenset({"--tee"}), False),
+    "sqlite3": (frozenset({"-cmd"}), frozenset({"-init"}), frozenset(), True),
+    "duckdb": (frozenset({"-c", "-cmd", "-s"}), frozenset({"-f", "-init"}), frozenset(), True),
+    "mongo": (frozenset({"--eval"}), frozenset(), frozenset(), True),
+    "mongosh": (frozenset({"--eval"}), frozenset({"-f", "--file"}), frozenset(), True),
+    "clickhouse-client": (frozenset({"-q", "--query"}), frozenset({"--queries-file"}),
+                          frozenset(), False),
+    "cockroach": (frozenset({"-e", "--execute"}), frozenset({"-f", "--file"}), frozenset(),
+                  False),
+    "sqlcmd": (frozenset({"-Q", "-q"}), frozenset({"-i"}), frozenset({"-o"}), False),
+    "cqlsh": (frozenset({"-e", "--execute"}), frozenset({"-f", "--file"}), frozenset(), False),
+}
+_DROPPERS = frozenset({"dropdb", "dropuser", "pg_dropcluster"})
+
+
+def client(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    inline, files, outputs, positional_sql = _CLIENTS[name]
+    texts: list[str] = []
+    out: list[Finding] = []
+    operands: list[Word] = []
+    i = 0
+    while i < len(args):
+        v = args[i].value or ""
+        key, eq, attached = v.partition("=")
+        value: Word | None = None
+        if key in inline or key in files or key in outputs:
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            value = Word(attached, attached) if eq else nxt
+            i += 1 if eq else 2
+        elif len(v) > 2 and v[:2] in inline and not v.startswith("--"):
+            key, value = v[:2], Word(v[2:], v[2:])
+            i += 1
+        else:
+            if not v.startswith("-"):
+                operands.append(args[i])
+            i += 1
+            continue
+        if value is None or value.value is None:
+            continue
+        if key in inline:
+            texts.append(value.value)
+        elif key in files:
+            text = read_script(value, ctx)
+            if text is not None:
+                texts.append(text)
+        else:
+            out += write_target(value, ctx, truncate=True, what=f"{name} writes", by=name)
+    if positional_sql:
+        for w in operands[1:]:
+            if w.value is not None and w.value.endswith(".js") and name.startswith("mongo"):
+                text = read_script(w, ctx)
+                texts.append(text or "")
+            elif w.value is not None:
+                texts.append(w.value)
+        if name.startswith("mongo") and operands and (operands[0].value or "").endswith(".js"):
+            texts.append(read_script(operands[0], ctx) or "")
+    texts += _stdin_sql(cmd, ctx)
+    return out + _judge(name, "\n;\n".join(texts), ctx), False
+
+
+def _stdin_sql(cmd: Simple, ctx: Context) -> list[str]:
+    text, _ = stdin_text(cmd)
+    if text is not None:
+        return [text]
+    for r in cmd.redirects:
+        if r.op == "<" and r.target is not None:
+            file_text = read_script(r.target, ctx)
+            return [file_text] if file_text is not None else []
+    return []
+
+
+def _judge(name: str, text: str, ctx: Context) -> list[Finding]:
+    if not text.strip():
+        return []
+    verdict = sql.classify(text)
+    if verdict.effect == "destroy":
+        return [Finding("data.destroy", "deny",
+                        f"{name}: {verdict.statement.strip()} destroys data")]
+    if verdict.effect == "exec":
+        stmt = verdict.statement.strip()
+        out = [Finding("exec.code-option", "ask", f"{name}: {stmt} runs a command on the host")]
+        for prefix in ("\\!", ".shell", ".system", "!"):
+            if stmt.startswith(prefix):
+                out += nested(stmt[len(prefix):], ctx, f"{name} {prefix}")
+                break
+        else:
+            start, end = stmt.find("'"), stmt.rfind("'")
+            if 0 <= start < end:
+                out += nested(stmt[start + 1:end], ctx, f"{name} PROGRAM")
+        return out
+    return []
+
+
+def redis(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    with_arg = frozenset({"-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "--user",
+                          "--pass", "--tls", "--cacert", "--cert", "--key", "--sni"})
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        v = args[i].value or ""
+        if v in with_arg:
+            i += 2
+            continue
+        if not v.startswith("-"):
+            words.append(v.lower())
+        i += 1
+    text, _ = stdin_text(cmd)
+    if text:
+        words += text.lower().split()
+    if {"flushall", "flushdb"} & set(words):
+        return [Finding("data.destroy", "deny", "redis-cli FLUSHALL deletes every key")], False
+    if words[:2] in (["config", "set"], ["module", "load"], ["script", "load"]) or words[:1] in (
+            ["eval"], ["evalsha"], ["debug"]):
+        return [Finding("exec.code-option", "ask",
+                        f"redis-cli {' '.join(words[:2])} changes what the server runs")], False
+    return [], words[:1] in (["get"], ["keys"], ["info"], ["ping"], ["scan"], ["ttl"])
+
+
+def dropper(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    if any(a.value in ("--help", "--version", "-V", "-?") for a in args):
+        return [], True
+    return [Finding("data.destroy", "deny", f"{name} deletes a database or its users")], False
+
+
+def mysqladmin(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    values = [(a.value or "").lower() for a in args]
+    if "drop" in values:
+        return [Finding("data.destroy", "deny", "mysqladmin drop deletes a database")], False
+    if "shutdown" in values:
+        return [Finding("sys.destroy", "deny", "mysqladmin shutdown stops the server")], False
+    return [], False
+
+
+HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
+    **dict.fromkeys(_CLIENTS, client),
+    **dict.fromkeys(_DROPPERS, dropper),
+    "redis-cli": redis,
+    "mysqladmin": mysqladmin,
+}
