@@ -81,6 +81,9 @@ FRAGMENTS = [
     "eval(", "compile(", "getattr(", "importlib", "b64decode", "base64", "codecs.decode",
     "marshal", "pickle.loads", "Function(", "require(x", "send(", "instance_eval", "class_eval",
     "String.fromCharCode", "print(", " ", "\n", "x", "(", ")", "'", '"', ".", "REMOVE", "Rmtree",
+    "appendFileSync", "writeFileSync(", "File.write", "FileUtils.mv(", "file_put_contents",
+    "open(", "Set-Content", "fetch(", "Net::HTTP", "XMLHttpRequest", "axios", "socket",
+    "cpSync(", "FileUtils.ln_s", "Invoke-WebRequest", "https.request", "LWP",
 ]
 
 
@@ -90,6 +93,7 @@ def test_hinted_patterns_match_like_their_regex(code: str) -> None:
     """A pattern's hints never hide a match: search() equals the bare regular expression."""
     from smllm.gate.shell import _codescan
 
-    for lazy in (_codescan.DESTRUCTIVE_API, _codescan.SHELL_API, _codescan.DYNAMIC_API):
+    for lazy in (_codescan.DESTRUCTIVE_API, _codescan.SHELL_API, _codescan.DYNAMIC_API,
+                 _codescan.WRITE_API, _codescan.NETWORK_API):
         expected = re.search(lazy.pattern, code, lazy.flags) is not None
         assert expected == (lazy.search(code) is not None), (lazy.pattern[:30], code)

@@ -471,6 +471,27 @@ def write_target(
     return []
 
 
+def into_folder(target: Word, sources: list[Word], ctx: Context) -> list[Word]:
+    """The paths ``cp``/``mv``/``scp SOURCES TARGET`` write: TARGET itself, or, when it is
+    a folder (it exists as one or ends in ``/``), each source's name inside it."""
+    value = target.value
+    if value is None:
+        return [target]
+    path = ctx.resolve(value)
+    folder = value.endswith("/") or (path is not None and os.path.isdir(path))
+    if not folder or not sources:
+        return [target]
+    out = []
+    for src in sources:
+        name = os.path.basename((src.value or "").rstrip("/").split(":")[-1])
+        if src.value is None or not name or src.glob:
+            out.append(Word(value.rstrip("/") + "/*", value.rstrip("/") + "/*", glob=True))
+        else:
+            joined = value.rstrip("/") + "/" + name
+            out.append(Word(joined, joined))
+    return out
+
+
 def delete_target(word: Word, recursive: bool, ctx: Context, what: str, by: str = "rm"
                   ) -> list[Finding]:
     """Judge a delete of ``word`` (``rm``, ``find -delete``, code deleting a path); the

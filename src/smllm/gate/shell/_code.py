@@ -46,7 +46,7 @@ _INLINE = {
 }
 _WITH_ARG = {
     "python": {"-W", "-X", "-Q"},
-    "node": {"-r", "--require", "--import"},
+    "node": {"-r", "--require", "--import", "--loader", "--experimental-loader"},
     "ruby": {"-r", "-I", "-C"},
     "perl": {"-I", "-M", "-m"},
     "php": {"-d", "-c"},
@@ -84,6 +84,7 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
     inline = _INLINE.get(fam, set())
     with_arg = _WITH_ARG.get(fam, set())
     codes: list[Word] = []
+    preloads: list[Word] = []
     i = 0
     script: Word | None = None
     read_stdin = False
@@ -113,6 +114,9 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
             read_stdin = True
             break
         if v in with_arg:
+            if fam == "node" and i + 1 < len(args) and (args[i + 1].value or "").startswith(
+                    (".", "/")):
+                preloads.append(args[i + 1])  # node -r ./file.js runs that file first
             i += 2
             continue
         if v.startswith("-") and len(v) > 1:
@@ -126,6 +130,8 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
         script = a
         break
     out: list[Finding] = []
+    for p in preloads:
+        out += _script(name, p, ctx, fam)
     for c in codes:
         if c.value is None:
             out.append(Finding("code.dynamic", "ask", f"{name} runs code only known at run time"))

@@ -57,9 +57,10 @@ WRITE_API = LazyRe(
     r"FileUtils\.(?:mv|move|cp|copy|cp_r|ln_s|ln_sf|ln|touch|install)|"
     r"file_put_contents|fopen|rename|symlink|copy|open|Set-Content|Add-Content|Out-File|"
     r"Copy-Item|Move-Item|New-Item)\s*\(?",
-    hints=("write", "copy", "rename", "symlink", "link", "chmod", "file.", "fileutils",
-           "file_put", "fopen", "open", "set-content", "add-content", "out-file", "move",
-           "new-item", "cpsync", "output"),
+    IGNORECASE,
+    hints=("write", "append", "copy", "rename", "symlink", "link", "chmod", "file", "fopen",
+           "open", "set-content", "add-content", "out-file", "move", "new-item", "cpsync",
+           "cp", "ln", "touch", "install", "output"),
 )
 _DEST_SECOND = frozenset({"copyFileSync", "copyFile", "cpSync", "renameSync", "symlinkSync",
                           "linkSync", "File.rename", "File.symlink", "rename", "symlink",
@@ -73,6 +74,7 @@ NETWORK_API = LazyRe(
     r"XMLHttpRequest|Net::HTTP|URI\.open|\bLWP\b|HTTP::Tiny|IO::Socket|\bcurl_exec\b|"
     r"fsockopen|Invoke-WebRequest|Invoke-RestMethod|\bsocket\b|WebSocket|\bgot\s*\(|"
     r"superagent|\bfile_get_contents\s*\(\s*['\"]https?:",
+    IGNORECASE,
     hints=("fetch", "http", "axios", "net.", "xmlhttp", "uri.open", "lwp", "socket", "curl",
            "invoke-", "websocket", "got(", "superagent", "file_get_contents"),
 )

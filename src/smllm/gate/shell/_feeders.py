@@ -1,3 +1,4 @@
+# ruff: noqa: PLR0911 - a command line is a big case analysis
 """Programs that feed arguments to other programs: ``xargs``, ``parallel``, ``find``.
 
 Each runs a command over items: the items are substituted when they are known (a
@@ -89,8 +90,71 @@ def xargs(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             found += f
             safe = safe and s
         return found, safe
-    argv = _substitute(rest, replace, DYNAMIC) if replace else [*rest, DYNAMIC]
+    listed = _listed_item(cmd) or DYNAMIC
+    argv = _substitute(rest, replace, listed) if replace else [*rest, listed]
     return judge_argv(argv, cmd, ctx)
+
+
+#: programs that pass lines through, filtering or reordering them but not rewriting them
+_FILTERS = frozenset({"sort", "uniq", "head", "tail", "grep", "egrep", "fgrep", "rg", "tee",
+                      "cat"})
+
+
+def _listed_item(cmd: Simple) -> Word | None:
+    """What one item is when a pipeline lists paths under known folders (``find DIR``,
+    ``grep -rl X DIR``, ``rg -l``, ``fd``, ``git ls-files``, ``ls``): a glob under the
+    folder, so that a delete or write of it is judged by where the folder is."""
+    up = cmd.stdin
+    hops = 0
+    while up is not None and hops < 8:
+        values = [w.value for w in up.words]
+        if not values or any(v is None for v in values):
+            return None
+        argv = [v for v in values if v is not None]
+        name = argv[0].rsplit("/", 1)[-1]
+        folders = _lister_folders(name, argv[1:])
+        if folders is not None:
+            if len(folders) != 1:
+                return None
+            folder = folders[0].rstrip("/") or "/"
+            return Word(f"{folder}/*", f"{folder}/*", glob=True)
+        if name not in _FILTERS or (name in ("grep", "egrep", "fgrep", "rg") and any(
+                v.startswith("-") and ("l" in v or "o" in v) for v in argv[1:])):
+            return None
+        up = up.stdin
+        hops += 1
+    return None
+
+
+def _lister_folders(name: str, args: list[str]) -> list[str] | None:
+    operands = [a for a in args if not a.startswith("-")]
+    flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
+    longs = {a.split("=", 1)[0] for a in args if a.startswith("--")}
+    if name == "find":
+        lead = []
+        for a in args:
+            if a.startswith(("-", "(", "!")):
+                break
+            lead.append(a)
+        if any(a in ("-exec", "-execdir", "-printf", "-fprint", "-ok") for a in args):
+            return None
+        return lead or ["."]
+    if name in ("grep", "egrep", "fgrep") and ("l" in flags or "L" in flags or longs & {
+            "--files-with-matches", "--files-without-match"}):
+        pattern_given = "e" in flags or "f" in flags or bool(longs & {"--regexp", "--file"})
+        paths = operands if pattern_given else operands[1:]
+        return paths or ["."]
+    if name == "rg" and ("l" in flags or longs & {"--files", "--files-with-matches"}):
+        paths = operands if "--files" in longs else operands[1:]
+        return paths or ["."]
+    if name in ("fd", "fdfind"):
+        return operands[1:] or ["."]
+    if name == "git" and (args[:1] == ["ls-files"] or (args[:1] == ["diff"]
+                                                       and "--name-only" in args)):
+        return ["."]
+    if name == "ls" and not operands:
+        return ["."]
+    return None
 
 
 def _substitute(words: list[Word], token: str | None, item: Word) -> list[Word]:

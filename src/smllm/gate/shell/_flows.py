@@ -57,8 +57,9 @@ def _home(value: str, ctx: Context) -> str:
 
 
 def source_of(value: str | None, ctx: Context) -> tuple[str, str] | None:
-    """(resolved path, kind) when ``value`` (a path, ``@path`` or ``<path``) names a source."""
-    if not value or not _hinted(value, ctx):
+    """(resolved path, kind) when ``value`` (a path, ``@path`` or ``<path``) names a source,
+    links made by the command or found on disk followed."""
+    if not value or not (_hinted(value, ctx) or ctx.memory.links):
         return None
     value = _home(value.lstrip("@<"), ctx)
     if "=" in value and not value.startswith(("/", ".", "~")):
@@ -69,6 +70,10 @@ def source_of(value: str | None, ctx: Context) -> tuple[str, str] | None:
     if path is None:
         return None
     kind = ctx.secret_kind(path)
+    if kind is None:
+        real = ctx.follow(path)
+        kind = ctx.secret_kind(real) if real != path else None
+        path = real if kind else path
     return (path, kind) if kind else None
 
 

@@ -1,3 +1,4 @@
+# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
 
 """Programs that delete, overwrite or re-permission files."""
 
@@ -6,7 +7,13 @@ from __future__ import annotations
 import os
 
 from smllm.gate.shell import _flows
-from smllm.gate.shell._analyse import delete_target, nested, stdin_text, write_target
+from smllm.gate.shell._analyse import (
+    delete_target,
+    into_folder,
+    nested,
+    stdin_text,
+    write_target,
+)
 from smllm.gate.shell._flags import long_option
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
@@ -98,7 +105,9 @@ def mv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                 )
     if name == "cp" and any(s.value == "/dev/null" for s in operands):
         out.append(Finding("fs.truncate", "ask", "copies /dev/null over a file (empties it)"))
-    out += write_target(target, ctx, truncate=True, what=f"{name} onto", by=name)
+    if target is not None:
+        for dest in into_folder(target, operands, ctx):
+            out += write_target(dest, ctx, truncate=True, what=f"{name} onto", by=name)
     return out, False
 
 
@@ -293,7 +302,8 @@ def rsync(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if len(operands) >= 2 and _flows.remote(operands[-1].value):
         out += _flows.sink(name, list(operands[:-1]), cmd, ctx)
     elif len(operands) >= 2:
-        out += write_target(operands[-1], ctx, truncate=False, what=f"{name} into", by=name)
+        for dest in into_folder(operands[-1], list(operands[:-1]), ctx):
+            out += write_target(dest, ctx, truncate=False, what=f"{name} into", by=name)
     return out, False
 
 

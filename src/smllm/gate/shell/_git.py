@@ -11,7 +11,7 @@ option parser accepts. The long options each check needs are listed per subcomma
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import git_setting, judge_argv, nested
+from smllm.gate.shell._analyse import git_setting, judge_argv, nested, write_target
 from smllm.gate.shell._flags import flags, long_option
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
@@ -374,10 +374,9 @@ def _config(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
     else:
         out += git_setting(key, value, ctx, f"git config {key}")
     if scope != "local":
-        path = ctx.record("write", f"{ctx.home}/.gitconfig" if scope == "global"
-                          else "/etc/gitconfig", "git config")
-        out.append(Finding("fs.write-outside", "ask",
-                           f"git config --{scope} changes {path}, outside the workspace", path))
+        path = f"{ctx.home}/.gitconfig" if scope == "global" else "/etc/gitconfig"
+        out += write_target(Word(path, path), ctx, truncate=False,
+                            what=f"git config --{scope} changes", by="git config")
     return out
 
 

@@ -1,4 +1,4 @@
-# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
+# ruff: noqa: C901, PLR0912, PLR0915 - a command line is a big case analysis
 """Programs that run other programs, as data: a launcher's options are skipped and the
 program it runs is judged in its place.
 
@@ -165,7 +165,7 @@ LAUNCHERS: dict[str, Launcher] = {
     "watchexec": L("-w --watch -e --exts -f --filter -i --ignore -d --debounce "
                    "--shell -s --signal --stop-signal --stop-timeout -W --watch-non-recursive"
                    " --project-origin --workdir -E --env"),
-    "tmux": L("-L -S -f -T -c -d -e -F -n -s -t -x -y -l -p -b -P",
+    "tmux": L("-L -S -f -T -c -e -F -n -s -t -x -y -l",
               sub="new-session new new-window neww split-window splitw respawn-pane respawnp "
                   "respawn-window respawnw run-shell run send-keys send",
               strings=True),
@@ -252,6 +252,8 @@ def launcher(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             out.append(Finding("sys.persistence", "ask", "systemd-run starts a timer"))
         i += 1
     rest = args[i:][spec.skip:]
+    if rest and rest[0].value == "--":
+        rest = rest[1:]
     if rest and rest[0].value in spec.string and not spec.strings:  # flock FILE -c CMD
         strings.append(rest[1] if len(rest) > 1 else None)
         rest = []

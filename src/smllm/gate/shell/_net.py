@@ -11,7 +11,7 @@ commands locally (``-o ProxyCommand``, a config file with one) are analysed as s
 from __future__ import annotations
 
 from smllm.gate.shell import _flows
-from smllm.gate.shell._analyse import nested, stdin_text, write_target
+from smllm.gate.shell._analyse import into_folder, nested, stdin_text, write_target
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
@@ -219,7 +219,8 @@ def scp(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if len(operands) >= 2 and _flows.remote(operands[-1].value):
         out += _flows.sink(name, list(operands[:-1]), cmd, ctx)
     elif len(operands) >= 2:
-        out += write_target(operands[-1], ctx, truncate=True, what=f"{name} writes", by=name)
+        for dest in into_folder(operands[-1], operands[:-1], ctx):
+            out += write_target(dest, ctx, truncate=True, what=f"{name} writes", by=name)
     return out, False
 
 
