@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import smllm
 from smllm import journal
@@ -17,14 +19,21 @@ from smllm.audit import redact
 CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())
 SECRETS: list[dict[str, str]] = CORPUS["secrets"]
 SURVIVORS: list[dict[str, str]] = CORPUS["survivors"]
-PLACES = ("prompt", "tool input", "tool output", "nested json")
+PLACES = ("prompt", "tool input", "tool output", "nested json", "json key")
 
 
-def test_corpus_is_large_and_varied() -> None:
-    """The corpus holds at least 40 secrets of at least 15 kinds."""
+def test_corpus_is_large_and_varied(capsys: pytest.CaptureFixture[str]) -> None:
+    """The corpus holds at least 80 kinds of secret, in every family of rules, and at
+    least 30 look-alikes; the counts are printed."""
     kinds = {s["kind"] for s in SECRETS}
-    expected = (True, True)
-    assert expected == (len(SECRETS) >= 40, len(kinds) >= 15)
+    families = {r.family for r in redact._RULES for s in SECRETS
+                if r.pattern.search(s["text"]) and r.kind != "secret"}
+    with capsys.disabled():
+        print(f"\nredaction corpus: {len(SECRETS)} secrets of {len(kinds)} kinds, "
+              f"{len(SURVIVORS)} look-alikes, {len(PLACES)} places")
+    expected = (True, True, set(redact.FAMILIES) - {"assignments"})
+    assert expected == (len(kinds) >= 80, len(SURVIVORS) >= 30,
+                        families - {"assignments"})
 
 
 def _plant(entry: dict[str, str], place: str, n: int) -> journal.Entry:
@@ -38,6 +47,10 @@ def _plant(entry: dict[str, str], place: str, n: int) -> journal.Entry:
         return journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
                              tool_use_id=f"t{n}", idempotency_key=f"k{n}",
                              policy_decision="allow:policy", input=inp)
+    if place == "json key":  # the secret, in its context, used as a key
+        return journal.fact("tool_batch.effect.terminal", {
+            "tool_use_id": f"t{n}", "outcome": "succeeded",
+            "output": {"index": {text: {"seen": n}, "other": "kept"}}})
     if place == "tool output":
         return journal.fact("tool_batch.effect.terminal", {
             "tool_use_id": f"t{n}", "outcome": "succeeded",
@@ -100,7 +113,8 @@ def test_no_secret_survives_redaction(exports: tuple[bytes, bytes]) -> None:
 
 
 def test_look_alikes_survive_redaction(exports: tuple[bytes, bytes]) -> None:
-    """Hex digests, UUIDs, git SHAs, base64 content and certificates are kept verbatim."""
+    """Hashes, UUIDs, digests, base64 content, public keys, certificates and values that
+    only refer to a secret (environment reads, placeholders) are kept verbatim."""
     red = exports[1].decode()
     lost = [s["kind"] for s in SURVIVORS if json.dumps(s["text"])[1:-1] not in red]
     expected = []
@@ -109,9 +123,11 @@ def test_look_alikes_survive_redaction(exports: tuple[bytes, bytes]) -> None:
 
 def _diff(a: Any, b: Any, path: str, out: list[tuple[str, str, str]]) -> None:
     if isinstance(a, dict) and isinstance(b, dict):
-        assert list(a) == list(b), path
-        for k in a:
-            _diff(a[k], b[k], f"{path}.{k}", out)
+        assert len(a) == len(b), path
+        for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True):
+            if ka != kb:
+                out.append((f"{path}.<key>", ka, kb))
+            _diff(va, vb, f"{path}.{ka}", out)
     elif isinstance(a, list) and isinstance(b, list):
         assert len(a) == len(b), path
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
@@ -121,7 +137,7 @@ def _diff(a: Any, b: Any, path: str, out: list[tuple[str, str, str]]) -> None:
 
 
 def test_raw_and_redacted_differ_only_where_redacted(exports: tuple[bytes, bytes]) -> None:
-    """Same structure; every changed value is a string that now holds a redaction marker."""
+    """Same structure; every changed value or key is a string that now holds a marker."""
     raw, red = json.loads(exports[0]), json.loads(exports[1])
     changes: list[tuple[str, str, str]] = []
     _diff(raw, red, "$", changes)
@@ -155,6 +171,14 @@ REDACT_CASES = [
     ("max_tokens=4096 and input_tokens: 12", "max_tokens=4096 and input_tokens: 12"),
     ("https://user:hunter22@example.com/x", "https://user:[REDACTED:url_password]@example.com/x"),
     ("see 550e8400-e29b-41d4-a716-446655440000", "see 550e8400-e29b-41d4-a716-446655440000"),
+    ("API_KEY = os.environ['API_KEY']", "API_KEY = os.environ['API_KEY']"),
+    ("mysql -u root -phunter2x shop", "mysql -u root -p[REDACTED:cli_password] shop"),
+    ("mysql -u root -p shop", "mysql -u root -p shop"),
+    ("curl -u bot:s3cretpass https://x", "curl -u bot:[REDACTED:cli_password] https://x"),
+    ("sshpass -p 'pa ss' ssh h", "sshpass -p [REDACTED:cli_password] ssh h"),
+    ("docker login --password-stdin -u bot", "docker login --password-stdin -u bot"),
+    ("db.internal:5432:app:app:Zq8x!p2", "db.internal:5432:app:app:[REDACTED:pgpass]"),
+    ("password: ********", "password: ********"),
 ]
 
 
@@ -175,3 +199,36 @@ def test_module_examples() -> None:
     result = doctest.testmod(redact)
     expected = (0, True)
     assert expected == (result.failed, result.attempted > 0)
+
+
+NEEDLE_FRAGMENTS = ["sk-ant-api03-", "sk-", "AKIA", "ghp_", "glpat-", "xoxb-", "AIza", "ya29.",
+                    "sk_live_", "npm_", "hf_", "SG.", "dop_v1_", "eyJ", "Authorization: ",
+                    "Bearer ", "Cookie: ", "mysql -p", "--password ", "curl -u a:", "://u:",
+                    "AccountKey=", "_authToken=", "$apr1$", "x" * 8, "A" * 20, "0123456789",
+                    " ", ".", "-", "_", ":", "=", "/", "abcdefghijklmnopqrstuvwxyz",
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "hooks.slack.com/services/", "<password>",
+                    "</password>", "machine h password ", "key-", "pplx-", "hvs."]
+
+
+@settings(max_examples=800)
+@given(st.lists(st.sampled_from(NEEDLE_FRAGMENTS), max_size=8).map("".join))
+def test_needles_never_hide_a_match(text: str) -> None:
+    """A rule skips a text only when none of its needles is in it: the skip changes nothing."""
+    hidden = [r.kind for r in redact._RULES if r.needles and r.pattern.search(text)
+              and not any(n in text.lower() for n in r.needles)]
+    assert [] == hidden
+
+
+def test_needles_on_the_corpus() -> None:
+    """On every corpus text, a rule that matches has one of its needles in the text."""
+    texts = [s["text"] for s in SECRETS] + [s["text"] for s in SURVIVORS]
+    hidden = [(r.kind, t[:40]) for t in texts for r in redact._RULES
+              if r.needles and r.pattern.search(t) and not any(n in t.lower() for n in r.needles)]
+    assert [] == hidden
+
+
+def test_find_names_the_kinds() -> None:
+    """find() lists what a text carries (used to stop secrets leaving in web requests)."""
+    text = "https://api.example.com/v1?key=AIzaSyA1234567890abcdefghijklmnopqrstuv"
+    assert ["url_secret", "google_api_key"] == redact.find(text)
+    assert [] == redact.find("https://docs.python.org/3/library/re.html?highlight=sub")

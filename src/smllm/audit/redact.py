@@ -1,14 +1,31 @@
-"""Redaction for share-safe exports (``smllm export --redacted``).
+"""Redaction for share-safe exports (``smllm export --redacted``), rules by family.
 
-Every payload string goes through :func:`redact_text`: authorization headers,
-secret-keyed assignments, PEM private keys, bearer and provider tokens, JWTs and
-passwords in URLs are replaced by ``[REDACTED:<kind>]``. In structured payloads a
-string whose *key* names a secret (``password``, ``api_key``, ``GITHUB_TOKEN``…) is
-replaced whole (:func:`redact_value`).
+Every payload string goes through :func:`redact_text`; in structured payloads a string
+whose *key* names a secret (``password``, ``api_key``, ``GITHUB_TOKEN``…) is replaced
+whole, and a key that is itself a secret is replaced too (:func:`redact_value`). The
+families, applied in this order (gitleaks' default rule set is the anchor for the
+provider tokens):
 
+* ``private_keys``: PEM/OpenSSH/PGP private key blocks, age secret keys;
+* ``connections``: passwords in URLs, ``AccountKey=``/``SharedAccessKey=`` connection
+  strings;
+* ``headers``: ``Authorization``, ``Bearer``, API-key headers, cookies and session ids;
+* ``cli``: passwords given on command lines (``mysql -pX``, ``curl -u u:p``,
+  ``sshpass -p``, ``docker login -p``, ``--password X``, ``openssl -pass pass:X``, …);
+* ``config_files``: ``.netrc``, ``.pgpass``, ``.npmrc``, docker ``auth``, htpasswd
+  hashes, XML and NuGet passwords;
+* ``webhooks``: Slack, Discord, Teams and Telegram hook URLs, secret query parameters;
+* ``providers``: tokens recognised by their prefix (Anthropic, OpenAI, AWS, GitHub,
+  GitLab, Slack, Google, Stripe, npm, PyPI, Hugging Face, … and chat-bot tokens);
+* ``jwt``: JSON Web Tokens;
+* ``assignments``: a secret-named key given a literal value (``DB_PASSWORD=…``,
+  ``"api_key": "…"``, ``password: …``).
+
+Look-alikes are kept: hashes, UUIDs, digests, integrity strings, image data, public
+keys and certificates, and values that read a secret rather than hold one
+(``os.environ['API_KEY']``, ``${{ secrets.TOKEN }}``, ``$TOKEN``, placeholders).
 Redaction only removes: it never adds content beyond the marker, and it is a pure
 function of its input, so two redacted exports of one log are byte-identical.
-Ordinary hex digests, UUIDs, git SHAs and base64 content are left alone.
 
 >>> redact_text("curl -H 'Authorization: Bearer abc.def.ghi123456' https://x")
 "curl -H 'Authorization: [REDACTED:authorization]' https://x"
@@ -16,6 +33,8 @@ Ordinary hex digests, UUIDs, git SHAs and base64 content are left alone.
 'postgres://app:[REDACTED:url_password]@db:5432/main'
 >>> redact_text("commit 3f786850e387550fdab836ed7e6dc881de23001b")
 'commit 3f786850e387550fdab836ed7e6dc881de23001b'
+>>> redact_text("API_KEY = os.environ['API_KEY']")
+"API_KEY = os.environ['API_KEY']"
 """
 
 from __future__ import annotations
@@ -28,132 +47,579 @@ MARK = "[REDACTED:{}]"
 
 # Keys whose string value is a secret wherever they appear (JSON keys, env names).
 _SECRET_NAMES = (
-    "password", "passwd", "passphrase", "pwd", "secret", "token", "api[_-]?key", "apikey",
-    "access[_-]?key", "private[_-]?key", "secret[_-]?key", "client[_-]?secret",
-    "credentials?", "auth[_-]?key", "session[_-]?key", "signing[_-]?key",
-    "encryption[_-]?key", "dsn", "authorization",
+    "password",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "secret",
+    "token",
+    "api[_-]?key",
+    "apikey",
+    "access[_-]?key",
+    "private[_-]?key",
+    "secret[_-]?key",
+    "client[_-]?secret",
+    "credentials?",
+    "auth[_-]?key",
+    "session[_-]?key",
+    "signing[_-]?key",
+    "encryption[_-]?key",
+    "dsn",
+    "authorization",
+    "account[_-]?key",
+    "master[_-]?key",
+    "webhook[_-]?url",
+    "connection[_-]?string",
+    "conn[_-]?str",
+    "cookie",
 )
 _SECRET_WORDS = "|".join(_SECRET_NAMES)
-SECRET_KEY_RE = re.compile(rf"(?i)(?:^|[_.\-])(?:{_SECRET_WORDS})$|^(?:{_SECRET_WORDS})$")
+SECRET_KEY_RE = re.compile(
+    rf"(?i)(?:^|[_.\-])(?:{_SECRET_WORDS})$|^(?:{_SECRET_WORDS}|auth|_auth|pass)$"
+)
 
 # Fields that hold opaque, non-secret material kept verbatim in both modes
 # (encrypted reasoning blobs, the journal's own hashes).
-VERBATIM_KEYS = frozenset({"signature", "encrypted_content", "hash", "prev", "sha256",
-                           "context_digest", "idempotency_key"})
+VERBATIM_KEYS = frozenset(
+    {
+        "signature",
+        "encrypted_content",
+        "hash",
+        "prev",
+        "sha256",
+        "context_digest",
+        "idempotency_key",
+    }
+)
 
-_Rule = tuple[str, "re.Pattern[str]", Callable[["re.Match[str]"], str]]
+_Sub = Callable[["re.Match[str]"], str]
 
 
-def _whole(kind: str) -> Callable[[re.Match[str]], str]:
+class Rule:
+    """One pattern of a family: what it finds (``kind``), and what replaces a match."""
+
+    __slots__ = ("family", "kind", "needles", "pattern", "sub")
+
+    def __init__(
+        self,
+        family: str,
+        kind: str,
+        pattern: str,
+        keep: tuple[int, ...] = (),
+        needles: tuple[str, ...] = (),
+    ) -> None:
+        self.family = family
+        self.kind = kind
+        self.pattern = re.compile(pattern)
+        self.sub = _keeping(kind, keep) if keep else _whole(kind)
+        #: lowercase substrings one of which every match contains (a text without any
+        #: is not searched)
+        self.needles = needles
+
+
+def _whole(kind: str) -> _Sub:
     mark = MARK.format(kind)
     return lambda m: mark
 
 
-def _group(kind: str, keep_before: int, keep_after: int | None = None) -> Callable[
-        [re.Match[str]], str]:
-    """Keep groups 1..keep_before and keep_after.., replace the group in between."""
+def _keeping(kind: str, keep: tuple[int, ...]) -> _Sub:
+    """Keep the groups ``keep`` (in order), the marker where the other groups were."""
     mark = MARK.format(kind)
 
     def sub(m: re.Match[str]) -> str:
-        head = "".join(m.group(i) or "" for i in range(1, keep_before + 1))
-        tail = m.group(keep_after) if keep_after else ""
-        return head + mark + (tail or "")
+        parts: list[str] = []
+        for i in range(1, (m.re.groups or 0) + 1):
+            if i in keep:
+                parts.append(m.group(i) or "")
+            elif (not parts or parts[-1] != mark) and m.group(i) is not None:
+                parts.append(mark)
+        return "".join(parts)
 
     return sub
 
 
-_PROVIDERS: list[tuple[str, str]] = [
-    ("pem", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"),
-    ("anthropic", r"\bsk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_\-]{20,}"),
-    ("openai", r"\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"),
-    ("aws_access_key", r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"),
-    ("github", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})"),
-    ("gitlab", r"\bgl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas|soat)-[A-Za-z0-9_\-]{20,}"),
-    ("slack", r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"),
-    ("slack_webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"),
-    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}"),
-    ("google_oauth", r"\bya29\.[0-9A-Za-z_\-]{20,}"),
-    ("stripe", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}|\bwhsec_[0-9A-Za-z]{24,}"),
-    ("npm", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi", r"\bpypi-AgE[A-Za-z0-9_\-]{50,}"),
-    ("huggingface", r"\bhf_[A-Za-z0-9]{34,}\b"),
-    ("sendgrid", r"\bSG\.[A-Za-z0-9_\-]{20,24}\.[A-Za-z0-9_\-]{39,50}"),
-    ("twilio", r"\bSK[0-9a-f]{32}\b"),
-    ("digitalocean", r"\bdo[por]_v1_[a-f0-9]{64}\b"),
-    ("shopify", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("jwt", r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
-]
+_I = re.IGNORECASE
+_V = r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"'&|;]+)"  # a command-line value: quoted or bare
 
-_RULES: list[_Rule] = [
-    ("pem", re.compile(_PROVIDERS[0][1]), _whole("pem")),
-    (
-        "authorization",
-        re.compile(
-            r"(?i)(\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?)"
-            r"((?:bearer|basic|token|digest|bot|apikey)\s+)?([^\s\"',;]{4,})"
-        ),
-        _group("authorization", 1),
+PRIVATE_KEYS = [
+    Rule(
+        "private_keys",
+        "pem",
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        needles=("private key",),
     ),
-    (
-        "bearer",
-        re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=\-]{8,})"),
-        _group("bearer", 1),
+    Rule(
+        "private_keys",
+        "putty",
+        r"PuTTY-User-Key-File-\d: [\s\S]*?Private-MAC: [0-9a-f]+",
+        needles=("putty-user-key",),
     ),
-    *((kind, re.compile(rx), _whole(kind)) for kind, rx in _PROVIDERS[1:]),
-    (
+    Rule(
+        "private_keys",
+        "age",
+        r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        needles=("age-secret-key-1",),
+    ),
+]
+CONNECTIONS = [
+    Rule(
+        "connections",
         "url_password",
-        re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"']*:)([^\s@/\"']+)(@)"),
-        _group("url_password", 1, 3),
+        r"(\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@\"']*:)([^\s@/\"']+)(@)",
+        (1, 3),
+        needles=("://",),
     ),
-    (
-        "secret_assignment",
-        re.compile(
-            rf"(?i)(\b[A-Za-z0-9_.\-]*(?:{_SECRET_WORDS})[\"']?\s*(?::=|=|:)\s*)"
-            r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)}\]]+)"
+    Rule(
+        "connections",
+        "connection_string",
+        r"(?i)(\b(?:AccountKey|SharedAccessKey|SharedSecretValue|SharedAccessSignature|"
+        r"SecretKey|User\s?Password|Pwd)=)([^;\"'\s]+)",
+        (1,),
+        needles=(
+            "accountkey=",
+            "sharedaccesskey=",
+            "sharedsecretvalue=",
+            "sharedaccesssignature=",
+            "secretkey=",
+            "userpassword=",
+            "user password=",
+            "pwd=",
         ),
-        _group("secret", 1),
+    ),
+]
+HEADERS = [
+    Rule(
+        "headers",
+        "authorization",
+        r"(?i)(\b(?:proxy-)?authorization\b[\"']?\s*[:=]\s*[\"']?)"
+        r"((?:bearer|basic|token|digest|bot|apikey|negotiate|sso-key)\s+)?([^\s\"',;]{4,})",
+        (1,),
+        needles=("authorization",),
+    ),
+    Rule(
+        "headers",
+        "bearer",
+        r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=\-]{8,})",
+        (1,),
+        needles=("bearer",),
+    ),
+    Rule(
+        "headers",
+        "api_key_header",
+        r"(?i)(\b(?:x-api-key|x-auth-token|x-access-token|private-token|job-token|"
+        r"x-goog-api-key|api-key|x-vault-token|x-rundeck-auth-token|x-figma-token|"
+        r"ocp-apim-subscription-key|x-apikey|x-csrf-token|x-xsrf-token)\b[\"']?\s*[:=]\s*"
+        r"[\"']?)([^\s\"',;]{8,})",
+        (1,),
+        needles=("key", "token"),
+    ),
+    Rule(
+        "headers",
+        "cookie",
+        r"(?im)(\b(?:set-)?cookie[\"']?\s*:\s*[\"']?)([^\r\n\"']+)",
+        (1,),
+        needles=("cookie",),
+    ),
+    Rule(
+        "headers",
+        "cookie",
+        r"(\s(?:-b|--cookie)\s+[\"']?)([\w.-]+=[^\s\"';]{6,})",
+        (1,),
+        needles=("-b", "--cookie"),
+    ),
+    Rule(
+        "headers",
+        "session_id",
+        r"(?i)(\b(?:PHPSESSID|JSESSIONID|ASP\.NET_SessionId|connect\.sid|_gitlab_session|"
+        r"sessionid|laravel_session|_session_id|sid)=)([^;\s&\"',]{8,})",
+        (1,),
+        needles=("sessid", "session", "sid="),
+    ),
+]
+CLI = [
+    Rule(
+        "cli",
+        "cli_password",
+        r"(\b(?:mysql|mysqldump|mariadb|mariadb-dump|mysqladmin|mysqlimport|mysqlshow|"
+        r"mysqlcheck)\b[^\n|;&]*?\s-p)(\"[^\"]+\"|'[^']+'|[^\s\"'-][^\s\"']*)",
+        (1,),
+        needles=("mysql", "mariadb"),
+    ),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(?i)(--(?:[a-z]+-)*(?:password|passwd|passphrase|pass|secret|token|api-key|"
+        r"apikey|access-key|secret-key|auth-token|private-key|client-secret|"
+        r"storepass|keypass)(?:=|\s+))" + _V,
+        (1,),
+        needles=("--",),
+    ),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(\b(?:curl|wget|http|https|xh|httpie)\b[^\n]*?\s(?:-u|--user|--proxy-user|-U)"
+        r"(?:=|\s*)[\"']?[^\s:\"'@]+:)([^\s\"'@]+)",
+        (1,),
+        needles=("curl", "wget", "http", "xh"),
+    ),
+    Rule("cli", "cli_password", r"(\bsshpass\b[^\n]*?\s-p\s*)" + _V, (1,), needles=("sshpass",)),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(\b(?:docker|podman|helm|buildah|skopeo|nerdctl|oras)\s+(?:registry\s+)?login\b"
+        r"[^\n]*?\s-p\s*)" + _V,
+        (1,),
+        needles=("login",),
+    ),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(\bredis-cli\b[^\n]*?\s(?:-a|--pass)\s*)" + _V,
+        (1,),
+        needles=("redis-cli",),
+    ),
+    Rule("cli", "cli_password", r"(-pass(?:in|out)?\s+(?:pass):)(\S+)", (1,), needles=("-pass",)),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(-(?:src|dest)?(?:store|key)pass\s+)(\S+)",
+        (1,),
+        needles=("pass",),
+    ),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(\b(?:zip|unzip|7z|7za|7zz|rar|unrar)\b[^\n]*?\s-[pP](?:\s+|(?=[^\s-])))" + _V,
+        (1,),
+        needles=("zip", "7z", "rar"),
+    ),
+    Rule("cli", "cli_password", r"(\bldap\w*\b[^\n]*?\s-w\s+)" + _V, (1,), needles=("ldap",)),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(\b(?:sqlcmd|bcp|osql|isql|mongo|mongosh|mongodump|mongorestore)\b[^\n]*?\s-[Pp]"
+        r"\s+)" + _V,
+        (1,),
+        needles=("sqlcmd", "bcp", "osql", "isql", "mongo"),
+    ),
+    Rule("cli", "cli_password", r"(\s-U\s+[^\s%]+%)(\S+)", (1,), needles=("%",)),
+    Rule(
+        "cli",
+        "cli_password",
+        r"(\bhtpasswd\b[^\n]*?\s-\w*b\w*\s+\S+\s+\S+\s+)(\S+)",
+        (1,),
+        needles=("htpasswd",),
+    ),
+    Rule(
+        "cli", "cli_password", r"(\bnet\s+user\s+\S+\s+)(\S+)(\s+/add)", (1, 3), needles=("net",)
+    ),
+]
+CONFIG_FILES = [
+    Rule(
+        "config_files",
+        "netrc",
+        r"(?i)(\b(?:login\s+\S+|machine\s+\S+)\s+password\s+)(\S+)",
+        (1,),
+        needles=("password",),
+    ),
+    Rule(
+        "config_files",
+        "pgpass",
+        r"(?<![\w.:/-])([A-Za-z0-9_.\-*]+:(?:\d+|\*):[^:\s/]+:[^:\s/]+:)(?!/)(\S+)",
+        (1,),
+        needles=(":",),
+    ),
+    Rule(
+        "config_files",
+        "npmrc",
+        r"((?:^|[\s/:])_(?:auth|authToken|password)\s*=\s*)(\S+)",
+        (1,),
+        needles=("_auth", "_password"),
+    ),
+    Rule(
+        "config_files",
+        "docker_auth",
+        r"(\"auth\"\s*:\s*\")([A-Za-z0-9+/=]{8,})(\")",
+        (1, 3),
+        needles=('"auth"',),
+    ),
+    Rule(
+        "config_files",
+        "htpasswd",
+        r"(?<![\w.@-])([\w.@-]+:)(\$(?:apr1|2[aby]|1|5|6)\$[^\s\"']+|\{SHA\}[A-Za-z0-9+/=]+)",
+        (1,),
+        needles=("$apr1$", "$2a$", "$2b$", "$2y$", "$1$", "$5$", "$6$", "{sha}"),
+    ),
+    Rule(
+        "config_files",
+        "nuget_password",
+        r"(?i)(<add\s+key=\"(?:ClearText)?Password\"\s+value=\")([^\"]+)",
+        (1,),
+        needles=("password",),
+    ),
+    Rule(
+        "config_files",
+        "xml_secret",
+        r"(?i)(<(password|passwd|secret|token|apikey|api_key|client_secret|"
+        r"privatekey)>)([^<]{3,})(</\2>)",
+        (1, 4),
+        needles=("</",),
+    ),
+    Rule(
+        "config_files",
+        "kube_key",
+        r"((?:client-key-data|token)\s*:\s*)([A-Za-z0-9+/=._\-]{20,})",
+        (1,),
+        needles=("client-key-data", "token"),
+    ),
+]
+WEBHOOKS = [
+    Rule(
+        "webhooks",
+        "slack_webhook",
+        r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-+]+",
+        needles=("hooks.slack.com",),
+    ),
+    Rule(
+        "webhooks",
+        "discord_webhook",
+        r"https://(?:\w+\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
+        needles=("/api/webhooks/",),
+    ),
+    Rule(
+        "webhooks",
+        "teams_webhook",
+        r"https://[a-z0-9-]+\.webhook\.office\.com/\S+",
+        needles=("webhook.office.com",),
+    ),
+    Rule(
+        "webhooks",
+        "telegram_bot_url",
+        r"(api\.telegram\.org/bot)(\d+:[A-Za-z0-9_\-]+)",
+        (1,),
+        needles=("api.telegram.org",),
+    ),
+    Rule(
+        "webhooks",
+        "url_secret",
+        r"(?i)([?&;](?:access_token|api_key|apikey|key|token|secret|client_secret|password|"
+        r"sig|signature|auth|x-amz-signature|x-goog-signature|sessionid)=)"
+        r"([^&#\s\"']{8,})",
+        (1,),
+        needles=("=",),
     ),
 ]
 
 
-def _assignment_value_ok(value: str) -> bool:
-    """An assignment whose value is already a marker or a variable reference."""
-    inner = value.strip("\"'")
-    return not inner or inner.startswith(("[REDACTED", "$", "<", "${", "%(")) or inner in (
-        "null", "None", "true", "false", "***")
+def _needles(rx: str) -> tuple[str, ...]:
+    """The literal start of each alternative of ``rx`` (lowercase), or () if one has none."""
+    out = []
+    for piece in rx.split("|"):
+        alt = piece.removeprefix("\\b").removeprefix("(?<![A-Za-z0-9_~.])")
+        lit = ""
+        for ch in alt:
+            if not (ch.isalnum() or ch in "_-~"):
+                break
+            lit += ch
+        if len(lit) < 2:
+            return ()
+        out.append(lit.lower())
+    return tuple(out)
 
 
-def _unless_placeholder(sub: Callable[[re.Match[str]], str]) -> Callable[[re.Match[str]], str]:
+#: tokens recognised by their shape (gitleaks' default rules are the anchor)
+_PROVIDER_PATTERNS: list[tuple[str, str]] = [
+    ("anthropic", r"sk-ant-(?:api|admin|oat|ort)\d{2}-[A-Za-z0-9_\-]{20,}"),
+    ("openai", r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"),
+    (
+        "aws_access_key",
+        r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)"
+        r"[A-Z0-9]{16}\b",
+    ),
+    ("aws_bedrock", r"ABSK[A-Za-z0-9+/]{109,269}={0,2}"),
+    ("github", r"gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}"),
+    (
+        "gitlab",
+        r"gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|oas|soat|ffct)-[A-Za-z0-9_\-]{20,}|"
+        r"GR1348941[A-Za-z0-9_\-]{20}",
+    ),
+    ("slack", r"xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+    ("google_api_key", r"AIza[0-9A-Za-z_\-]{35}"),
+    ("google_oauth", r"ya29\.[0-9A-Za-z_\-]{20,}|GOCSPX-[A-Za-z0-9_\-]{28}"),
+    ("stripe", r"(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{10,}|whsec_[0-9A-Za-z]{24,}"),
+    ("npm", r"npm_[A-Za-z0-9]{36}\b"),
+    ("pypi", r"pypi-AgE[A-Za-z0-9_\-]{50,}"),
+    ("huggingface", r"hf_[A-Za-z0-9]{34,}\b|api_org_[A-Za-z]{34}\b"),
+    ("sendgrid", r"SG\.[A-Za-z0-9_\-]{20,24}\.[A-Za-z0-9_\-]{39,50}"),
+    ("twilio", r"SK[0-9a-fA-F]{32}\b"),
+    ("digitalocean", r"do[por]_v1_[a-f0-9]{64}\b"),
+    ("shopify", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+    ("databricks", r"dapi[a-f0-9]{32}(?:-\d)?\b"),
+    ("dynatrace", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
+    ("doppler", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("linear", r"lin_api_[A-Za-z0-9]{40}"),
+    ("notion", r"ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43}\b"),
+    ("perplexity", r"pplx-[A-Za-z0-9]{48}"),
+    ("postman", r"PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}"),
+    ("pulumi", r"pul-[a-f0-9]{40}\b"),
+    ("rubygems", r"rubygems_[a-f0-9]{48}\b"),
+    ("sentry", r"sntry[su]_[A-Za-z0-9_=+/]{40,}"),
+    ("vault", r"hvs\.[A-Za-z0-9_\-]{90,120}|hvb\.[A-Za-z0-9_\-]{138,300}"),
+    (
+        "onepassword",
+        r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|"
+        r"[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),
+    (
+        "grafana",
+        r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,3}|"
+        r"eyJrIjoi[A-Za-z0-9]{70,}",
+    ),
+    ("heroku", r"HRKU-AA[A-Za-z0-9_\-]{58}"),
+    ("flyio", r"fo1_[A-Za-z0-9_\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    ("planetscale", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.\-]{32,64}"),
+    ("prefect", r"pnu_[A-Za-z0-9]{36}"),
+    ("readme", r"rdme_[a-z0-9]{70}"),
+    ("sendinblue", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    ("square", r"sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,60}|EAAA[A-Za-z0-9_\-]{60}"),
+    ("mailgun", r"\bkey-[0-9a-f]{32}\b"),
+    ("mailchimp", r"\b[0-9a-f]{32}-us\d{1,2}\b"),
+    ("atlassian", r"ATATT3[A-Za-z0-9_\-=]{150,}"),
+    ("azure_ad", r"(?<![A-Za-z0-9_~.])[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.\-]{31,34}"),
+    ("alibaba", r"\bLTAI[A-Za-z0-9]{20}\b"),
+    ("clojars", r"CLOJARS_[a-z0-9]{60}"),
+    ("easypost", r"EZ[AT]K[A-Za-z0-9]{54}"),
+    ("frameio", r"fio-u-[A-Za-z0-9_=\-]{64}"),
+    ("infracost", r"ico-[A-Za-z0-9]{32}\b"),
+    ("openshift", r"sha256~[A-Za-z0-9_\-]{43}"),
+    ("scalingo", r"tk-us-[A-Za-z0-9_\-]{48}"),
+    ("artifactory", r"AKCp[A-Za-z0-9]{69}"),
+    ("facebook", r"EAA[MC][A-Za-z0-9]{100,}"),
+    ("cloudflare_origin", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    ("duffel", r"duffel_(?:test|live)_[A-Za-z0-9_=\-]{43}"),
+    ("flutterwave", r"FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X"),
+    ("harness", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
+    ("terraform_cloud", r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}"),
+    ("telegram_bot", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
+    ("discord_bot", r"\b[MNO][A-Za-z\d_\-]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}\b"),
+]
+PROVIDERS = [
+    Rule("providers", kind, rf"(?<![A-Za-z0-9_\-])(?:{rx})", needles=_needles(rx))
+    for kind, rx in _PROVIDER_PATTERNS
+]
+JWT = [
+    Rule(
+        "jwt",
+        "jwt",
+        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        needles=("eyj",),
+    )
+]
+ASSIGNMENTS = [
+    Rule(
+        "assignments",
+        "secret",
+        rf"(?i)(\b[A-Za-z0-9_.\-]*(?:{_SECRET_WORDS})[\"']?\s*(?::=|=>|=|:)\s*)"
+        r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)}\]]+)",
+        (1,),
+    ),
+]
+FAMILIES: dict[str, list[Rule]] = {
+    "private_keys": PRIVATE_KEYS,
+    "connections": CONNECTIONS,
+    "headers": HEADERS,
+    "cli": CLI,
+    "config_files": CONFIG_FILES,
+    "webhooks": WEBHOOKS,
+    "providers": PROVIDERS,
+    "jwt": JWT,
+    "assignments": ASSIGNMENTS,
+}
+_RULES: list[Rule] = [rule for rules in FAMILIES.values() for rule in rules]
+#: values that only refer to a secret, or stand in for one
+_REFERENCE = re.compile(
+    r"^(?:\$|%[A-Za-z_]|<|\{\{|\[REDACTED|\*{3,}|x{4,}$|os\.(?:environ|getenv)|"
+    r"process\.env|ENV\[|ENV\.fetch|getenv\(|env\(|Deno\.env|System\.getenv|"
+    r"secrets\.|settings\.|config\.|self\.|this\.|request\.|args\.|options\.|opts\.|"
+    r"params\.|vault\.|keyring\.|getpass|input\(|prompt\(|None$|null$|nil$|true$|false$|"
+    r"undefined$|your[_-]|changeme$|example$|\.\.\.$|REPLACE|TODO)",
+    re.IGNORECASE,
+)
+_CODE_VALUE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[|$)")
+
+
+def _reference(value: str) -> bool:
+    """An assignment whose value refers to a secret (or is a placeholder), not one."""
+    inner = value.strip().strip("\"'`").strip()
+    if not inner or _REFERENCE.match(inner):
+        return True
+    # os.environ['X'], get_token(), cfg.api_key
+    return bool(
+        value[:1] not in "\"'`"
+        and _CODE_VALUE.match(inner)
+        and ("(" in inner or "[" in inner or "." in inner)
+    )
+
+
+def _assignment(rule: Rule) -> _Sub:
     def guarded(m: re.Match[str]) -> str:
-        return m.group(0) if _assignment_value_ok(m.group(2)) else sub(m)
+        return m.group(0) if _reference(m.group(2)) else rule.sub(m)
 
     return guarded
+
+
+_SUBS: list[tuple[Rule, _Sub]] = [
+    (r, _assignment(r) if r.family in ("assignments", "cli") else r.sub) for r in _RULES
+]
 
 
 def redact_text(text: str) -> str:
     """``text`` with every secret the rules recognise replaced by a marker."""
     if len(text) < 8:
         return text
-    for kind, rx, sub in _RULES:
-        if kind == "secret_assignment":
-            text = rx.sub(_unless_placeholder(sub), text)
-        else:
-            text = rx.sub(sub, text)
+    lowered = text.lower()
+    for rule, sub in _SUBS:
+        if rule.needles and not any(n in lowered for n in rule.needles):
+            continue
+        text = rule.pattern.sub(sub, text)
     return text
 
 
+def find(text: str) -> list[str]:
+    """The kinds of secret the rules find in ``text`` (empty: none)."""
+    kinds: list[str] = []
+    for rule, sub in _SUBS:
+        for m in rule.pattern.finditer(text):
+            if sub(m) != m.group(0):
+                kinds.append(rule.kind)
+                break
+    return kinds
+
+
 def redact_value(value: Any, key: str | None = None) -> Any:
-    """A JSON value with every string redacted; secret-keyed strings replaced whole."""
+    """A JSON value with every string redacted; secret-keyed strings replaced whole,
+    and keys that are themselves secrets replaced (kept distinct)."""
     if isinstance(value, str):
         if key is not None:
             if key in VERBATIM_KEYS:
                 return value
-            if SECRET_KEY_RE.search(key) and value and not _assignment_value_ok(value):
+            if SECRET_KEY_RE.search(key) and value and not _reference(value):
                 return MARK.format("secret")
         return redact_text(value)
     if isinstance(value, dict):
-        return {k: redact_value(v, k if isinstance(k, str) else None) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            name = k
+            if isinstance(k, str):
+                name = redact_text(k)
+                if name != k and name in out:  # two secret keys: keep them apart
+                    n = 2
+                    while f"{name}#{n}" in out:
+                        n += 1
+                    name = f"{name}#{n}"
+            out[name] = redact_value(v, k if isinstance(k, str) else None)
+        return out
     if isinstance(value, list):
         return [redact_value(v, key) for v in value]
     return value
