@@ -2,9 +2,14 @@
 
 :func:`assess` returns the decision (``allow``, ``ask`` or ``deny``), the rule that made
 it with its ``file:line`` source, the reason, and the facts the analysis found. Order:
-the analysis of the call (shell analysis for Bash, paths for file tools, names for MCP),
-then the policy's rules (a matching ``command`` rule replaces the findings for that
-simple command; tool-only rules add a floor), then the mode.
+the analysis of the call (shell analysis for Bash, paths for file tools, credential
+stores for Read/Grep, secrets in web requests, what an MCP tool does), then the policy's
+rules (a matching ``command`` rule replaces the findings for that simple command;
+tool-only rules add a floor), then the mode.
+
+``Assessment.targets`` lists every write, delete, move, link and chmod the analysis
+recognised, each with its resolved path (None: only known at run time), so that one
+check (the protected set) can apply to all of them.
 """
 
 from __future__ import annotations
@@ -42,36 +47,29 @@ READ_ONLY_TOOLS = frozenset(
     }
 )
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-_MCP_RISK = (
-    "delete",
-    "remove",
-    "drop",
-    "destroy",
-    "purge",
-    "truncate",
-    "kill",
-    "wipe",
-    "erase",
-    "exec",
-    "run_command",
-    "shell",
-    "move",
-    "overwrite",
-    "reset",
-    "force",
-)
+READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
+WEB_TOOLS = frozenset({"WebFetch", "WebSearch"})
+#: substrings of a path that may name a credential store (a cheap test before the real one)
+_SECRET_HINTS = (".ssh", ".aws", ".azure", "gcloud", ".kube", ".docker", ".gnupg", ".netrc",
+                 ".pgpass", "credential", ".npmrc", ".pypirc", ".my.cnf", ".boto", ".s3cfg",
+                 "vault-token", ".cargo", ".gem", ".config/gh", "hub", "rclone", ".terraform.d",
+                 "password-store", "keyring", ".claude", "smllm", "shadow", "/root", "id_",
+                 ".key", ".p12", ".pfx", ".jks", "keystore", ".kdbx")
 
 
 class Item:
-    """One reason for a decision: a finding or a matching rule."""
+    """One reason for a decision: a finding or a matching rule (``path``: the resolved
+    path a write or delete finding is about)."""
 
-    __slots__ = ("decision", "reason", "rule", "source")
+    __slots__ = ("decision", "path", "reason", "rule", "source")
 
-    def __init__(self, decision: Decision, rule: str, source: str, reason: str) -> None:
+    def __init__(self, decision: Decision, rule: str, source: str, reason: str,
+                 path: str | None = None) -> None:
         self.decision: Decision = decision
         self.rule = rule
         self.source = source
         self.reason = reason
+        self.path = path
 
 
 class Assessment:
@@ -87,6 +85,7 @@ class Assessment:
         "rule",
         "scripts",
         "source",
+        "targets",
     )
 
     def __init__(  # noqa: PLR0917 - a record
@@ -110,12 +109,17 @@ class Assessment:
         self.explicit_allow = explicit_allow
         self.items = items
         self.commands = commands
+        self.targets: list[dict[str, str | None]] = []  # {effect, path, by}
 
     def facts(self) -> list[dict[str, str]]:
-        return [
-            {"decision": i.decision, "rule": i.rule, "source": i.source, "reason": i.reason}
-            for i in self.items
-        ]
+        out = []
+        for i in self.items:
+            fact = {"decision": i.decision, "rule": i.rule, "source": i.source,
+                    "reason": i.reason}
+            if i.path is not None:
+                fact["path"] = i.path
+            out.append(fact)
+        return out
 
 
 def _glob(text: str, pattern: str) -> bool:
@@ -166,22 +170,22 @@ def assess(
     scripts: dict[str, str] = {}
     items: list[Item] = []
     commands: list[dict[str, Any]] = []
+    targets: list[dict[str, str | None]] = []
     known_safe = tool_name in READ_ONLY_TOOLS
     explicit = False
     rules = compiled.get("rules", [])
     if tool_name == "Bash":
         known_safe, explicit = _bash(
-            tool_input, cwd, project, compiled, home_dir, items, commands, scripts
+            tool_input, cwd, project, compiled, home_dir, items, commands, scripts, targets
         )
     elif tool_name in WRITE_TOOLS:
-        items += _file_tool(tool_name, tool_input, cwd, project, compiled, home_dir)
+        items += _file_tool(tool_name, tool_input, cwd, project, compiled, home_dir, targets)
+    elif tool_name in READ_TOOLS:
+        items += _read_tool(tool_name, tool_input, cwd, project, compiled, home_dir)
+    elif tool_name in WEB_TOOLS:
+        items += _web_tool(tool_name, tool_input, compiled)
     elif tool_name.startswith("mcp__"):
-        leaf = tool_name.rsplit("__", 1)[-1]
-        if any(w in leaf.lower() for w in _MCP_RISK) or leaf.lower() in ("rm", "del"):
-            d, src = _builtin(compiled, "mcp.destructive", "ask")
-            items.append(
-                Item(d, "mcp.destructive", src, f"MCP tool {tool_name} looks destructive")
-            )
+        items += _mcp_tool(tool_name, tool_input, cwd, project, compiled, home_dir, targets)
     path = _path_of(tool_input)
     for r in rules:
         if "tool" in r and not _tool_match(r["tool"], tool_name):
@@ -204,6 +208,7 @@ def assess(
             )
     out = _conclude(items, commands, known_safe, explicit, compiled)
     out.scripts = scripts
+    out.targets = targets
     return out
 
 
@@ -228,6 +233,7 @@ def _bash(  # noqa: PLR0917 - private helper, called once
     items: list[Item],
     commands: list[dict[str, Any]],
     scripts: dict[str, str],
+    targets: list[dict[str, str | None]],
 ) -> tuple[bool, bool]:
     command = tool_input.get("command")
     if not isinstance(command, str):
@@ -243,9 +249,10 @@ def _bash(  # noqa: PLR0917 - private helper, called once
         sensitive=sensitive_paths(compiled, project),
     )
     scripts.update(analysis.scripts)
+    targets += [{"effect": e.kind, "path": e.path, "by": e.by} for e in analysis.effects]
     for f in analysis.findings:
         d, src = _builtin(compiled, f.rule, f.decision)
-        items.append(Item(d, f.rule, src, f.reason))
+        items.append(Item(d, f.rule, src, f.reason, f.path))
     cmd_rules = [
         r
         for r in compiled.get("rules", [])
@@ -273,10 +280,18 @@ def _bash(  # noqa: PLR0917 - private helper, called once
             known_safe = known_safe and report.known_safe
             for f in report.findings:
                 d, src = _builtin(compiled, f.rule, f.decision)
-                items.append(Item(d, f.rule, src, f.reason))
+                items.append(Item(d, f.rule, src, f.reason, f.path))
                 entry["findings"].append({"rule": f.rule, "decision": d, "reason": f.reason})
         commands.append(entry)
     return known_safe and not analysis.findings, explicit_all
+
+
+def _context(cwd: str, project: str, compiled: dict[str, Any], home: str) -> Any:
+    from smllm.gate.shell._model import Context  # noqa: PLC0415 - file and MCP tools only
+
+    return Context(
+        root=str(project), cwd=cwd, home=home, extra_sensitive=sensitive_paths(compiled, project)
+    )
 
 
 def _file_tool(  # noqa: PLR0917 - private helper, called once
@@ -286,16 +301,14 @@ def _file_tool(  # noqa: PLR0917 - private helper, called once
     project: str,
     compiled: dict[str, Any],
     home: str,
+    targets: list[dict[str, str | None]],
 ) -> list[Item]:
-    from smllm.gate.shell._model import Context  # noqa: PLC0415
-
     path = _path_of(tool_input)
     if path is None:
         return [Item("ask", "file.outside-workspace", "built-in", f"{tool_name} without a path")]
-    ctx = Context(
-        root=str(project), cwd=cwd, home=home, extra_sensitive=sensitive_paths(compiled, project)
-    )
+    ctx = _context(cwd, project, compiled, home)
     full = ctx.resolve(path) or path
+    targets.append({"effect": "write", "path": ctx.follow(full), "by": tool_name})
     where = ctx.where_path(full)
     out: list[Item] = []
     if where in ("sensitive", "critical", "device"):
@@ -320,6 +333,73 @@ def _file_tool(  # noqa: PLR0917 - private helper, called once
         d, src = _builtin(compiled, "file.empty-write", "ask")
         out.append(Item(d, "file.empty-write", src, f"Write empties the existing file {path}"))
     return out
+
+
+def _read_tool(  # noqa: PLR0917 - private helper, called once
+    tool_name: str,
+    tool_input: dict[str, Any],
+    cwd: str,
+    project: str,
+    compiled: dict[str, Any],
+    home: str,
+) -> list[Item]:
+    """Read/Grep/Glob of a credential store (or Grep through a folder holding them)."""
+    path = _path_of(tool_input)
+    grep_up = tool_name == "Grep" and path is not None and (
+        home.startswith(path.rstrip("/") + "/") or path.rstrip("/") in (home.rstrip("/"), "~"))
+    if path is None or (not any(h in path for h in _SECRET_HINTS) and not grep_up):
+        return []  # the common case: nothing that could name a secret, nothing imported
+    ctx = _context(cwd, project, compiled, home)
+    text = home + path[1:] if path.startswith("~") else path
+    full = ctx.follow(ctx.resolve(text) or text)
+    if ctx.secret_kind(full) == "store" or (tool_name == "Grep" and ctx.holds_secrets(full)):
+        d, src = _builtin(compiled, "exfil.read-credentials", "ask")
+        what = "searches" if tool_name == "Grep" else "reads"
+        return [Item(d, "exfil.read-credentials", src,
+                     f"{tool_name} {what} the credential store {path}", full)]
+    return []
+
+
+def _web_tool(tool_name: str, tool_input: dict[str, Any], compiled: dict[str, Any]
+              ) -> list[Item]:
+    """WebFetch/WebSearch carrying a secret-looking value in the URL, query or prompt."""
+    from smllm.gate.mcp import request_secrets  # noqa: PLC0415 - web calls only
+
+    texts = [v for k in ("url", "query", "prompt") if isinstance(v := tool_input.get(k), str)]
+    items = []
+    for f in request_secrets(tool_name, texts):
+        d, src = _builtin(compiled, f.rule, f.decision)
+        items.append(Item(d, f.rule, src, f.reason))
+    return items
+
+
+def _mcp_tool(  # noqa: PLR0917 - private helper, called once
+    tool_name: str,
+    tool_input: dict[str, Any],
+    cwd: str,
+    project: str,
+    compiled: dict[str, Any],
+    home: str,
+    targets: list[dict[str, str | None]],
+) -> list[Item]:
+    """What an MCP tool does, judged like the built-in tools (see smllm.gate.mcp)."""
+    from smllm.gate import mcp  # noqa: PLC0415 - MCP calls only
+    from smllm.gate.shell import analyse  # noqa: PLC0415
+
+    def analyse_command(command: str) -> tuple[list[Any], list[dict[str, str | None]]]:
+        a = analyse(command, cwd=cwd, home=home, root=str(project),
+                    sensitive=sensitive_paths(compiled, project))
+        return list(a.all_findings()), [{"effect": e.kind, "path": e.path, "by": e.by}
+                                        for e in a.effects]
+
+    judgement = mcp.judge(tool_name, tool_input, _context(cwd, project, compiled, home),
+                          analyse_command)
+    targets += judgement.targets
+    items = []
+    for f in judgement.findings:
+        d, src = _builtin(compiled, f.rule, f.decision)
+        items.append(Item(d, f.rule, src, f.reason, f.path))
+    return items
 
 
 def _worst(decisions: list[Decision]) -> Decision:

@@ -526,6 +526,15 @@ class Context:
             return "file"
         return None
 
+    def holds_secrets(self, path: str) -> bool:
+        """``path`` is a credential store or a folder holding one (a search through it
+        reads them)."""
+        if self.secret_kind(path) == "store":
+            return True
+        home = self.home.rstrip("/")
+        return any(_under(f"{home}/{n}", path) for n in CREDENTIAL_HOME) or any(
+            _under(p, path) for p in CREDENTIAL_ABS)
+
     def critical(self, path: str) -> bool:
         if path == "/" or path.count("/") == 1:
             return True
