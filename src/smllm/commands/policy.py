@@ -1,4 +1,5 @@
-"""``smllm policy``: explain a decision, list and revoke grants, check the policy files."""
+"""``smllm policy``: explain a decision, list and revoke grants, check the policy files, and
+test the policy against a corpus of commands."""
 
 from __future__ import annotations
 
@@ -34,6 +35,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ch.add_argument("--cwd", default=None, metavar="DIR", help="the project (default: cwd)")
     ch.add_argument("--json", action="store_true",
                     help="print {ok, project, files, problems} as one JSON object")
+    te = sub.add_parser("test", help="run a corpus of expected<TAB>command lines; print misses",
+                        description="Decide every command of FILE (lines 'expected<TAB>"
+                        "command'; expected is allow, ask, deny or !allow; a line starting "
+                        "with a tab continues the command above; # starts a comment) with "
+                        "the policy in effect, print each miss, and exit 1 if there is one.")
+    te.add_argument("file", metavar="FILE", help="the corpus file")
+    te.add_argument("--cwd", default=None, metavar="DIR", help="where the commands run "
+                    "(default: the current directory)")
+    te.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         return explain(args)
     if args.action == "grants":
         return grants_cmd(args)
+    if args.action == "test":
+        return corpus_cmd(args)
     return check_cmd(args)
 
 
@@ -158,3 +170,71 @@ def check_cmd(args: argparse.Namespace) -> int:
     names = ", ".join(str(p) for p in policy.files(project)) or "no policy files (defaults)"
     sys.stdout.write(f"policy OK: {names}\n")
     return 0
+
+
+#: what a corpus line may expect, and the decisions that satisfy it
+EXPECTATIONS = {"allow": {"allow"}, "ask": {"ask"}, "deny": {"deny"},
+                "!allow": {"ask", "deny"}, "deny/ask": {"ask", "deny"}}
+
+
+def read_corpus(path: Path) -> list[tuple[int, str, str]]:
+    """(line number, expected, command) of every entry of a corpus file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the corpus {path}: {getattr(exc, 'strerror', None) or exc}",
+                         "give a readable UTF-8 file of expected<TAB>command lines") from exc
+    entries: list[tuple[int, str, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if line[0] in " \t":
+            if not entries:
+                raise PolicyError("a continuation line with no command above it",
+                                  "start the file with expected<TAB>command",
+                                  where=f"{path}:{number}")
+            n, expected, command = entries[-1]
+            entries[-1] = (n, expected, command + "\n" + line.lstrip(" \t"))
+            continue
+        expected, _, command = line.partition("\t") if "\t" in line else line.partition(" ")
+        expected = expected.strip()
+        if expected not in EXPECTATIONS:
+            raise PolicyError(f"unknown expectation {expected!r}",
+                              "use one of: allow, ask, deny, !allow, then a tab and the "
+                              "command", where=f"{path}:{number}")
+        if not command.strip():
+            raise PolicyError("no command after the expectation",
+                              "write expected<TAB>command", where=f"{path}:{number}")
+        entries.append((number, expected, command.strip()))
+    return entries
+
+
+def corpus_cmd(args: argparse.Namespace) -> int:
+    from smllm.gate import policy  # noqa: PLC0415
+    from smllm.gate.policy.assess import assess  # noqa: PLC0415
+
+    corpus = Path(args.file)
+    entries = read_corpus(corpus)
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    project = policy.project_root(cwd)
+    compiled = policy.load(project)
+    if compiled.get("error"):
+        raise PolicyError(str(compiled["error"]))
+    misses: list[dict[str, Any]] = []
+    for number, expected, command in entries:
+        a = assess("Bash", {"command": command}, cwd=cwd, project=project, compiled=compiled)
+        if a.decision not in EXPECTATIONS[expected]:
+            misses.append({"line": number, "expected": expected, "actual": a.decision,
+                           "command": command, "rule": a.rule, "reason": a.reason})
+    if args.json:
+        sys.stdout.write(json.dumps({"file": str(corpus), "total": len(entries),
+                                     "misses": misses}, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for m in misses:
+            shown = str(m["command"]).replace("\n", "\\n")
+            sys.stdout.write(f"{corpus}:{m['line']}: expected {m['expected']}, got "
+                             f"{m['actual']}: {shown}\n    {m['rule']}: {m['reason']}\n")
+        passed = len(entries) - len(misses)
+        sys.stdout.write(f"{len(entries)} commands: {passed} as expected, {len(misses)} "
+                         f"{'miss' if len(misses) == 1 else 'misses'}\n")
+    return 1 if misses else 0
