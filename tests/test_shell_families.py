@@ -64,8 +64,8 @@ def test_everyday_work_rarely_escalates(workspace: Path) -> None:
 
 
 def test_corpus_size_and_counts(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """At least 400 dangerous commands in 25 families (every family of the issue), at
-    least 200 everyday ones; the counts are printed."""
+    """At least 400 dangerous commands in 25 families (every family of the issue), and
+    at least as many everyday ones (and 200); the counts are printed."""
     by_family: collections.Counter[str] = collections.Counter(f for f, _, _ in corpus.DANGEROUS)
     allowed = sum(_decide(c, workspace) == "allow" for _, _, c in corpus.DANGEROUS)
     escalated = sum(_decide(c, workspace) != "allow" for _, c in corpus.EVERYDAY)
@@ -76,8 +76,9 @@ def test_corpus_size_and_counts(workspace: Path, capsys: pytest.CaptureFixture[s
         print("  " + ", ".join(f"{k} {v}" for k, v in sorted(by_family.items())))
     expected = (True, True, True, set(), set(), 0)
     assert expected == (len(corpus.DANGEROUS) >= 400, len(by_family) >= 25,
-                        len(corpus.EVERYDAY) >= 200, ISSUE_FAMILIES - set(by_family),
-                        set(by_family) ^ corpus.FAMILIES, allowed)
+                        len(corpus.EVERYDAY) >= max(200, len(corpus.DANGEROUS)),
+                        ISSUE_FAMILIES - set(by_family), set(by_family) ^ corpus.FAMILIES,
+                        allowed)
 
 
 HOOK_ROWS = [

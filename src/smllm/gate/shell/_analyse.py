@@ -440,7 +440,12 @@ def write_target(
         or word.value in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
     ):
         return []
+    if word.value is None and word.raw.startswith((">(", "<(")):
+        return []  # a process substitution: a pipe to a command analysed on its own
     path = ctx.record("write", word, by)
+    written_before = path in ctx.memory.written
+    if path is not None:
+        ctx.memory.written.setdefault(path, None)  # its content: unknown unless told
     where = ctx.where(word)
     shown = word.value if word.value is not None else word.raw
     if where == "dynamic":
@@ -463,7 +468,7 @@ def write_target(
         where == "workspace"
         and truncate
         and path is not None
-        and path not in ctx.memory.written
+        and not written_before
         and os.path.isfile(path)
         and os.path.getsize(path) > 0
     ):

@@ -9,6 +9,7 @@ it builds at run time escalates, and a secret it sends over the network is denie
 
 from __future__ import annotations
 
+from smllm.gate.shell import _tasks
 from smllm.gate.shell._analyse import judge_argv, nested, read_script, stdin_text, write_target
 from smllm.gate.shell._codescan import STRING, scan_text
 from smllm.gate.shell._model import (
@@ -79,8 +80,18 @@ def scan_code(code: str, ctx: Context, where: str, language: str = "") -> list[F
     return scan_text(code, ctx, where)
 
 
+#: options that only check syntax: the code is not run
+_SYNTAX_ONLY = {"php": ("-l", "--syntax-check"), "node": ("--check", "-c"), "ruby": ("-c",)}
+#: deno's subcommands that run a file, and the ones that run code given inline
+_DENO_RUN = frozenset({"run", "serve"})
+
+
 def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     fam = _family(name)
+    if any(a.value in _SYNTAX_ONLY.get(fam, ()) for a in args):
+        return [], True
+    if fam == "deno":
+        return _deno(name, args, cmd, ctx)
     inline = _INLINE.get(fam, set())
     with_arg = _WITH_ARG.get(fam, set())
     codes: list[Word] = []
@@ -161,6 +172,30 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
                 Finding("shell.stdin-script", "ask", f"{name} runs code read from {source}")
             ], False
     return out, False
+
+
+def _deno(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    """deno SUBCOMMAND: ``run``/``serve`` run a file, ``eval`` runs code, ``task`` runs a
+    task of deno.json; the others (test, fmt, lint, check, ...) work on the project."""
+    sub = next((a.value for a in args if a.value and not a.value.startswith("-")), None)
+    rest = args[[a.value for a in args].index(sub) + 1:] if sub else []
+    if sub in _DENO_RUN:
+        script = next((a for a in rest if not (a.value or "").startswith("-")), None)
+        return (_script(name, script, ctx, "node") if script is not None else []), False
+    if sub == "eval":
+        code = next((a for a in rest if not (a.value or "").startswith("-")), None)
+        if code is None or code.value is None:
+            return [Finding("code.dynamic", "ask", f"{name} eval of a run-time string")], False
+        return scan_code(code.value, ctx, f"{name} eval", "node"), False
+    if sub == "task":
+        task = next((a.value for a in rest if a.value and not a.value.startswith("-")), None)
+        path = _tasks.find_up(ctx.cwd, ("deno.json", "deno.jsonc"), ctx.root, ctx)
+        body = _tasks.table(_tasks.json_file(path, ctx) if path else None, "tasks").get(
+            task or "")
+        if isinstance(body, str):
+            return _tasks.run_lines(f"{name} task {task}", [body], ctx), False
+        return ([] if task is None else _tasks.unread(name, f"the task {task!r}")), False
+    return [], sub in ("fmt", "lint", "check", "info", "doc", "--version")
 
 
 def _script(name: str, word: Word, ctx: Context, fam: str) -> list[Finding]:

@@ -216,9 +216,16 @@ def _npx(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         packages.append(rest[0].value)
     out += [_url_install(name, p) for p in packages if _remote_spec(p, npm_style=True)]
     if rest and not out:
-        found, _ = judge_argv(rest, cmd, ctx)
+        program = bin_name(rest[0].value or "")
+        found, _ = judge_argv([Word(program, program), *rest[1:]], cmd, ctx)
         out += found
     return out, False
+
+
+def bin_name(spec: str) -> str:
+    """The program a package spec runs: ``@scope/tool@1.2`` -> ``tool``."""
+    name = spec.rsplit("/", 1)[-1] if spec.startswith("@") else spec
+    return name.split("@", 1)[0] or name
 
 
 def _bun_file(args: list[Word], cmd: Simple, ctx: Context) -> list[Finding]:

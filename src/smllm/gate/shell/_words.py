@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from smllm.gate.shell._parse import _Parser
 
 _NAME_RE = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*")
+#: variables bash sets to a number (unless the script assigns them)
+_NUMERIC = frozenset({"RANDOM", "SRANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID",
+                      "LINENO", "EPOCHSECONDS", "EPOCHREALTIME", "SHLVL", "COLUMNS", "LINES"})
 _ANSI = {
     "a": "\a",
     "b": "\b",
@@ -191,13 +194,16 @@ class WordReader:
             return self._param(m.group(0)), False
         if i + 1 < self.n and s[i + 1] in "0123456789@*#?$!-":
             self.i = i + 2
-            return None, False
+            # $$, $!, $?, $#: a number (a process id, a status, a count), never a path
+            return ("0" if s[i + 1] in "$!?#" else None), False
         self.i = i + 1
         return "$", False
 
     def _param(self, name: str) -> str | None:
         if name in self.env.assigned:
             return None
+        if name in _NUMERIC:
+            return "0"  # a number: whatever its value, it holds no path
         if name == "HOME":
             return self.env.home
         if name == "PWD":
