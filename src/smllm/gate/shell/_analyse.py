@@ -497,6 +497,21 @@ def into_folder(target: Word, sources: list[Word], ctx: Context) -> list[Word]:
     return out
 
 
+def patched_files(text: str, strip: int) -> list[str]:
+    """The files a unified diff changes (``+++ b/path``, ``strip`` leading components
+    removed, as ``patch -pN`` does)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("+++ "):
+            name = line[4:].split("\t", 1)[0].strip()
+            if name == "/dev/null":
+                continue
+            parts = name.split("/")
+            stripped = "/".join(parts[strip:]) if strip < len(parts) else parts[-1]
+            out.append(stripped or name)
+    return out
+
+
 def delete_target(word: Word, recursive: bool, ctx: Context, what: str, by: str = "rm"
                   ) -> list[Finding]:
     """Judge a delete of ``word`` (``rm``, ``find -delete``, code deleting a path); the

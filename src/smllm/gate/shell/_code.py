@@ -96,6 +96,7 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
     with_arg = _WITH_ARG.get(fam, set())
     codes: list[Word] = []
     preloads: list[Word] = []
+    in_place = False
     i = 0
     script: Word | None = None
     read_stdin = False
@@ -112,6 +113,14 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
             continue
         if fam in ("python", "pypy") and is_short_flags(v, "c") and i + 1 < len(args):
             codes.append(args[i + 1])
+            i += 2
+            continue
+        if fam in ("perl", "ruby") and v.startswith("-") and not v.startswith("--") and (
+                "i" in v[1:].split(".", 1)[0]):
+            in_place = True  # perl -pi -e …, ruby -i.bak: the files are edited
+        if fam in ("perl", "ruby") and is_short_flags(v, "e") and len(v) > 2 and (
+                i + 1 < len(args)):
+            codes.append(args[i + 1])  # perl -pe CODE, -ne CODE
             i += 2
             continue
         if fam in ("python", "pypy") and (v == "-m" or (v.startswith("-m") and len(v) > 2)):
@@ -141,6 +150,10 @@ def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resul
         script = a
         break
     out: list[Finding] = []
+    if in_place and codes:
+        for f in args[i:]:
+            if not (f.value or "").startswith("-"):
+                out += write_target(f, ctx, truncate=False, what="edits in place", by=name)
     for p in preloads:
         out += _script(name, p, ctx, fam)
     for c in codes:
@@ -217,6 +230,20 @@ _AWK_EXEC = LazyRe(r"system\s*\(|\|\s*&|\|\s*getline|\|\s*\"|print[^;}]*\|")
 
 def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     program: str | None = None
+    in_place = False
+    kept: list[Word] = []
+    j = 0
+    while j < len(args):  # gawk -i inplace: the files named after the program are edited
+        v = args[j].value
+        if v in ("-i", "--include") and j + 1 < len(args) and args[j + 1].value == "inplace":
+            in_place, j = True, j + 2
+            continue
+        if v in ("--include=inplace", "-iinplace"):
+            in_place, j = True, j + 1
+            continue
+        kept.append(args[j])
+        j += 1
+    args = kept
     i = 0
     while i < len(args):
         v = args[i].value
@@ -239,9 +266,14 @@ def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             continue
         program = v
         break
+    out: list[Finding] = []
+    if in_place:
+        for f in args[i + 1:]:
+            if not (f.value or "").startswith("-"):
+                out += write_target(f, ctx, truncate=False, what="edits in place", by=name)
     if program is None or not _AWK_EXEC.search(program):
-        return [], True
-    out = [Finding("code.inline-shell", "ask", f"{name} program runs shell commands")]
+        return out, not in_place
+    out.append(Finding("code.inline-shell", "ask", f"{name} program runs shell commands"))
     for m in STRING.finditer(program):
         lit = next(g for g in m.groups() if g is not None)
         out += nested(lit, ctx, f"{name} system()")

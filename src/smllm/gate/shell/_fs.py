@@ -11,6 +11,7 @@ from smllm.gate.shell._analyse import (
     delete_target,
     into_folder,
     nested,
+    patched_files,
     stdin_text,
     write_target,
 )
@@ -209,10 +210,59 @@ def truncate(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return out, False
 
 
+def patch(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    """patch [-pN] [-i PATCH] [-d DIR] [FILE]: the files the diff names are written."""
+    strip = 0
+    source: Word | None = None
+    folder: Word | None = None
+    operands: list[Word] = []
+    i = 0
+    while i < len(args):
+        v = args[i].value or ""
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if v.startswith("-p") and v[2:].isdigit():
+            strip = int(v[2:])
+        elif v == "-p" and nxt is not None and (nxt.value or "").isdigit():
+            strip, i = int(nxt.value or "0"), i + 1
+        elif v in ("-i", "--input") and nxt is not None:
+            source, i = nxt, i + 1
+        elif v in ("-d", "--directory") and nxt is not None:
+            folder, i = nxt, i + 1
+        elif v in ("--dry-run", "-C", "--check"):
+            return [], True
+        elif not v.startswith("-"):
+            operands.append(args[i])
+        i += 1
+    text = read_text(ctx.resolve(source.value) or "") if source is not None and source.value \
+        else stdin_text(cmd)[0]
+    if text is None:
+        for r in cmd.redirects:
+            if r.op == "<" and r.target is not None and r.target.value is not None:
+                text = read_text(ctx.resolve(r.target.value) or "")
+    run_ctx = ctx
+    if folder is not None and folder.value is not None:
+        run_ctx = ctx.child()
+        run_ctx.depth = ctx.depth
+        run_ctx.cwd = ctx.resolve(folder.value)
+    if operands:
+        targets = [operands[0]]
+    elif text is not None:
+        targets = [Word(p, p) for p in patched_files(text, strip)]
+    else:
+        ctx.record("write", None, name)
+        return [], False
+    out: list[Finding] = []
+    for t in targets:
+        out += write_target(t, run_ctx, truncate=False, what="patch writes", by=name)
+    return out, False
+
+
 def shred(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    opts, _operands = _split(args)
+    opts, operands = _split(args)
     if "--help" in opts:
         return [], True
+    for w in operands:
+        ctx.record("delete", w, name)
     return [Finding("fs.destroy", "deny", f"{name} destroys file contents beyond recovery")], False
 
 
@@ -502,6 +552,7 @@ HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
     "zip": zip_,
     "unzip": unzip,
     "ln": ln,
+    "patch": patch,
     "touch": make_path,
     "mkdir": make_path,
     **{

@@ -11,7 +11,14 @@ option parser accepts. The long options each check needs are listed per subcomma
 
 from __future__ import annotations
 
-from smllm.gate.shell._analyse import git_setting, judge_argv, nested, write_target
+from smllm.gate.shell._analyse import (
+    git_setting,
+    judge_argv,
+    nested,
+    patched_files,
+    read_script,
+    write_target,
+)
 from smllm.gate.shell._flags import flags, long_option
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
@@ -205,6 +212,11 @@ def _fetcher(sub: str, values: list[str], args: list[Word], ctx: Context) -> lis
             out.append(Finding("exec.code-option", "ask",
                                f"git {sub} of an ext:: URL runs a command"))
             out += nested(raw[5:].replace("% ", " ").replace("%%", "%"), ctx, "git ext::")
+    if sub == "clone":
+        operands = [a for a in args if not (a.value or "").startswith("-")]
+        if len(operands) >= 2:
+            out += write_target(operands[1], ctx, truncate=False, what="git clone into",
+                                by="git")
     if sub == "submodule" and values[:1] == ["foreach"]:
         body = [a.value for a in args[1:] if (a.value or "") not in ("--recursive", "-q",
                                                                      "--quiet")]
@@ -223,12 +235,24 @@ def _reset(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
     return []
 
 
+def _pathspecs(args: list[Word], ctx: Context, what: str) -> list[Finding]:
+    """The files a checkout or restore writes: the pathspecs after ``--``."""
+    values = [a.value for a in args]
+    if "--" not in values:
+        return []
+    out: list[Finding] = []
+    for w in args[values.index("--") + 1:]:
+        out += write_target(w, ctx, truncate=False, what=what, by="git")
+    return out
+
+
 def _checkout(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
     f = flags(values)
     if f & {"-b", "--orphan"} or "-b" in values:
         return []
     if f & {"-f", "--force", "-p", "--patch"} or "--" in values or "." in values:
-        return _discard("git checkout overwrites working-tree files")
+        return _discard("git checkout overwrites working-tree files") + _pathspecs(
+            args, ctx, "git checkout overwrites")
     return []
 
 
@@ -236,7 +260,26 @@ def _restore(values: list[str], args: list[Word], ctx: Context) -> list[Finding]
     f = flags(values)
     if f & {"--staged", "-S"} and not f & {"--worktree", "-W"}:
         return []
-    return _discard("git restore discards working-tree changes")
+    operands = [a for a in args if not (a.value or "").startswith("-")]
+    out = _discard("git restore discards working-tree changes")
+    for w in operands:
+        if w.value != "--":
+            out += write_target(w, ctx, truncate=False, what="git restore overwrites", by="git")
+    return out
+
+
+def _apply(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
+    """git apply PATCH: the files the patch names are written."""
+    if flags(values) & {"--check", "--stat", "--numstat", "--summary"}:
+        return []
+    out: list[Finding] = []
+    for w in args:
+        if w.value and not w.value.startswith("-"):
+            text = read_script(w, ctx)
+            for path in patched_files(text or "", 1):
+                out += write_target(Word(path, path), ctx, truncate=False,
+                                    what="git apply writes", by="git")
+    return out
 
 
 def _switch(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
@@ -425,6 +468,7 @@ _CHECKS: dict[str, Callable[[list[str], list[Word], Context], list[Finding]]] = 
     "config": _config,
     "rebase": _rebase,
     "bisect": _bisect,
+    "apply": _apply,
 }
 
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {"git": git}

@@ -53,7 +53,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "_fs": (
         "blkdiscard", "cfdisk", "chattr", "chgrp", "chmod", "chown", "cp", "cryptsetup", "dd",
         "diskutil", "fdisk", "format", "gdisk", "hdparm", "install", "ln", "lvremove", "mdadm",
-        "mkdir", "mkfs", "mv", "parted", "pvremove", "rclone", "rm", "rmdir", "rsync",
+        "mkdir", "mkfs", "mv", "parted", "patch", "pvremove", "rclone", "rm", "rmdir", "rsync",
         "setfacl", "sfdisk", "sgdisk", "shred", "srm", "tar", "tee", "touch", "truncate",
         "unlink", "unzip", "vgremove", "zip", "zpool",
     ),
