@@ -24,6 +24,9 @@ LATE_IMPORTS = {
     ("_model.py", "re"),  # half an interpreter start; most commands need no regex
     ("_analyse.py", "unicodedata"),  # only for a non-ASCII command name
     ("_code.py", "smllm.gate.shell._pyscan"),  # ast costs 5 ms: only Python worth parsing
+    ("_code.py", "smllm.gate.shell._codescan.scan_text"),  # only code of other languages
+    ("_code.py", "smllm.gate.shell._codescan.STRING"),  # only awk that runs commands
+    ("_code.py", "smllm.gate.shell._tasks"),  # only deno task
     ("_tasks.py", "smllm.base.tomlread"),  # the TOML parser: only for pyproject tasks
 }
 

@@ -9,9 +9,7 @@ it builds at run time escalates, and a secret it sends over the network is denie
 
 from __future__ import annotations
 
-from smllm.gate.shell import _tasks
 from smllm.gate.shell._analyse import judge_argv, nested, read_script, stdin_text, write_target
-from smllm.gate.shell._codescan import STRING, scan_text
 from smllm.gate.shell._model import (
     Context,
     Finding,
@@ -77,6 +75,9 @@ def scan_code(code: str, ctx: Context, where: str, language: str = "") -> list[F
         found = _pyscan.scan(code, ctx, where)
         if found is not None:
             return found
+    # text scanning is for other languages: a Python script's run does not load it
+    from smllm.gate.shell._codescan import scan_text  # noqa: PLC0415
+
     return scan_text(code, ctx, where)
 
 
@@ -201,6 +202,9 @@ def _deno(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             return [Finding("code.dynamic", "ask", f"{name} eval of a run-time string")], False
         return scan_code(code.value, ctx, f"{name} eval", "node"), False
     if sub == "task":
+        # task files are read only for deno task, off the path of every other run
+        from smllm.gate.shell import _tasks  # noqa: PLC0415
+
         task = next((a.value for a in rest if a.value and not a.value.startswith("-")), None)
         path = _tasks.find_up(ctx.cwd, ("deno.json", "deno.jsonc"), ctx.root, ctx)
         body = _tasks.table(_tasks.json_file(path, ctx) if path else None, "tasks").get(
@@ -274,6 +278,8 @@ def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if program is None or not _AWK_EXEC.search(program):
         return out, not in_place
     out.append(Finding("code.inline-shell", "ask", f"{name} program runs shell commands"))
+    from smllm.gate.shell._codescan import STRING  # noqa: PLC0415 - awk that runs commands
+
     for m in STRING.finditer(program):
         lit = next(g for g in m.groups() if g is not None)
         out += nested(lit, ctx, f"{name} system()")
