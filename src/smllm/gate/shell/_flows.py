@@ -41,9 +41,13 @@ NOT_READING = frozenset({
     "ssh-add", "ssh-keygen", "ssh-copy-id", "wc", "shred", "srm", "echo", "printf", "cd",
     "pushd", "which", "type", "command", "mv", "install", "git",
 })
-#: options whose value is a key used to authenticate, not data (ssh -i, curl --key)
-_KEY_OPTIONS = frozenset({"-i", "--identity", "--key", "--cert", "-E", "--cacert",
-                          "--proxy-key", "--proxy-cert", "--capath"})
+#: options whose value is a key or a configuration used to authenticate, not data sent
+#: (ssh -i, curl --key, kubectl --kubeconfig, ansible --private-key)
+_KEY_OPTIONS = frozenset({"-i", "--identity", "--identity-file", "--key", "--key-file",
+                          "--keyfile", "--cert", "-E", "--cacert", "--proxy-key",
+                          "--proxy-cert", "--capath", "--kubeconfig", "--netrc-file",
+                          "--private-key", "--credentials-file", "--credential-file",
+                          "--ssh-key", "--tls-key", "--tlskey", "--tlscert", "--sslkey"})
 
 
 def _hinted(value: str, ctx: Context) -> bool:
@@ -99,7 +103,7 @@ def reads(cmd: Simple, ctx: Context) -> list[tuple[str, str]]:
         if v in _KEY_OPTIONS:
             skip = True
             continue
-        if v and v.startswith(("--key=", "--cert=", "--identity=")):
+        if v and v.startswith("--") and v.split("=", 1)[0] in _KEY_OPTIONS:
             continue
         hit = source_of(v, ctx)
         if hit:
