@@ -4,7 +4,9 @@ Prints ratios measured in this run (no absolute targets are asserted):
 
 * PreToolUse on Bash with the full analysis vs ``python -c pass`` (target <= 2x)
 * PreToolUse on a non-Bash tool (Read) vs ``python -c pass`` (target <= 1.5x)
-* the analyser over the bypass corpus: commands per second and the worst single case
+* the analyser over the whole shell corpus (the bypass corpus, the families corpus and
+  the everyday commands): commands per second, the worst single case, and the corpus
+  counts (dangerous commands allowed, everyday commands escalated)
 
 Run: ``.venv/bin/python bench/bench_gate.py [--runs N]``. It uses a scratch SMLLM_HOME
 and project, talks to nothing, and starts only its own short-lived subprocesses.
@@ -149,28 +151,57 @@ def gate_marginal(runs: int) -> None:
               "(fresh interpreter; the hook machinery and the seams before the gate already ran)")
 
 
+def _workspace(scratch: str) -> str:
+    import families
+
+    root = os.path.join(scratch, "proj")
+    for rel, text in families.WORKSPACE.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    for name, target in families.LINKS.items():
+        os.symlink(target, os.path.join(root, name))
+    for rel in ("evil.sh", "hook.py", "manage.py", "scripts/test.sh", "scripts/deploy.sh",
+                "bin/tool", "noshebang.sh"):
+        os.chmod(os.path.join(root, rel), 0o755)
+    return root
+
+
 def analyser(rounds: int) -> None:
+    import families
     from cases import CASES
 
     from smllm.gate.shell import analyse
 
-    commands = [c[2] for c in CASES]
-    worst = (0.0, "")
-    t0 = time.perf_counter()
-    for _ in range(rounds):
-        for cmd in commands:
-            s = time.perf_counter()
-            analyse(cmd, cwd="/work/proj", home="/home/me")
-            dt = time.perf_counter() - s
-            if dt > worst[0]:
-                worst = (dt, cmd)
-    total = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory() as scratch:
+        root = _workspace(scratch)
+        commands = ([c[2] for c in CASES] + [c[2] for c in families.DANGEROUS]
+                    + [c[1] for c in families.EVERYDAY])
+        worst = (0.0, "")
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            for cmd in commands:
+                s = time.perf_counter()
+                analyse(cmd, cwd=root, home=families.HOME)
+                dt = time.perf_counter() - s
+                if dt > worst[0]:
+                    worst = (dt, cmd)
+        total = time.perf_counter() - t0
+        allowed = sum(analyse(c, cwd=root, home=families.HOME).decision == "allow"
+                      for _, _, c in families.DANGEROUS)
+        escalated = sum(analyse(c, cwd=root, home=families.HOME).decision != "allow"
+                        for _, c in families.EVERYDAY)
     n = len(commands) * rounds
+    kinds = len({f for f, _, _ in families.DANGEROUS})
     print(
         f"analyser over the corpus   {n / total:9.0f} commands/s  ({len(commands)} commands "
         f"x {rounds} rounds, mean {total / n * 1e6:.0f} us)"
     )
-    print(f"analyser worst single case {worst[0] * 1000:7.2f} ms  {worst[1]!r}")
+    print(f"analyser worst single case {worst[0] * 1000:7.2f} ms  {worst[1][:70]!r}")
+    print(f"families corpus            {len(families.DANGEROUS)} dangerous in {kinds} families: "
+          f"{allowed} allowed; {len(families.EVERYDAY)} everyday: {escalated} escalated "
+          f"({100 * escalated / len(families.EVERYDAY):.1f}%, target <= 2%)")
 
 
 def main() -> None:
