@@ -51,6 +51,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("sessions", ["sessions", "--all", "--json"], "list"),
     ("search", ["search", "--all", "--json"], "list"),
     ("search-counts", ["search", "--all", "--count-by", "kind", "--json"], "list"),
+    ("policy-test", ["policy", "test", "{corpus}", "--json"], "report"),
     ("install", ["uninstall", "--project", "{p}", "--json"], "report"),
 ]
 
@@ -85,7 +86,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, st
     assert 0 == done.returncode, done.stderr
     values = {"p": str(project.root), "key": "sm-jsonjs", "export": str(export),
               "billing": str(root / "billing" / BILLING.parent.name / "session.jsonl"),
-              "migration": str(root / "migration" / MIGRATION.parent.name / "session.jsonl")}
+              "migration": str(root / "migration" / MIGRATION.parent.name / "session.jsonl"),
+              "corpus": str(FIXTURES.parent / "corpus" / "policy-test.tsv")}
     out = []
     for schema, argv, form in CASES:
         args = [a.format(**values) for a in argv]

@@ -43,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     te.add_argument("file", metavar="FILE", help="the corpus file")
     te.add_argument("--cwd", default=None, metavar="DIR", help="where the commands run "
                     "(default: the current directory)")
-    te.add_argument("--json", action="store_true", help="print one JSON object")
+    te.add_argument("--json", action="store_true",
+                    help="print {file, total, misses} as one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -173,8 +174,7 @@ def check_cmd(args: argparse.Namespace) -> int:
 
 
 #: what a corpus line may expect, and the decisions that satisfy it
-EXPECTATIONS = {"allow": {"allow"}, "ask": {"ask"}, "deny": {"deny"},
-                "!allow": {"ask", "deny"}, "deny/ask": {"ask", "deny"}}
+EXPECTATIONS = {"allow": {"allow"}, "ask": {"ask"}, "deny": {"deny"}, "!allow": {"ask", "deny"}}
 
 
 def read_corpus(path: Path) -> list[tuple[int, str, str]]:
@@ -227,8 +227,9 @@ def corpus_cmd(args: argparse.Namespace) -> int:
             misses.append({"line": number, "expected": expected, "actual": a.decision,
                            "command": command, "rule": a.rule, "reason": a.reason})
     if args.json:
-        sys.stdout.write(json.dumps({"file": str(corpus), "total": len(entries),
-                                     "misses": misses}, indent=2, ensure_ascii=False) + "\n")
+        from smllm.commands import _output  # noqa: PLC0415
+
+        _output.write({"file": str(corpus), "total": len(entries), "misses": misses})
     else:
         for m in misses:
             shown = str(m["command"]).replace("\n", "\\n")
