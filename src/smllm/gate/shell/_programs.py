@@ -93,7 +93,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "gmake", "go-task", "grunt", "gulp", "inv", "invoke", "just", "make", "nox", "poe",
         "rake", "task", "tox",
     ),
-    "_tools": (
+    "_runoptions": (
         "gdb", "less", "man", "pandoc", "sort", "tcpdump",
     ),
 }
