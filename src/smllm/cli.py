@@ -49,6 +49,7 @@ COMMANDS: dict[str, Command] = {
     "search": Command("search", "find records and effects across sessions"),
     "ship": Command("ship", "send journals to the team store (PostgreSQL)"),
     "store": Command("store", "set up and inspect the team store"),
+    "serve": Command("serve", "a read-only web viewer of sessions, approvals and machines"),
 }
 
 

@@ -1,0 +1,410 @@
+"""`smllm serve` over HTTP: the token, read-only methods, headers, redaction, JSON twins."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from conftest import APPROVED, HOSTILE, RUNNING, SECRET, SECRETS, Viewer, World, start_viewer
+
+from smllm.serve.access import CSP
+
+
+def get(viewer: Viewer, path: str, *, token: bool = True, method: str = "GET",
+        headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers, body) of one request, the token in an Authorization header."""
+    hdrs = dict(headers or {})
+    if token:
+        hdrs["Authorization"] = f"token {viewer.token}"
+    req = urllib.request.Request(viewer.base + path, method=method, headers=hdrs,
+                                 data=b"x=1" if method in ("POST", "PUT", "PATCH") else None)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
+
+
+class Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value and value.startswith("/"):
+                self.links.append(value.split("#")[0])
+
+
+def crawl(viewer: Viewer, starts: list[str], limit: int = 400) -> dict[str, bytes]:
+    """Every page and JSON document reachable from ``starts`` (same viewer)."""
+    seen: dict[str, bytes] = {}
+    todo = list(starts)
+    while todo and len(seen) < limit:
+        path = todo.pop()
+        if path in seen:
+            continue
+        status, headers, body = get(viewer, path)
+        assert 200 == status, (path, body[:300])
+        seen[path] = body
+        if headers.get("content-type", "").startswith("text/html"):
+            parser = Links()
+            parser.feed(body.decode())
+            todo += [p for p in parser.links if p not in seen]
+    return seen
+
+
+def routes(world: World) -> list[str]:
+    """One URL of every route the viewer has."""
+    key = world.machine_key
+    return [
+        "/", "/sessions", "/api/sessions", f"/sessions/{APPROVED}", f"/api/sessions/{APPROVED}",
+        f"/api/sessions/{APPROVED}/records", f"/sessions/{APPROVED}/live",
+        f"/sessions/{APPROVED}/effects", f"/api/sessions/{APPROVED}/effects",
+        f"/sessions/{APPROVED}/approvals/{pending_id(world)}",
+        f"/api/sessions/{APPROVED}/approvals/{pending_id(world)}",
+        f"/sessions/{APPROVED}/export", "/machines", "/api/machines", f"/machines/{key}",
+        f"/api/machines/{key}", "/search?kind=side_effect_intent",
+        "/api/search?kind=side_effect_intent", "/static/app.css", "/static/app.js",
+    ]
+
+
+def pending_id(world: World) -> str:
+    from smllm import journal
+
+    log = world.home / "sessions" / "by-id" / APPROVED
+    folder = world.home / "sessions" / log.read_text().strip() / APPROVED
+    for rec in journal.iter_records(folder / "session.jsonl"):
+        if rec.get("payload_type") == "approval.review":
+            return str(rec["payload"]["record"]["pending_action_id"])
+    raise AssertionError("no approval.review in the approved session")
+
+
+# --------------------------------------------------------------------- acceptance 3
+
+
+def test_every_route_answers_with_the_token(viewer: Viewer, world: World) -> None:
+    """With the token, every route answers 200 (the list the other tests walk is complete)."""
+    statuses = {path: get(viewer, path)[0] for path in routes(world)}
+    assert {path: 200 for path in routes(world)} == statuses
+
+
+def test_every_route_refuses_without_the_token(viewer: Viewer, world: World) -> None:
+    """Without the token (or with a wrong one) every page, JSON document and asset is 403."""
+    bare = {path: get(viewer, path, token=False)[0] for path in routes(world)}
+    wrong = {path: get(viewer, path, token=False,
+                       headers={"Authorization": "token nope"})[0] for path in routes(world)}
+    assert ({p: 403 for p in routes(world)}, {p: 403 for p in routes(world)}) == (bare, wrong)
+
+
+def test_refusal_says_what_to_do(viewer: Viewer) -> None:
+    """The refusal is plain text naming the fix, and carries the security headers too."""
+    status, headers, body = get(viewer, "/sessions", token=False)
+    expected = (403, "smllm serve: this address needs the token that `smllm serve` printed: "
+                     "open the whole URL it printed (http://HOST:PORT/?token=...)\n", CSP)
+    assert expected == (status, body.decode(), headers["content-security-policy"])
+
+
+def test_token_in_the_url_sets_a_cookie_that_then_suffices(viewer: Viewer) -> None:
+    """The printed URL's token sets an HttpOnly, SameSite=Strict cookie; the cookie alone
+    then opens the pages, as a browser following links sends it."""
+    status, headers, _ = get(viewer, f"/?token={viewer.token}", token=False)
+    cookie = headers["set-cookie"]
+    name_value = cookie.split(";")[0]
+    later = get(viewer, "/machines", token=False, headers={"Cookie": name_value})[0]
+    assert (200, True, True, 200) == (status, "HttpOnly" in cookie,
+                                      "SameSite=Strict" in cookie, later)
+
+
+def test_foreign_host_header_is_refused(viewer: Viewer) -> None:
+    """A request naming another host (DNS rebinding) is refused even with the token."""
+    status, _, body = get(viewer, "/sessions", headers={"Host": "evil.example:80"})
+    expected = (400, "smllm serve: the Host header names another site; open the URL that "
+                     "`smllm serve` printed\n")
+    assert expected == (status, body.decode())
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
+def test_no_route_accepts_a_method_that_changes_state(viewer: Viewer, world: World,
+                                                      method: str) -> None:
+    """Every route refuses every method but GET and HEAD, token or not."""
+    got = {path: get(viewer, path, method=method)[0] for path in routes(world)}
+    anonymous = {path: get(viewer, path, method=method, token=False)[0]
+                 for path in routes(world)}
+    assert ({p: 405 for p in routes(world)}, {p: 403 for p in routes(world)}) == (got,
+                                                                                  anonymous)
+
+
+def test_head_is_answered(viewer: Viewer) -> None:
+    """HEAD reads like GET, without a body."""
+    status, headers, body = get(viewer, "/sessions", method="HEAD")
+    assert (200, b"", CSP) == (status, body, headers["content-security-policy"])
+
+
+def test_non_loopback_bind_is_refused(world: World) -> None:
+    """--host 0.0.0.0 without --allow-remote stops before listening, with the reason."""
+    proc = subprocess.run([sys.executable, "-m", "smllm", "serve", "--host", "0.0.0.0"],
+                          capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "SMLLM_HOME": str(world.home)})
+    expected = (2, "smllm: error: refusing to listen on 0.0.0.0: it is not a loopback "
+                   "address, so other machines could reach the journals (drop --host to "
+                   "listen on 127.0.0.1, or add --allow-remote if you mean it)\n", "")
+    assert expected == (proc.returncode, proc.stderr, proc.stdout)
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.0.0.2", True), ("::1", True), ("[::1]", True),
+    ("localhost", True), ("0.0.0.0", False), ("::", False), ("192.168.1.4", False),
+    ("example.com", False),
+])
+def test_loopback_addresses(host: str, loopback: bool) -> None:
+    """Only loopback addresses (and the name localhost) count as local."""
+    from smllm.commands.serve import is_loopback
+
+    assert loopback == is_loopback(host)
+
+
+def test_port_in_use_is_reported(world: World) -> None:
+    """A busy port gets one error line naming the fix."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = subprocess.run([sys.executable, "-m", "smllm", "serve", "--port", str(port)],
+                              capture_output=True, text=True, timeout=60, check=False,
+                              env={**os.environ, "SMLLM_HOME": str(world.home)})
+    expected = (1, f"smllm: error: port {port} on 127.0.0.1 is already in use (pick another "
+                   "with --port N, or --port 0 for any free port)\n")
+    assert expected == (proc.returncode, proc.stderr)
+
+
+def test_missing_extra_says_how_to_install(world: World) -> None:
+    """Without starlette, `smllm serve` says which extra to install, in one line."""
+    code = ("import sys; sys.modules['starlette'] = None; from smllm.cli import main; "
+            "sys.exit(main(['serve']))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=False,
+                          env={**os.environ, "SMLLM_HOME": str(world.home)})
+    expected = (1, "smllm: error: smllm serve needs starlette, which is not installed (nor "
+                   "are all of starlette, uvicorn and jinja2) (install the viewer's extra: "
+                   "pip install 'smllm[serve]')\n")
+    assert expected == (proc.returncode, proc.stderr)
+
+
+def test_open_hands_the_printed_url_to_the_browser(world: World, tmp_path: Path) -> None:
+    """--open gives the browser ($BROWSER) the same URL, token included, that it prints."""
+    seen = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f"#!/bin/sh\nprintf '%s' \"$1\" > {seen}\n")
+    browser.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "smllm", "serve", "--port", "0", "--open"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "SMLLM_HOME": str(world.home),
+                                 "BROWSER": str(browser)})
+    viewer = Viewer(proc, "", "", "")
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split()[2]
+        for _ in range(200):
+            if seen.exists() and seen.read_text():
+                break
+            subprocess.run(["sleep", "0.05"], check=True)
+        assert url == seen.read_text()
+    finally:
+        viewer.stop()
+
+
+# --------------------------------------------------------------------- headers, escaping
+
+
+def test_every_response_carries_the_csp(viewer: Viewer, world: World) -> None:
+    """Pages, JSON, assets, errors: all carry the strict CSP and no-referrer."""
+    paths = [*routes(world), "/sessions/no-such-session", "/nope"]
+    got = {p: (get(viewer, p)[1].get("content-security-policy"),
+               get(viewer, p)[1].get("referrer-policy")) for p in paths}
+    assert {p: (CSP, "no-referrer") for p in paths} == got
+
+
+def test_csp_allows_nothing_inline_or_foreign() -> None:
+    """The policy: only the viewer's own scripts, styles and images; no inline, no eval."""
+    directives = dict(d.strip().split(" ", 1) for d in CSP.split(";"))
+    expected = {"default-src": "'none'", "script-src": "'self'", "style-src": "'self'",
+                "img-src": "'self'", "connect-src": "'self'", "form-action": "'self'",
+                "base-uri": "'none'", "frame-ancestors": "'none'"}
+    assert expected == directives
+
+
+class Inline(HTMLParser):
+    """Collects what would run or style inline: scripts, style attributes, handlers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = dict(attrs)
+        if tag == "script" and names.get("src") != "/static/app.js":
+            self.found.append("script")
+        if tag == "style":
+            self.found.append("style element")
+        self.found += [name for name, value in attrs if name == "style" or name.startswith("on")
+                       or (value or "").strip().lower().startswith("javascript:")]
+
+
+def test_pages_have_no_inline_script_or_style(viewer: Viewer, world: World) -> None:
+    """No page has an inline script, a style attribute, an event handler or a javascript:
+    URL, the hostile session's included (its corpus is text, not markup)."""
+    pages = {p: b for p, b in crawl(viewer, ["/sessions", "/machines"]).items()
+             if not p.startswith(("/api/", "/static/")) and "/export" not in p}
+    found = {}
+    for path, body in pages.items():
+        parser = Inline()
+        parser.feed(body.decode())
+        if parser.found:
+            found[path] = parser.found
+    assert ({}, True) == (found, f"/sessions/{HOSTILE}" in pages and len(pages) > 8)
+
+
+def test_hostile_values_are_escaped_in_the_html(viewer: Viewer) -> None:
+    """The XSS corpus appears only as escaped text in the session page's HTML."""
+    body = get(viewer, f"/sessions/{HOSTILE}")[1:][1].decode()
+    expected = (False, False, False, True, True)
+    assert expected == ("<script>window" in body, "onerror=\"" in body, "\x1b" in body,
+                        "&lt;script&gt;window.__xss" in body, "\\x1b[31mred" in body)
+
+
+# --------------------------------------------------------------------- acceptance 4
+
+
+def test_planted_secrets_appear_nowhere(viewer: Viewer, world: World) -> None:
+    """No page, JSON document or download of the viewer shows a planted secret."""
+    starts = ["/sessions", "/machines", f"/sessions/{SECRET}/export", "/api/sessions",
+              f"/api/sessions/{SECRET}", f"/api/sessions/{SECRET}/records",
+              f"/api/search?session={SECRET}&kind=side_effect_intent",
+              f"/search?session={SECRET}&kind=side_effect_intent",
+              f"/sessions/{SECRET}/live?after=0&tail=1"]
+    pages = crawl(viewer, starts)
+    leaks = {(p, s) for p, b in pages.items() for s in SECRETS if s.encode() in b}
+    secret_pages = [p for p in pages if SECRET in p]
+    assert (set(), True) == (leaks, len(secret_pages) >= 6)
+
+
+def test_raw_export_is_refused_unless_raw(viewer: Viewer, raw_viewer: Viewer) -> None:
+    """The raw export holds the secrets: 403 by default, served under --raw."""
+    refused = get(viewer, f"/sessions/{SECRET}/export?redaction=raw")[0]
+    status, headers, body = get(raw_viewer, f"/sessions/{SECRET}/export?redaction=raw")
+    doc = json.loads(body)
+    assert (403, 200, "raw", True) == (refused, status, doc["redaction"],
+                                       SECRETS[0].encode() in body)
+
+
+def test_raw_viewer_shows_secrets_and_says_so_on_every_page(raw_viewer: Viewer) -> None:
+    """Under --raw the secrets are shown, and every page carries the RAW banner."""
+    pages = crawl(raw_viewer, ["/sessions", "/machines", f"/search?session={SECRET}&text=key"])
+    html = {p: b for p, b in pages.items()
+            if not p.startswith(("/api/", "/static/")) and "/export" not in p}
+    unmarked = {p for p, b in html.items() if b'id="redaction">RAW: ' not in b}
+    shown = all(s.encode() in html[f"/sessions/{SECRET}"] for s in SECRETS[:3])
+    assert (set(), True) == (unmarked, shown)
+
+
+def test_redacted_viewer_says_so_on_every_page(viewer: Viewer) -> None:
+    """By default every page says values are redacted, and JSON says redaction: redacted."""
+    pages = crawl(viewer, ["/sessions", "/machines"])
+    html = [b for p, b in pages.items() if not p.startswith(("/api/", "/static/"))
+            and "/export" not in p]
+    docs = [json.loads(b) for p, b in pages.items() if p.startswith("/api/")]
+    assert (True, True) == (all(b'id="redaction">Redacted: ' in b for b in html),
+                            all(d["redaction"] == "redacted" for d in docs))
+
+
+def test_search_cannot_probe_for_a_secret(viewer: Viewer) -> None:
+    """A text search matches redacted values only: guessing a secret finds nothing."""
+    probe = get(viewer, f"/api/search?text={SECRETS[0][:30]}")
+    marker = get(viewer, "/api/search?text=REDACTED:anthropic")
+    assert (0, True) == (json.loads(probe[2])["total"], json.loads(marker[2])["total"] > 0)
+
+
+# --------------------------------------------------------------------- JSON twins, data
+
+
+def test_each_page_links_its_json_twin(viewer: Viewer, world: World) -> None:
+    """Every page's footer links the same data as JSON, and that link answers JSON."""
+    pages = ["/sessions", f"/sessions/{APPROVED}", f"/sessions/{APPROVED}/effects",
+             f"/sessions/{APPROVED}/approvals/{pending_id(world)}", "/machines",
+             f"/machines/{world.machine_key}", "/search?kind=proposed"]
+    twins = {}
+    for page in pages:
+        body = get(viewer, page)[2].decode()
+        href = re.search(r'href="([^"]+)" class="json-link"', body)
+        assert href is not None, page
+        status, headers, _ = get(viewer, href.group(1).replace("&amp;", "&"))
+        twins[page] = (status, headers["content-type"])
+    assert {p: (200, "application/json") for p in pages} == twins
+
+
+def test_sessions_json_lists_every_session(viewer: Viewer) -> None:
+    """The sessions list: every journaled session, with its termination."""
+    doc = json.loads(get(viewer, "/api/sessions")[2])
+    got = {s["session_id"]: s["termination"] for s in doc["sessions"]}
+    assert {APPROVED: "clean", HOSTILE: "clean", SECRET: "clean", RUNNING: "none"} == {
+        k: got[k] for k in (APPROVED, HOSTILE, SECRET, RUNNING)}
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("termination=none", {RUNNING, "5e7a0c11-aaaa-4bbb-8ccc-0000000000ff"}),
+    ("project=billing_demo&termination=clean", {APPROVED, HOSTILE, SECRET}),
+    ("project=elsewhere", set()),
+    ("since=2999-01-01", set()),
+    ("until=1999-01-01", set()),
+])
+def test_session_filters(viewer: Viewer, query: str, expected: set[str]) -> None:
+    """Filters by project, termination and time narrow the list."""
+    doc = json.loads(get(viewer, f"/api/sessions?{query}")[2])
+    assert expected == {s["session_id"] for s in doc["sessions"]}
+
+
+def test_bad_filter_is_a_400_with_the_fix(viewer: Viewer) -> None:
+    """A malformed time is refused with what to write instead."""
+    status, _, body = get(viewer, "/api/sessions?since=yesterday")
+    expected = (400, {"error": "since 'yesterday' is not a UTC date or time",
+                      "fix": "write 2026-08-02 or 2026-08-02T10:15"})
+    doc = json.loads(body)
+    assert expected == (status, {"error": doc["error"], "fix": doc["fix"]})
+
+
+def test_search_finds_the_judge_approved_rm_rf(viewer: Viewer) -> None:
+    """search: intents authorized by the LLM judge -> the one rm -rf."""
+    doc = json.loads(get(viewer, "/api/search?kind=side_effect_intent&authorizer=llm_judge")[2])
+    got = [(h["session_id"], h["what"], h["decision"], h["rule"]) for h in doc["hits"]]
+    assert [(APPROVED, "rm -rf stale_cache.txt", "allow:llm_judge",
+             "fs.delete-recursive-workspace")] == got
+
+
+def test_unknown_session_is_a_404(viewer: Viewer) -> None:
+    """An unknown or malformed session id is a 404 page naming the fix, never a traceback."""
+    status, _, body = get(viewer, "/api/sessions/nope-nope")
+    traversal = get(viewer, "/api/sessions/..%2F..%2Fetc")[0]
+    assert ((404, {"error": "no session 'nope-nope' in this journal folder",
+                   "fix": "pick one on the sessions page"}), True) == (
+        (status, {k: v for k, v in json.loads(body).items() if k in ("error", "fix")}),
+        traversal in (404, 400))
+
+
+def test_export_download_is_the_export_document(viewer: Viewer, world: World) -> None:
+    """The redacted download is `smllm export --redacted`, byte for byte."""
+    status, headers, body = get(viewer, f"/sessions/{APPROVED}/export")
+    out = world.home.parent / "cli-export.json"
+    world.smllm("export", "--session", APPROVED, "--redacted", "--out", str(out))
+    assert (200, True, out.read_bytes()) == (
+        status, headers["content-disposition"].startswith('attachment; filename="trajectory-'),
+        body)
