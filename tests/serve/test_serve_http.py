@@ -14,8 +14,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import APPROVED, HOSTILE, RUNNING, SECRET, SECRETS, Viewer, World, start_viewer
 
+from conftest import APPROVED, HOSTILE, RUNNING, SECRET, SECRETS, Viewer, World
 from smllm.serve.access import CSP
 
 
@@ -301,7 +301,7 @@ def test_planted_secrets_appear_nowhere(viewer: Viewer, world: World) -> None:
 def test_raw_export_is_refused_unless_raw(viewer: Viewer, raw_viewer: Viewer) -> None:
     """The raw export holds the secrets: 403 by default, served under --raw."""
     refused = get(viewer, f"/sessions/{SECRET}/export?redaction=raw")[0]
-    status, headers, body = get(raw_viewer, f"/sessions/{SECRET}/export?redaction=raw")
+    status, _, body = get(raw_viewer, f"/sessions/{SECRET}/export?redaction=raw")
     doc = json.loads(body)
     assert (403, 200, "raw", True) == (refused, status, doc["redaction"],
                                        SECRETS[0].encode() in body)

@@ -1,15 +1,12 @@
 """The viewer's routes: each page, and the same data as JSON under ``/api``.
 
-=============================================  =================================================
-page                                           JSON
-=============================================  =================================================
-``/`` , ``/sessions``                          ``/api/sessions``
-``/sessions/{id}`` (``?stream=&from=``)        ``/api/sessions/{id}``, ``/api/sessions/{id}/records``
-``/sessions/{id}/effects`` (``?from=``)        ``/api/sessions/{id}/effects``
-``/sessions/{id}/approvals/{pending id}``      ``/api/sessions/{id}/approvals/{pending id}``
-``/machines``, ``/machines/{key}``             ``/api/machines``, ``/api/machines/{key}``
-``/search``                                    ``/api/search``
-=============================================  =================================================
+* ``/`` and ``/sessions`` — ``/api/sessions``
+* ``/sessions/{id}`` (``?stream=&from=``) — ``/api/sessions/{id}`` and
+  ``/api/sessions/{id}/records`` (``?stream=&from=&limit=``)
+* ``/sessions/{id}/effects`` (``?from=``) — ``/api/sessions/{id}/effects``
+* ``/sessions/{id}/approvals/{pending id}`` — ``/api/sessions/{id}/approvals/{pending id}``
+* ``/machines``, ``/machines/{key}`` — ``/api/machines``, ``/api/machines/{key}``
+* ``/search`` — ``/api/search``
 
 ``/sessions/{id}/export`` downloads an export (redacted; raw only under ``--raw``) and
 ``/sessions/{id}/live`` is what a running session's page polls for new records.
@@ -20,10 +17,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from urllib.parse import urlencode
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.applications import Starlette
@@ -294,15 +291,16 @@ class Viewer:
         after = _int(request, "after", 0)
         tail = request.query_params.get("tail") == "1"
         items = timeline(stream, after + 1, LIVE_LINES, self.redactor) if tail else []
-        rows = self.env.get_template("_timeline.html").module.rows(items)  # type: ignore[attr-defined]
-        parts = self.env.get_template("_session_parts.html").module  # type: ignore[attr-defined]
+        rows = getattr(self.env.get_template("_timeline.html").module, "rows")(items)  # noqa: B009
+        parts = self.env.get_template("_session_parts.html").module
         ctx = {**data, "raw": self.settings.raw}
         return self.data({
             "after": min(stream.lines, after + LIVE_LINES) if tail else after,
             "lines": stream.lines,
             "live": data["summary"]["running"], "scanning": data["scanning"],
             "rows": str(rows),
-            "summary": str(parts.summary(ctx)), "effects": str(parts.effects(ctx)),
+            "summary": str(getattr(parts, "summary")(ctx)),  # noqa: B009 - template macros
+            "effects": str(getattr(parts, "effects")(ctx)),  # noqa: B009
         })
 
     def effects_data(self, request: Request) -> dict[str, Any]:
@@ -369,7 +367,7 @@ class Viewer:
 
     def machines_data(self) -> dict[str, Any]:
         rows = []
-        for key in machineview.keys():
+        for key in machineview.session_keys():
             try:
                 rows.append(machineview.summary(machineview.load(key)))
             except SmllmError as exc:

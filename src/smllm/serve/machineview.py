@@ -58,7 +58,7 @@ def _load_machines(configs: list[str]) -> dict[str, dict[str, Any]]:
     return machines
 
 
-def keys() -> list[str]:
+def session_keys() -> list[str]:
     return locations.all_keys()
 
 

@@ -245,7 +245,9 @@ class StreamScan:
             return
         if kind not in KNOWN_KINDS:
             self.unknown_kinds += 1
-        body = journal.body_of(rec)
+        self._dispatch(line, seq, kind, journal.body_of(rec))
+
+    def _dispatch(self, line: int, seq: int, kind: str | None, body: dict[str, Any]) -> None:
         if kind in _LIFECYCLE:
             self._lifecycle(kind, body)
         elif kind == "proposed":
@@ -257,7 +259,7 @@ class StreamScan:
                       "effect.reconciled"):
             self._effect_step(line, seq, kind, body)
         if kind in CHAIN_KINDS:
-            self._chain_step(line, seq, kind, body)
+            self._chain_step(line, seq, str(kind), body)
 
     def _mark_seen(self, seq: int) -> bool:
         byte, bit = divmod(seq, 8)

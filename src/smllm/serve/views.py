@@ -14,18 +14,18 @@ from typing import Any
 
 from smllm import journal
 from smllm.audit import approvals, redact
-from smllm.audit.ledger import EDIT_TOOLS, HTML_COLOURS, action_text, parse_ms, tool_of
 from smllm.audit.export import KNOWN_KINDS
+from smllm.audit.ledger import EDIT_TOOLS, HTML_COLOURS, action_text, parse_ms, tool_of
 from smllm.serve.sessionscan import ChainIndex, Effect, SessionScan, StreamScan
 
 SUMMARY_LIMIT = 400
 #: lanes of the timeline: the ledger's four, then the rest
 LANES = ("model", "tool run", "edit", "approval", "prompt", "session", "host", "other",
          "broken")
-LANE_COLOURS = {**HTML_COLOURS, "prompt": "#0e7c86", "session": "#555555",
-                "host": "#8a8a8a", "other": "#8a8a8a", "broken": "#c0392b"}
-_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f,
-                                         *range(0x80, 0xa0))}
+LANE_COLOURS: dict[str, str] = {**dict(HTML_COLOURS.items()), "prompt": "#0e7c86", "session": "#555555",
+                                "host": "#8a8a8a", "other": "#8a8a8a", "broken": "#c0392b"}
+_C0_C1 = (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0))
+_CONTROL: dict[int, str] = {c: f"\\x{c:02x}" for c in _C0_C1}
 _CONTROL.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, *range(0x202a, 0x202f),
                                             *range(0x2066, 0x206a))})
 
