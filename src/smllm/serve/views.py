@@ -22,8 +22,9 @@ SUMMARY_LIMIT = 400
 #: lanes of the timeline: the ledger's four, then the rest
 LANES = ("model", "tool run", "edit", "approval", "prompt", "session", "host", "other",
          "broken")
-LANE_COLOURS: dict[str, str] = {**dict(HTML_COLOURS.items()), "prompt": "#0e7c86", "session": "#555555",
-                                "host": "#8a8a8a", "other": "#8a8a8a", "broken": "#c0392b"}
+LANE_COLOURS: dict[str, str] = {**dict(HTML_COLOURS.items()), "prompt": "#0e7c86",
+                                "session": "#555555", "host": "#8a8a8a", "other": "#8a8a8a",
+                                "broken": "#c0392b"}
 _C0_C1 = (*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f, *range(0x80, 0xa0))
 _CONTROL: dict[int, str] = {c: f"\\x{c:02x}" for c in _C0_C1}
 _CONTROL.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, *range(0x202a, 0x202f),
