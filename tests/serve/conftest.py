@@ -143,6 +143,8 @@ def _approved(world: World) -> None:
         world.transcript(sid, {"type": "user", "message": {"role": "user", "content": "go"}})
         world.hook("UserPromptSubmit", sid, prompt="Add the Frobnitz-12 tier, run the "
                    "rollup, then delete the stale cache.")
+        world.assistant(sid, "m-plan", "Let me look at the project first.")
+        world.assistant(sid, "m-plan2", "I will run the rollup, then clean up.")
         world.bash(sid, "toolu_01", "python3 check_costs.py", "41.7\n", env=env)
         world.bash(sid, "toolu_02", "ls -la", "check_costs.py\nstale_cache.txt\n", env=env)
         world.bash(sid, "toolu_03", "rm -rf stale_cache.txt", env=env)
@@ -269,8 +271,19 @@ def raw_viewer(world: World) -> Iterator[Viewer]:
         v.stop()
 
 
+SHOTS: list[Path] = []
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
-    """Where screenshots are kept (gitignored)."""
+    """Where screenshots are kept (gitignored); the run's summary lists them."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Name the screenshots the browser tests kept."""
+    if SHOTS:
+        terminalreporter.write_line(f"smllm serve screenshots ({len(SHOTS)}): {ARTIFACTS}/")
+        for shot in SHOTS:
+            terminalreporter.write_line(f"  {shot}")

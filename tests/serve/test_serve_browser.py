@@ -1,0 +1,296 @@
+"""`smllm serve` in a real headless Chromium (Debian's, driven by Playwright).
+
+What a person sees: the DOM of each page, and a screenshot kept under tests/artifacts/serve/
+(listed at the end of the run). Chromium starts once for the module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import (
+    APPROVED,
+    HOSTILE,
+    RUNNING,
+    SECRET,
+    SECRETS,
+    SHOTS,
+    XSS,
+    Viewer,
+    World,
+)
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from smllm.serve.access import CSP
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium, headless, on a fresh empty profile (Playwright's own temp dir)."""
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+class Watched:
+    """A page and what it did: console messages, dialogs, failed requests."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.console: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+
+@pytest.fixture
+def tab(browser: Browser) -> Iterator[Watched]:
+    """A fresh browser context (no cookie) and page."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        yield Watched(context.new_page())
+    finally:
+        context.close()
+
+
+def login(tab: Watched, viewer: Viewer) -> None:
+    """Open the URL `smllm serve` printed, token and all, as a person would."""
+    response = tab.page.goto(viewer.url)
+    assert response is not None and 200 == response.status
+
+
+def shot(page: Page, artifacts: Path, name: str) -> Path:
+    path = artifacts / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    SHOTS.append(path)
+    return path
+
+
+def texts(page: Page, selector: str) -> list[str]:
+    return [t.strip() for t in page.locator(selector).all_inner_texts()]
+
+
+# --------------------------------------------------------------------- acceptance 1
+
+
+def test_sessions_page(tab: Watched, viewer: Viewer, artifacts: Path) -> None:
+    """The printed URL opens the sessions page: every session, its project and termination."""
+    login(tab, viewer)
+    page = tab.page
+    rows = {r.locator("td").nth(0).inner_text(): r.locator("td.termination").inner_text()
+            for r in page.locator("#sessions tbody tr").all()}
+    shot(page, artifacts, "sessions")
+    expected = {APPROVED: "clean", HOSTILE: "clean", SECRET: "clean",
+                RUNNING: "none recorded"}
+    assert (expected, "Sessions · smllm serve") == ({k: rows[k] for k in expected},
+                                                   page.title())
+
+
+def test_session_with_a_judge_approved_rm_rf(tab: Watched, viewer: Viewer,
+                                             artifacts: Path) -> None:
+    """The session page: the rm -rf effect first, authorized by the judge, succeeded; its
+    chain listed; the timeline coloured by lane like the ledger; model calls folded."""
+    login(tab, viewer)
+    page = tab.page
+    page.goto(f"{viewer.base}/sessions/{APPROVED}")
+    rm = page.locator("#effects tr.effect", has_text="rm -rf stale_cache.txt")
+    effect = [rm.locator(c).inner_text().strip() for c in ("td.what", "td.outcome")]
+    auth = rm.locator("td.auth").inner_text()
+    chain = texts(page, "#approvals tbody tr td")
+    intent = page.locator("li.rec[data-kind='side_effect_intent']").first
+    review = page.locator("li.rec[data-kind='approval.review']").first
+    colours = [el.evaluate("e => getComputedStyle(e).borderLeftColor") for el in (intent, review)]
+    fold = page.locator("li.fold").first
+    folded = (fold.get_attribute("data-count"), fold.locator("li.rec").count())
+    order = page.evaluate("""() => [...document.querySelectorAll('main section')]
+                             .map(s => s.id)""")
+    shot(page, artifacts, "session-approved")
+    expected = (["rm -rf stale_cache.txt", "succeeded via hook"], True,
+                ["bash: rm -rf stale_cache.txt", "fs.delete-recursive-workspace", "approved",
+                 "llm_judge"], ["rgb(31, 157, 85)", "rgb(224, 161, 0)"], ("3", 3),
+                ["summary", "effects-section", "approvals", "timeline-section"], "ended")
+    assert expected == (effect, auth.startswith("allow:llm_judge"), chain[1:], colours, folded,
+                        order, page.locator("#status").inner_text())
+
+
+def test_approval_chain_page(tab: Watched, viewer: Viewer, world: World,
+                             artifacts: Path) -> None:
+    """The chain: request → review → decision → intent → start → result, with the judge's
+    prompt version and the digest of exactly what the judge was sent."""
+    login(tab, viewer)
+    page = tab.page
+    page.goto(f"{viewer.base}/sessions/{APPROVED}")
+    page.locator("#approvals a").first.click()
+    page.wait_for_selector("#chain")
+    steps = [li.get_attribute("data-step") for li in page.locator("#chain > li").all()]
+    digest = "sha256:" + hashlib.sha256(world.judge_bodies[0]).hexdigest()
+    shot(page, artifacts, "approval-chain")
+    expected = (["requested", "wait", "resolved", "decision", "discharged", "intent",
+                 "started", "result"], "bash: rm -rf stale_cache.txt",
+                "approved by llm_judge", "1", digest)
+    assert expected == (steps, page.locator("#chain-action").inner_text(),
+                        page.locator("#chain-decision").inner_text(),
+                        page.locator("#prompt-version").inner_text(),
+                        page.locator("#context-digest").inner_text())
+
+
+def test_machine_mid_way(tab: Watched, viewer: Viewer, world: World, artifacts: Path) -> None:
+    """A machine stopped in FIX: the diagram highlights FIX (and only FIX) with the
+    instance under it; the audit lists the calls that brought it there."""
+    login(tab, viewer)
+    page = tab.page
+    page.goto(f"{viewer.base}/machines")
+    page.locator("#machine-sessions a", has_text=world.machine_key).click()
+    page.wait_for_selector("svg.machine")
+    current = [g.get_attribute("data-state") for g in page.locator("g.state.current").all()]
+    states = [g.get_attribute("data-state") for g in page.locator("g.state").all()]
+    label = page.locator("g.state.current text.instance").text_content() or ""
+    fill = page.locator("g.state.current rect").first.evaluate(
+        "e => getComputedStyle(e).fill")
+    calls = [c.strip() for c in page.locator("#audit tbody tr td:nth-child(3)").all_inner_texts()]
+    shot(page, artifacts, "machine-mid-way")
+    expected = (["FIX"], ["TRIAGE", "FIX", "DONE"], True, "rgb(255, 204, 102)",
+                ["bind", "fire enter", "fire reproduced"])
+    assert expected == (current, states, label.endswith("BUG-7"), fill, calls)
+
+
+# --------------------------------------------------------------------- acceptance 2
+
+
+def _no_script_ran(tab: Watched) -> tuple[Any, list[str], list[str]]:
+    csp = [c for c in tab.console if "Content Security Policy" in c or "Refused" in c]
+    return tab.page.evaluate("() => window.__xss"), tab.dialogs, csp
+
+
+def test_xss_corpus_is_inert_text(tab: Watched, viewer: Viewer, artifacts: Path) -> None:
+    """Script tags, event handlers, javascript: URLs and terminal escapes from the journal
+    show as text; no script of theirs runs (no canary, no dialog, nothing for the CSP to
+    block), and the page is served with the CSP."""
+    login(tab, viewer)
+    page = tab.page
+    response = page.goto(f"{viewer.base}/sessions/{HOSTILE}")
+    assert response is not None
+    for details in page.locator("#timeline details").all()[:40]:
+        details.locator("summary").first.click()
+    page.locator("#timeline a, #effects a").evaluate_all("els => els.forEach(a => a.click())")
+    page.wait_for_timeout(300)
+    body = page.locator("main").inner_text()
+    shown = [text.replace("\x1b", "\\x1b").replace("\x07", "\\x07").replace("\u202e", "\\u202e")
+             in body for text in XSS]
+    scripts = page.evaluate("() => [...document.scripts].map(s => s.getAttribute('src'))")
+    handlers = page.evaluate("""() => [...document.querySelectorAll('*')].flatMap(e =>
+        [...e.attributes].filter(a => a.name.startsWith('on')
+          || a.value.trim().toLowerCase().startsWith('javascript:')).map(a => a.name))""")
+    shot(page, artifacts, "xss-corpus")
+    expected = ((None, [], []), [True] * len(XSS), ["/static/app.js"], [], CSP)
+    assert expected == (_no_script_ran(tab), shown, scripts, handlers,
+                        response.headers["content-security-policy"])
+
+
+def test_running_session_updates_as_records_land(tab: Watched, viewer: Viewer,
+                                                 world: World, artifacts: Path) -> None:
+    """A running session's page shows new records as the hooks write them, without a
+    reload; hostile values arriving that way are inert too."""
+    login(tab, viewer)
+    page = tab.page
+    page.goto(f"{viewer.base}/sessions/{RUNNING}")
+    before = page.locator("#timeline li.rec").count()
+    world.bash(RUNNING, "toolu_r2", "echo live-marker-1", stdout="live\n")
+    world.bash(RUNNING, "toolu_r3", "echo '<img src=x onerror=\"window.__xss=1\">'",
+               stdout="<script>window.__xss=2</script>\n")
+    page.locator("#timeline li.rec", has_text="echo live-marker-1").first.wait_for(
+        timeout=20_000)
+    page.locator("#effects td.what", has_text="onerror").first.wait_for(timeout=20_000)
+    page.wait_for_timeout(300)
+    after = page.locator("#timeline li.rec").count()
+    shot(page, artifacts, "running-session")
+    assert (True, "live", (None, [], [])) == (after > before,
+                                              page.locator("#status").inner_text(),
+                                              _no_script_ran(tab))
+
+
+# --------------------------------------------------------------------- acceptance 3
+
+
+def test_browser_without_the_token_is_refused(tab: Watched, viewer: Viewer,
+                                              world: World) -> None:
+    """A browser that never opened the printed URL gets 403 on pages, JSON and assets."""
+    paths = ["/", f"/sessions/{APPROVED}", "/api/sessions", f"/machines/{world.machine_key}",
+             "/static/app.js"]
+    statuses = {}
+    for path in paths:
+        response = tab.page.goto(viewer.base + path)
+        assert response is not None
+        statuses[path] = (response.status, response.headers["content-security-policy"])
+    assert {p: (403, CSP) for p in paths} == statuses
+
+
+def test_browser_cannot_change_anything(tab: Watched, viewer: Viewer, world: World) -> None:
+    """From a logged-in page, fetch() with POST, PUT, DELETE and PATCH is refused (405)."""
+    login(tab, viewer)
+    paths = ["/sessions", f"/sessions/{APPROVED}", f"/api/sessions/{APPROVED}",
+             f"/sessions/{APPROVED}/export", "/machines", "/search"]
+    got = tab.page.evaluate("""async (paths) => {
+        const out = {};
+        for (const p of paths) for (const m of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+            const r = await fetch(p, {method: m, body: m === 'DELETE' ? null : 'x=1'});
+            out[m + ' ' + p] = r.status;
+        }
+        return out;
+    }""", paths)
+    assert {f"{m} {p}": 405 for p in paths for m in ("POST", "PUT", "DELETE", "PATCH")} == got
+
+
+# --------------------------------------------------------------------- acceptance 4
+
+
+def test_secrets_not_shown_unless_raw(browser: Browser, viewer: Viewer, raw_viewer: Viewer,
+                                      artifacts: Path) -> None:
+    """The secrets session, opened in the browser: markers by default, the secrets (and
+    the RAW banner) only under --raw."""
+    seen = {}
+    for name, v in (("redacted", viewer), ("raw", raw_viewer)):
+        context = browser.new_context()
+        try:
+            tab = Watched(context.new_page())
+            login(tab, v)
+            tab.page.goto(f"{v.base}/sessions/{SECRET}")
+            for details in tab.page.locator("#timeline details").all():
+                details.locator("summary").first.click()
+            html = tab.page.content()
+            seen[name] = ([s in html for s in SECRETS], "[REDACTED:" in html,
+                          tab.page.locator("#redaction").inner_text().split(":")[0])
+            shot(tab.page, artifacts, f"secrets-{name}")
+        finally:
+            context.close()
+    assert {"redacted": ([False] * 4, True, "Redacted"),
+            "raw": ([True] * 4, False, "RAW")} == seen
+
+
+def test_json_twin_in_the_browser(tab: Watched, viewer: Viewer) -> None:
+    """The footer's JSON link opens the same session as JSON, in the browser."""
+    login(tab, viewer)
+    page = tab.page
+    page.goto(f"{viewer.base}/sessions/{APPROVED}")
+    page.locator("a.json-link").click()
+    page.wait_for_load_state()
+    doc = json.loads(page.locator("body").inner_text())
+    assert (APPROVED, "redacted", 3) == (doc["session_id"], doc["redaction"],
+                                        doc["effects_total"])
