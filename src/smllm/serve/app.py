@@ -59,6 +59,8 @@ PAGE_EFFECTS = 200
 PAGE_HITS = 200
 #: seconds a page waits for a long log to be read before it shows what is known so far
 SCAN_BUDGET = 0.15
+#: seconds of reading a long log per poll of its page (the page is already shown)
+LIVE_BUDGET = 0.6
 #: lines a running session's page receives per poll
 LIVE_LINES = 200
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,6 +139,8 @@ class Viewer:
         self.settings = settings
         self.redactor = Redactor(settings.raw)
         self.env = _environment()
+        for name in self.env.list_templates():  # compiled once, before the first request
+            self.env.get_template(name)
 
     # ------------------------------------------------------------------ helpers
 
@@ -284,7 +288,7 @@ class Viewer:
 
     def live(self, request: Request) -> Response:
         """New lines after ``after``, rendered, with the refreshed summary and effects."""
-        scan = self.source.session(request.path_params["sid"], budget=SCAN_BUDGET)
+        scan = self.source.session(request.path_params["sid"], budget=LIVE_BUDGET)
         data = self.session_data(request, rows=False, scan=scan)
         stream = scan.stream(data["stream"])
         assert stream is not None

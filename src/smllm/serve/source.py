@@ -242,7 +242,7 @@ def _tail_facts(path: Path, size: int) -> dict[str, Any]:
 class _Entry:
     __slots__ = ("mtime", "path", "row", "session_id", "size")
 
-    def __init__(self, session_id: str, path: Path, size: int, mtime: int) -> None:
+    def __init__(self, session_id: str, path: str, size: int, mtime: int) -> None:
         self.session_id = session_id
         self.path = path
         self.size = size
@@ -265,36 +265,42 @@ class JournalSource:
     # ---- the list
 
     def _listing(self) -> list[_Entry]:
+        """Every session with a log, most recently written first.
+
+        Sessions live in ``sessions/YYYY/MM/DD/<id>/``; walking those folders costs one
+        directory listing a day instead of one read of ``by-id/<id>`` a session.
+        """
         root = os.path.join(paths.data_root(), "sessions")
-        index = os.path.join(root, "by-id")
-        try:
-            names = os.listdir(index)
-        except FileNotFoundError:
-            return []
         out: list[_Entry] = []
-        for sid in names:
-            if not paths.is_safe_id(sid):
-                continue
+        for day in _day_folders(root):
             try:
-                log = Path(journal.locate(sid))
-                st = log.stat()
-            except (OSError, ValueError):
+                names = os.listdir(day)
+            except OSError:
                 continue
-            entry = self._entries.get(sid)
-            if entry is None or entry.size != st.st_size or entry.mtime != st.st_mtime_ns:
-                entry = _Entry(sid, log, st.st_size, st.st_mtime_ns)
-                self._entries[sid] = entry
-            out.append(entry)
+            for sid in names:
+                entry = self._entries.get(sid)
+                if entry is None and not paths.is_safe_id(sid):
+                    continue
+                log = f"{day}/{sid}/{journal.LOG_NAME}"
+                try:
+                    st = os.stat(log)
+                except OSError:
+                    continue
+                if entry is None or entry.size != st.st_size or entry.mtime != st.st_mtime_ns:
+                    entry = _Entry(sid, log, st.st_size, st.st_mtime_ns)
+                    self._entries[sid] = entry
+                out.append(entry)
         out.sort(key=lambda e: (e.mtime, e.session_id), reverse=True)
         return out
 
     def _row(self, entry: _Entry) -> SessionRow:
         if entry.row is None:
-            head = _head_facts(entry.path)
-            tail = _tail_facts(entry.path, entry.size)
-            st = entry.path.stat()
+            path = Path(entry.path)
+            head = _head_facts(path)
+            tail = _tail_facts(path, entry.size)
+            st = path.stat()
             entry.row = SessionRow(
-                session_id=entry.session_id, path=entry.path,
+                session_id=entry.session_id, path=path,
                 started_at=head.get("started_at"), last_at=tail["last_at"],
                 project=head.get("cwd") if isinstance(head.get("cwd"), str) else None,
                 host=self.host, user=_owner(st), records=tail["records"],
@@ -358,6 +364,23 @@ class JournalSource:
                     hits.append(hit)
                 total += 1
         return Page(hits, total, offset, limit)
+
+
+def _day_folders(root: str) -> list[str]:
+    """``sessions/YYYY/MM/DD`` folders (the journal's layout), any order."""
+    out = []
+    for year in _numbered(root, 4):
+        for month in _numbered(year, 2):
+            out += _numbered(month, 2)
+    return out
+
+
+def _numbered(folder: str, width: int) -> list[str]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if len(n) == width and n.isdigit()]
 
 
 def _matches_session(row: SessionRow, flt: SessionFilter) -> bool:
