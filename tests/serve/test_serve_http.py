@@ -408,3 +408,18 @@ def test_export_download_is_the_export_document(viewer: Viewer, world: World) ->
     assert (200, True, out.read_bytes()) == (
         status, headers["content-disposition"].startswith('attachment; filename="trajectory-'),
         body)
+
+
+def test_docs_console_transcript(world: World) -> None:
+    """docs/serve.md's console transcript runs as shown, byte for byte."""
+    from helpers import REPO, console_transcript
+
+    steps = console_transcript(REPO / "docs" / "serve.md")
+    got = []
+    for command, _ in steps:
+        args = command.split()[1:]
+        proc = subprocess.run([sys.executable, "-m", "smllm", *args], capture_output=True,
+                              text=True, timeout=60, check=False,
+                              env={**os.environ, "SMLLM_HOME": str(world.home)})
+        got.append((command, (proc.stdout + proc.stderr).rstrip("\n")))
+    assert (steps, 1) == (got, len(steps))

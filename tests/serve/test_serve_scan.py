@@ -1,0 +1,106 @@
+"""The viewer's pass over a journal (incremental, budgeted) and its machine drawing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from smllm import journal
+from smllm.audit import export
+from smllm.serve import diagram
+from smllm.serve.sessionscan import SessionScan, StreamScan
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
+LOGS = sorted(FIXTURES.glob("*/*/session.jsonl"))
+
+
+@pytest.mark.parametrize("log", LOGS, ids=[p.parent.name for p in LOGS])
+def test_diagnostics_match_the_export(log: Path) -> None:
+    """The viewer counts a log's problems exactly as `smllm export` does."""
+    scan = SessionScan(StreamScan("main", log))
+    scan.update()
+    head = export.header(export.streams(log), "raw")
+    expected = {k: v for k, v in head.diagnostics.items() if k != "gaps"}
+    assert expected == scan.diagnostics()
+
+
+def test_update_reads_only_what_was_appended(tmp_path: Path) -> None:
+    """A second update reads the new records only; a torn tail waits until it is whole."""
+    log = tmp_path / "s" / "session.jsonl"
+    log.parent.mkdir()
+    journal.append(log, [journal.fact("session.start", {"session_id": "s", "cwd": "/p"}),
+                         journal.event("proposed", turn=1, prompt="go")])
+    scan = StreamScan("main", log)
+    first = (scan.update(), scan.lines, scan.first_prompt)
+    journal.append(log, [journal.event("side_effect_intent", operation="tool:bash",
+                                       tool_name="Bash", tool_use_id="t1",
+                                       policy_decision="allow:policy",
+                                       input={"command": "ls"})])
+    with open(log, "ab") as fh:
+        fh.write(b'{"sequence":4,"rec')
+    second = (scan.update(), scan.lines, [e.what for e in scan.effects], scan.torn_bytes)
+    assert ((True, 2, "go"), (True, 3, ["ls"], 18)) == (first, second)
+
+
+def test_a_deadline_stops_reading_and_the_next_update_goes_on(tmp_path: Path) -> None:
+    """With a deadline already past, one block is read; later calls finish the log."""
+    log = tmp_path / "s" / "session.jsonl"
+    log.parent.mkdir()
+    big = "x" * 4000
+    journal.append(log, [journal.event("proposed", turn=i, prompt=big) for i in range(600)])
+    scan = StreamScan("main", log)
+    scan.update(deadline=0.0)
+    partial = (scan.complete, 0 < scan.lines < 600)
+    while not scan.complete:
+        scan.update(deadline=0.0)
+    assert ((False, True), 600) == (partial, scan.lines)
+
+
+def test_effects_join_intent_start_and_terminal(tmp_path: Path) -> None:
+    """An intent with its start and terminal is one effect with its outcome; one that
+    started and never ended stays open (unknown once the session ends)."""
+    log = tmp_path / "s" / "session.jsonl"
+    log.parent.mkdir()
+    rec = journal.fact
+    journal.append(log, [
+        journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
+                      tool_use_id="t1", policy_decision="allow:policy", input={"command": "a"}),
+        rec("tool_batch.effect.started", {"tool_use_id": "t1", "intent_sequence": 1}),
+        rec("tool_batch.effect.terminal", {"tool_use_id": "t1", "intent_sequence": 1,
+                                           "outcome": "succeeded", "observed_via": "hook"}),
+        journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
+                      tool_use_id="t2", policy_decision="allow:policy", input={"command": "b"}),
+        rec("tool_batch.effect.started", {"tool_use_id": "t2", "intent_sequence": 4}),
+    ])
+    scan = StreamScan("main", log)
+    scan.update()
+    got = [(e.what, e.started, e.outcome, e.terminal_line) for e in scan.effects]
+    assert [("a", 2, "succeeded", 3), ("b", 5, None, None)] == got
+
+
+def test_billing_fixture_chain_index(tmp_path: Path) -> None:
+    """The seed's billing session: one chain, its eight records, decided by the judge."""
+    src = FIXTURES / "billing" / "c7dfaecc-adf6-4348-87df-95576e15136e" / "session.jsonl"
+    log = tmp_path / "b" / "session.jsonl"
+    log.parent.mkdir()
+    shutil.copyfile(src, log)
+    scan = SessionScan(StreamScan("main", log))
+    scan.update()
+    chain = scan.chain("pa-7f3e2c1d9b")
+    assert chain is not None
+    assert ([193, 194, 195, 196, 197, 200, 201, 202], "approved", "llm_judge") == (
+        chain.lines, chain.decision, chain.decided_by)
+
+
+def test_diagram_marks_current_states_and_escapes_labels() -> None:
+    """Each instance's state gets the current class and the instance's label, escaped."""
+    machine = {"id": "m", "initial": "A", "states": {
+        "A": {"final": False, "on": {"go": [{"target": "B", "guard": None}]}},
+        "B": {"final": False, "on": {"back": [{"target": "A", "guard": None}],
+                                     "stay": [{"target": None, "guard": None}]}},
+        "C": {"final": True, "on": {}}}}
+    svg = diagram.svg(machine, {"B": ["i-1 <b>"]})
+    assert (1, True, False, 3) == (svg.count('class="state current"'), "i-1 &lt;b&gt;" in svg,
+                                   "<b>" in svg, svg.count('class="transition"'))
