@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
 from conftest import (
     APPROVED,
     HOSTILE,
@@ -24,8 +26,6 @@ from conftest import (
     Viewer,
     World,
 )
-from playwright.sync_api import Browser, Page, sync_playwright
-
 from smllm.serve.access import CSP
 
 CHROMIUM = "/usr/bin/chromium"
@@ -73,7 +73,8 @@ def tab(browser: Browser) -> Iterator[Watched]:
 def login(tab: Watched, viewer: Viewer) -> None:
     """Open the URL `smllm serve` printed, token and all, as a person would."""
     response = tab.page.goto(viewer.url)
-    assert response is not None and 200 == response.status
+    assert response is not None
+    assert 200 == response.status
 
 
 def shot(page: Page, artifacts: Path, name: str) -> Path:
