@@ -423,3 +423,16 @@ def test_docs_console_transcript(world: World) -> None:
                               env={**os.environ, "SMLLM_HOME": str(world.home)})
         got.append((command, (proc.stdout + proc.stderr).rstrip("\n")))
     assert (steps, 1) == (got, len(steps))
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("text=rm%20-rf&kind=side_effect_intent", [(APPROVED, "rm -rf stale_cache.txt")]),
+    ("text=stale_cache&kind=approval.review", [(APPROVED, "bash: rm -rf stale_cache.txt")]),
+    ("text=no-such-text-anywhere", []),
+    ("tool=bash&decision=allow&rule=fs", [(APPROVED, "rm -rf stale_cache.txt")]),
+])
+def test_search_by_text_tool_decision_rule(viewer: Viewer, query: str,
+                                           expected: list[tuple[str, str]]) -> None:
+    """Text, tool, decision and rule-family filters find the records a person means."""
+    doc = json.loads(get(viewer, f"/api/search?{query}")[2])
+    assert expected == [(h["session_id"], h["what"]) for h in doc["hits"]]

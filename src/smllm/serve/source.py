@@ -398,13 +398,30 @@ def _matches_session(row: SessionRow, flt: SessionFilter) -> bool:
 # --------------------------------------------------------------------- search
 
 
+def _marker_part(text: str) -> bool:
+    """Could ``text`` match inside (or across) a redaction marker?"""
+    from smllm.audit import redact  # noqa: PLC0415
+
+    if any(c in text for c in "[]:"):
+        return True
+    return any(text in redact.MARK.format(kind) for kind, _, _ in redact._RULES)
+
+
 def _needles(flt: SearchFilter) -> list[bytes]:
-    """Byte strings every matching line must contain (a cheap first filter)."""
+    """Byte strings every matching line must contain (a cheap first filter).
+
+    Redaction only replaces spans with markers, so a text found in a redacted record is
+    in the raw line too (as JSON writes it), unless it lies in a marker.
+    """
+    from smllm.base import jsonfast  # noqa: PLC0415
+
     out = []
     if flt.kind:
         out.append(flt.kind.encode())
     if flt.rule:
         out.append(flt.rule.encode())
+    if flt.text and not _marker_part(flt.text):
+        out.append(str(jsonfast.dumps(flt.text))[1:-1].encode())
     return out
 
 
