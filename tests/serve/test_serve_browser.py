@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
-
-from conftest import (
+from serve_world import (
     APPROVED,
     HOSTILE,
     RUNNING,
@@ -26,6 +25,7 @@ from conftest import (
     Viewer,
     World,
 )
+
 from smllm.serve.access import CSP
 
 CHROMIUM = "/usr/bin/chromium"

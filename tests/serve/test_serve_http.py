@@ -14,8 +14,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from serve_world import APPROVED, HOSTILE, RUNNING, SECRET, SECRETS, Viewer, World
 
-from conftest import APPROVED, HOSTILE, RUNNING, SECRET, SECRETS, Viewer, World
 from smllm.serve.access import CSP
 
 
