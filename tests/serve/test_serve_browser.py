@@ -221,10 +221,10 @@ def test_running_session_updates_as_records_land(tab: Watched, viewer: Viewer,
     page.locator("#effects td.what", has_text="onerror").first.wait_for(timeout=20_000)
     page.wait_for_timeout(300)
     after = page.locator("#timeline li.rec").count()
+    shown_to = page.locator("#page-end").inner_text()
     shot(page, artifacts, "running-session")
-    assert (True, "live", (None, [], [])) == (after > before,
-                                              page.locator("#status").inner_text(),
-                                              _no_script_ran(tab))
+    assert (True, str(after), "live", (None, [], [])) == (
+        after > before, shown_to, page.locator("#status").inner_text(), _no_script_ran(tab))
 
 
 # --------------------------------------------------------------------- acceptance 3

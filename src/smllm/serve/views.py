@@ -163,8 +163,8 @@ def summarize(kind: str, body: dict[str, Any]) -> str:  # noqa: C901, PLR0911, P
     if kind == "stop_blocked":
         return f"stop blocked (turn {body.get('turn')}): {body.get('reason') or ''}"
     if kind == "session.start":
-        return (f"session started ({body.get('source')}) in {body.get('cwd')}, "
-                f"model {body.get('model')}")
+        model = f", model {body['model']}" if body.get("model") else ""
+        return f"session started ({body.get('source')}) in {body.get('cwd')}{model}"
     if kind == "session.end":
         return f"session ended: {body.get('exit_reason')}"
     if kind == "session.resumed":

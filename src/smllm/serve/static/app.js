@@ -29,6 +29,8 @@
       if (list.dataset.tail === "1") {
         if (data.after > before) { list.insertAdjacentHTML("beforeend", data.rows); }
         list.dataset.after = String(data.after);
+        var end = document.getElementById("page-end");
+        if (end) { end.textContent = String(data.after); }
       } else if (data.lines > before && note) {
         note.hidden = false;
         note.textContent = (data.lines - before) + " more lines recorded; see the last page.";
