@@ -37,6 +37,8 @@ APPROVED = "5e7a0c11-aaaa-4bbb-8ccc-000000000001"
 HOSTILE = "5e7a0c11-aaaa-4bbb-8ccc-000000000002"
 SECRET = "5e7a0c11-aaaa-4bbb-8ccc-000000000003"
 RUNNING = "5e7a0c11-aaaa-4bbb-8ccc-000000000004"
+LONG = "5e7a0c11-aaaa-4bbb-8ccc-000000000005"
+LONG_RECORDS = 450
 
 #: the XSS and terminal-escape corpus: each must show as text and never act
 XSS = [
@@ -183,6 +185,27 @@ def _running(world: World) -> None:
     world.bash(sid, "toolu_r1", "make test", stdout="ok\n")
 
 
+def _long(world: World) -> None:
+    """A session longer than one timeline page (written with the journal's own API)."""
+    from smllm import journal
+
+    folder = world.home / "sessions" / "2026" / "08" / "02" / LONG
+    folder.mkdir(parents=True)
+    by_id = world.home / "sessions" / "by-id"
+    (by_id / LONG).write_text("2026/08/02\n")
+    entries = [journal.fact("session.start", {"session_id": LONG, "cwd": "/work/long"})]
+    entries += [journal.event("proposed", turn=i, prompt=f"step {i}")
+                for i in range(1, LONG_RECORDS - 1)]
+    entries.append(journal.fact("session.end", {"exit_reason": "clean", "uptime_ms": 1}))
+    prev = journal.GENESIS
+    with open(folder / journal.LOG_NAME, "wb") as fh:
+        for seq, entry in enumerate(entries, 1):
+            line, _, prev = journal.encode_record(entry, sequence=seq, prev=prev,
+                                                  recorded_at="2026-08-02T10:00:00.000Z",
+                                                  skipped=0)
+            fh.write(line)
+
+
 def _machine(world: World) -> None:
     """fix bound to the approved session's host id, stopped in FIX (mid-way)."""
     smllm_dir = world.project / ".smllm"
@@ -213,6 +236,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     _hostile(w)
     _secret(w)
     _running(w)
+    _long(w)
     _machine(w)
     return w
 

@@ -295,3 +295,62 @@ def test_json_twin_in_the_browser(tab: Watched, viewer: Viewer) -> None:
     doc = json.loads(page.locator("body").inner_text())
     assert (APPROVED, "redacted", 3) == (doc["session_id"], doc["redaction"],
                                         doc["effects_total"])
+
+
+def _big_home(root: Path, steps: int) -> tuple[Path, str]:
+    """A session of ``4 * steps + 2`` records (model call, intent, start, terminal with a
+    1.5 kB output per step), written with the journal's encoder."""
+    from smllm import journal
+
+    sid = "5e7a0c11-bbbb-4bbb-8ccc-00000000b16b"
+    home = root / "smllm-home"
+    folder = home / "sessions" / "2026" / "08" / "02" / sid
+    folder.mkdir(parents=True)
+    (home / "sessions" / "by-id").mkdir()
+    (home / "sessions" / "by-id" / sid).write_text("2026/08/02\n")
+    entries = [journal.fact("session.start", {"session_id": sid, "cwd": "/work/big"})]
+    for i in range(steps):
+        tid = f"t{i}"
+        entries += [
+            journal.event("model.call", message_id=f"m{i}", model="claude-sonnet-4-5",
+                          stop_reason="tool_use", tool_use_ids=[tid]),
+            journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
+                          tool_use_id=tid, policy_decision="allow:policy", rule="default",
+                          input={"command": f"pytest -k case_{i}"}),
+            journal.fact("tool_batch.effect.started", {"tool_use_id": tid}),
+            journal.fact("tool_batch.effect.terminal", {"tool_use_id": tid,
+                         "outcome": "succeeded", "observed_via": "hook",
+                         "output": {"stdout": "." * 1500}}),
+        ]
+    entries.append(journal.fact("session.end", {"exit_reason": "clean", "uptime_ms": 1}))
+    prev = journal.GENESIS
+    with open(folder / journal.LOG_NAME, "wb") as fh:
+        for seq, entry in enumerate(entries, 1):
+            line, _, prev = journal.encode_record(entry, sequence=seq, prev=prev,
+                                                  recorded_at="2026-08-02T10:00:00.000Z",
+                                                  skipped=0)
+            fh.write(line)
+    return home, sid
+
+
+def test_a_long_session_shows_at_once_and_fills_in(tab: Watched, tmp_path: Path) -> None:
+    """A long log's page shows with its first lines while the log is still being read,
+    then fills in its totals by itself (every effect counted, the reading note gone)."""
+    from serve_world import start_viewer
+
+    steps = 8000
+    home, sid = _big_home(tmp_path, steps)
+    v = start_viewer(home)
+    try:
+        login(tab, v)
+        page = tab.page
+        page.goto(f"{v.base}/sessions/{sid}", wait_until="domcontentloaded")
+        first_rows = page.locator("#timeline > li").count()
+        page.wait_for_selector("#scanning", state="detached", timeout=60_000)
+        page.wait_for_function("document.body.dataset.live === '0'", timeout=20_000)
+        counts = page.locator("p.effect-counts").inner_text()
+        records = page.locator("#records").inner_text().split(" ")[0]
+    finally:
+        v.stop()
+    assert (True, f"{steps} side effects · succeeded: {steps}", str(4 * steps + 2)) == (
+        first_rows > 0, counts, records)

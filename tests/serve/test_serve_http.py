@@ -14,7 +14,17 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from serve_world import APPROVED, HOSTILE, RUNNING, SECRET, SECRETS, Viewer, World
+from serve_world import (
+    APPROVED,
+    HOSTILE,
+    LONG,
+    LONG_RECORDS,
+    RUNNING,
+    SECRET,
+    SECRETS,
+    Viewer,
+    World,
+)
 
 from smllm.serve.access import CSP
 
@@ -436,3 +446,19 @@ def test_search_by_text_tool_decision_rule(viewer: Viewer, query: str,
     """Text, tool, decision and rule-family filters find the records a person means."""
     doc = json.loads(get(viewer, f"/api/search?{query}")[2])
     assert expected == [(h["session_id"], h["what"]) for h in doc["hits"]]
+
+
+def test_a_long_timeline_pages(viewer: Viewer) -> None:
+    """200 lines a page: next and last links, the last page ends at the last line, and
+    the records JSON serves any range."""
+    first = get(viewer, f"/sessions/{LONG}")[2].decode()
+    nxt = re.search(r'rel="next" href="([^"]+)"', first)
+    assert nxt is not None
+    second = get(viewer, f"/sessions/{LONG}" + nxt.group(1).replace("&amp;", "&"))[2].decode()
+    last = get(viewer, f"/sessions/{LONG}?from=401")[2].decode()
+    records = json.loads(get(viewer, f"/api/sessions/{LONG}/records?from=441&limit=20")[2])
+    lines = [re.findall(r'data-line="(\d+)"', page) for page in (first, second, last)]
+    expected = ([("1", "200"), ("201", "400"), ("401", str(LONG_RECORDS))], LONG_RECORDS,
+                list(range(441, LONG_RECORDS + 1)))
+    assert expected == ([(ls[0], ls[-1]) for ls in lines], records["lines"],
+                        [r["sequence"] for r in records["records"]])
