@@ -104,3 +104,21 @@ def test_diagram_marks_current_states_and_escapes_labels() -> None:
     svg = diagram.svg(machine, {"B": ["i-1 <b>"]})
     assert (1, True, False, 3) == (svg.count('class="state current"'), "i-1 &lt;b&gt;" in svg,
                                    "<b>" in svg, svg.count('class="transition"'))
+
+
+def test_subagent_logs_are_streams_of_the_session(tmp_path: Path) -> None:
+    """A subagent's log beside the main one is read as its own stream; its effects count."""
+    main = tmp_path / "s" / "session.jsonl"
+    sub = tmp_path / "s" / "subagent" / "a1" / "session.jsonl"
+    sub.parent.mkdir(parents=True)
+    journal.append(main, [journal.fact("session.start", {"session_id": "s"})])
+    scan = SessionScan(StreamScan("main", main))
+    scan.update()
+    before = [s.name for s in scan.streams]
+    journal.append(sub, [journal.event("side_effect_intent", operation="tool:bash",
+                                       tool_name="Bash", tool_use_id="t9",
+                                       policy_decision="allow:policy",
+                                       input={"command": "make"})])
+    scan.update()
+    assert (["main"], ["main", "subagent/a1"], [("subagent/a1", "make")]) == (
+        before, [s.name for s in scan.streams], [(e.stream, e.what) for e in scan.effects()])
