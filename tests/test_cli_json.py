@@ -62,6 +62,7 @@ NO_JSON = {
     "export": "writes a JSON document; stdout is only its path (--schema prints its schema)",
     "machine draw": "prints a diagram (Mermaid or DOT)",
     "policy explain": "has --json of its own (the policy commands' output)",
+    "serve": "runs the web viewer; every page's data is JSON at its /api/ twin",
 }
 
 

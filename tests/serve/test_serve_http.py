@@ -414,7 +414,7 @@ def test_export_download_is_the_export_document(viewer: Viewer, world: World) ->
     """The redacted download is `smllm export --redacted`, byte for byte."""
     status, headers, body = get(viewer, f"/sessions/{APPROVED}/export")
     out = world.home.parent / "cli-export.json"
-    world.smllm("export", "--session", APPROVED, "--redacted", "--out", str(out))
+    world.smllm("export", "--journal", APPROVED, "--redacted", "--out", str(out))
     assert (200, True, out.read_bytes()) == (
         status, headers["content-disposition"].startswith('attachment; filename="trajectory-'),
         body)
