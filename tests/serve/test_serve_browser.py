@@ -99,7 +99,7 @@ def test_sessions_page(tab: Watched, viewer: Viewer, artifacts: Path) -> None:
             for r in page.locator("#sessions tbody tr").all()}
     shot(page, artifacts, "sessions")
     expected = {APPROVED: "clean", HOSTILE: "clean", SECRET: "clean",
-                RUNNING: "none recorded"}
+                RUNNING: "open (no end recorded)"}
     assert (expected, "Sessions · smllm serve") == ({k: rows[k] for k in expected},
                                                    page.title())
 

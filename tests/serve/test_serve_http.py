@@ -339,9 +339,10 @@ def test_redacted_viewer_says_so_on_every_page(viewer: Viewer) -> None:
 
 def test_search_cannot_probe_for_a_secret(viewer: Viewer) -> None:
     """A text search matches redacted values only: guessing a secret finds nothing."""
-    probe = get(viewer, f"/api/search?text={SECRETS[0][:30]}")
-    marker = get(viewer, "/api/search?text=REDACTED:anthropic")
-    assert (0, True) == (json.loads(probe[2])["total"], json.loads(marker[2])["total"] > 0)
+    probe = json.loads(get(viewer, f"/api/search?text={SECRETS[0][:30]}")[2])
+    around = json.loads(get(viewer, "/api/search?text=curl%20-H&kind=side_effect_intent")[2])
+    assert (0, ["curl -H 'Authorization: [REDACTED:authorization]' https://api.example"]) == (
+        probe["total"], [h["text"] for h in around["hits"]])
 
 
 # --------------------------------------------------------------------- JSON twins, data
@@ -366,19 +367,22 @@ def test_sessions_json_lists_every_session(viewer: Viewer) -> None:
     """The sessions list: every journaled session, with its termination."""
     doc = json.loads(get(viewer, "/api/sessions")[2])
     got = {s["session_id"]: s["termination"] for s in doc["sessions"]}
-    assert {APPROVED: "clean", HOSTILE: "clean", SECRET: "clean", RUNNING: "none"} == {
+    assert {APPROVED: "clean", HOSTILE: "clean", SECRET: "clean", RUNNING: "open"} == {
         k: got[k] for k in (APPROVED, HOSTILE, SECRET, RUNNING)}
 
 
 @pytest.mark.parametrize(("query", "expected"), [
-    ("termination=none", {RUNNING, "5e7a0c11-aaaa-4bbb-8ccc-0000000000ff"}),
-    ("project=billing_demo&termination=clean", {APPROVED, HOSTILE, SECRET}),
-    ("project=elsewhere", set()),
+    ("termination=open", {RUNNING, "5e7a0c11-aaaa-4bbb-8ccc-0000000000ff"}),
+    ("project={project}&termination=clean", {APPROVED, HOSTILE, SECRET}),
+    ("project=/work/long", {LONG}),
+    ("project=/elsewhere", set()),
     ("since=2999-01-01", set()),
     ("until=1999-01-01", set()),
 ])
-def test_session_filters(viewer: Viewer, query: str, expected: set[str]) -> None:
-    """Filters by project, termination and time narrow the list."""
+def test_session_filters(viewer: Viewer, world: World, query: str,
+                         expected: set[str]) -> None:
+    """Filters by project (the folder and below), termination and time narrow the list."""
+    query = query.replace("{project}", str(world.project))
     doc = json.loads(get(viewer, f"/api/sessions?{query}")[2])
     assert expected == {s["session_id"] for s in doc["sessions"]}
 
@@ -386,8 +390,8 @@ def test_session_filters(viewer: Viewer, query: str, expected: set[str]) -> None
 def test_bad_filter_is_a_400_with_the_fix(viewer: Viewer) -> None:
     """A malformed time is refused with what to write instead."""
     status, _, body = get(viewer, "/api/sessions?since=yesterday")
-    expected = (400, {"error": "since 'yesterday' is not a UTC date or time",
-                      "fix": "write 2026-08-02 or 2026-08-02T10:15"})
+    expected = (400, {"error": "since 'yesterday' is not a UTC date, time or age",
+                      "fix": "write 2026-08-02, 2026-08-02T10:15 or 7d"})
     doc = json.loads(body)
     assert expected == (status, {"error": doc["error"], "fix": doc["fix"]})
 
@@ -395,7 +399,7 @@ def test_bad_filter_is_a_400_with_the_fix(viewer: Viewer) -> None:
 def test_search_finds_the_judge_approved_rm_rf(viewer: Viewer) -> None:
     """search: intents authorized by the LLM judge -> the one rm -rf."""
     doc = json.loads(get(viewer, "/api/search?kind=side_effect_intent&authorizer=llm_judge")[2])
-    got = [(h["session_id"], h["what"], h["decision"], h["rule"]) for h in doc["hits"]]
+    got = [(h["session_id"], h["text"], h["authorization"], h["rule"]) for h in doc["hits"]]
     assert [(APPROVED, "rm -rf stale_cache.txt", "allow:llm_judge",
              "fs.delete-recursive-workspace")] == got
 
@@ -437,15 +441,15 @@ def test_docs_console_transcript(world: World) -> None:
 
 @pytest.mark.parametrize(("query", "expected"), [
     ("text=rm%20-rf&kind=side_effect_intent", [(APPROVED, "rm -rf stale_cache.txt")]),
-    ("text=stale_cache&kind=approval.review", [(APPROVED, "bash: rm -rf stale_cache.txt")]),
     ("text=no-such-text-anywhere", []),
-    ("tool=bash&decision=allow&rule=fs", [(APPROVED, "rm -rf stale_cache.txt")]),
+    ("tool=Bash&decision=allow&rule=fs.delete-recursive-workspace",
+     [(APPROVED, "rm -rf stale_cache.txt")]),
 ])
 def test_search_by_text_tool_decision_rule(viewer: Viewer, query: str,
                                            expected: list[tuple[str, str]]) -> None:
     """Text, tool, decision and rule-family filters find the records a person means."""
     doc = json.loads(get(viewer, f"/api/search?{query}")[2])
-    assert expected == [(h["session_id"], h["what"]) for h in doc["hits"]]
+    assert expected == [(h["session_id"], h["text"]) for h in doc["hits"]]
 
 
 def test_a_long_timeline_pages(viewer: Viewer) -> None:

@@ -1,4 +1,5 @@
-"""``smllm serve [--host ADDR] [--port N] [--open] [--raw]``: the read-only web viewer."""
+"""``smllm serve [--host ADDR] [--port N] [--store URL] [--open] [--raw]``: the read-only
+web viewer, over the embedded index or the team store."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import errno
 import ipaddress
 import socket
 import sys
+from typing import TYPE_CHECKING
 
 from smllm.base.errors import SmllmError, UsageError
+
+if TYPE_CHECKING:
+    from smllm.serve.source import Source
 
 DEFAULT_PORT = 8765
 EXTRA = "pip install 'smllm[serve]'"
@@ -24,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow --host to be an address other machines can reach (the "
                              "token still guards every request)")
+    parser.add_argument("--store", metavar="URL",
+                        help="show the team store (PostgreSQL) instead of this machine's "
+                             "journals; no password in the URL (use ~/.pgpass or PGPASSWORD)")
     parser.add_argument("--open", action="store_true",
                         help="open the viewer in the default web browser")
     parser.add_argument("--raw", action="store_true",
@@ -91,6 +99,22 @@ def run(args: argparse.Namespace) -> int:
             "machines could reach the journals",
             "drop --host to listen on 127.0.0.1, or add --allow-remote if you mean it")
     _require_dependencies()
+    from smllm.serve.source import IndexSource, StoreSource  # noqa: PLC0415
+
+    source: Source
+    if args.store is not None:
+        from smllm.store import settings  # noqa: PLC0415
+
+        source = StoreSource(settings.resolve(args.store, "--store"))
+    else:
+        source = IndexSource()
+    try:
+        return _serve(args, source)
+    finally:
+        source.close()
+
+
+def _serve(args: argparse.Namespace, source: Source) -> int:
     import secrets  # noqa: PLC0415
 
     import uvicorn  # noqa: PLC0415
@@ -101,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
     app = create_app(Settings(token=token, port=port, raw=args.raw,
-                              hosts=_allowed_hosts(args.host, port)))
+                              hosts=_allowed_hosts(args.host, port)), source)
     url = f"http://{_url_host(args.host)}:{port}/?token={token}"
     mode = ("RAW: values are shown as journaled, secrets included" if args.raw else
             "redacted (secrets replaced by markers; --raw shows them)")

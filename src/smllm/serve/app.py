@@ -18,7 +18,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -36,7 +36,14 @@ from smllm.base.errors import InvalidSessionId, SessionNotFound, SmllmError
 from smllm.serve import diagram, machineview
 from smllm.serve.access import Access
 from smllm.serve.sessionscan import SessionScan
-from smllm.serve.source import FilterError, JournalSource, SearchFilter, SessionFilter, Source
+from smllm.serve.source import (
+    TERMINATIONS,
+    FilterError,
+    IndexSource,
+    SearchFilter,
+    SessionFilter,
+    Source,
+)
 from smllm.serve.views import (
     LANE_COLOURS,
     LANES,
@@ -170,14 +177,14 @@ class Viewer:
         page = self.source.sessions(flt, offset, limit)
         rows = []
         for r in page.rows:
-            row = asdict(r)
-            row["path"] = str(r.path)
-            row["project"] = self.redactor.text(r.project) if r.project else None
+            row = r.as_json()
+            row["folder"] = self.redactor.text(r.folder) if r.folder else None
             row["first_prompt"] = (one_line(self.redactor.text(r.first_prompt), 200)
                                    if r.first_prompt else None)
             rows.append(row)
         return {"filters": flt.as_dict(), "total": page.total, "offset": page.offset,
-                "limit": page.limit, "sessions": rows}
+                "limit": page.limit, "sessions": rows, "columns": list(self.source.columns),
+                "terminations": list(TERMINATIONS)}
 
     def sessions_page(self, request: Request) -> Response:
         return self.page("sessions.html", request, **self.sessions(request))
@@ -424,8 +431,9 @@ class Viewer:
         page = self.source.search(flt, offset, PAGE_HITS, self.redactor)
         hits = []
         for hit in page.rows:
-            row = asdict(hit)
-            row["what"] = one_line(self.redactor.text(hit.what), 300)
+            row = hit.as_json()
+            row["text"] = one_line(self.redactor.text(hit.text), 300) if hit.text else None
+            row["folder"] = self.redactor.text(hit.folder) if hit.folder else None
             hits.append(row)
         return {"filters": flt.as_dict(), "total": page.total, "offset": offset,
                 "limit": PAGE_HITS, "hits": hits, "searched": True, "page_lines": PAGE_LINES}
@@ -447,7 +455,7 @@ class Viewer:
 
 def create_app(settings: Settings, source: Source | None = None) -> Access:
     """The ASGI application, behind :class:`~smllm.serve.access.Access`."""
-    viewer = Viewer(source or JournalSource(), settings)
+    viewer = Viewer(source or IndexSource(), settings)
     v = viewer
     routes = [
         Route("/", v.sessions_page), Route("/sessions", v.sessions_page),
