@@ -4,6 +4,7 @@ from serve_world import (  # noqa: F401 - fixtures and the summary hook, for pyt
     artifacts,
     pytest_terminal_summary,
     raw_viewer,
+    store_viewer,
     viewer,
     world,
 )

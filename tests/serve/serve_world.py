@@ -299,6 +299,28 @@ SHOTS: list[Path] = []
 
 
 @pytest.fixture(scope="session")
+def store_viewer(world: World, postgres: Any) -> Iterator[Viewer]:
+    """The world shipped to a team store on the real PostgreSQL (host ``host-w``, user
+    ``alice``), and a viewer started with ``--store`` on it, as the auditor ``carol``."""
+    name = f"serve_world_{os.getpid()}"
+    with postgres.connect() as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    admin = postgres.url(name)
+    env = {"SMLLM_STORE_HOST": "host-w", "USER": "alice", "LOGNAME": "alice"}
+    world.smllm("store", "init", "--url", admin)
+    world.smllm("store", "grant", "alice", "--writer", "--url", admin)
+    world.smllm("store", "grant", "carol", "--auditor", "--url", admin)
+    world.smllm("ship", "--to", postgres.url(name, "alice"), "--all", env=env)
+    v = start_viewer(world.home, "--store", postgres.url(name, "carol"))
+    try:
+        yield v
+    finally:
+        v.stop()
+        with postgres.connect() as conn:
+            conn.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="session")
 def artifacts() -> Path:
     """Where screenshots are kept (gitignored); the run's summary lists them."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -354,3 +354,20 @@ def test_a_long_session_shows_at_once_and_fills_in(tab: Watched, tmp_path: Path)
         v.stop()
     assert (True, f"{steps} side effects · succeeded: {steps}", str(4 * steps + 2)) == (
         first_rows > 0, counts, records)
+
+
+def test_team_store_in_the_browser(tab: Watched, store_viewer: Viewer, artifacts: Path) -> None:
+    """`smllm serve --store`: the sessions page names who shipped each session and where;
+    a stored session opens with its judge-approved rm -rf."""
+    login(tab, store_viewer)
+    page = tab.page
+    row = page.locator("#sessions tbody tr", has_text=APPROVED)
+    cells = [c.strip() for c in row.locator("td").all_inner_texts()]
+    shot(page, artifacts, "store-sessions")
+    row.locator("a").first.click()
+    page.wait_for_selector("#effects")
+    rm = page.locator("#effects tr.effect", has_text="rm -rf stale_cache.txt")
+    shot(page, artifacts, "store-session")
+    assert (["alice", "host-w"], True, "source: team store") == (
+        cells[4:6], rm.locator("td.auth").inner_text().startswith("allow:llm_judge"),
+        page.locator("nav .source").inner_text())

@@ -466,3 +466,39 @@ def test_a_long_timeline_pages(viewer: Viewer) -> None:
                 list(range(441, LONG_RECORDS + 1)))
     assert expected == ([(ls[0], ls[-1]) for ls in lines], records["lines"],
                         [r["sequence"] for r in records["records"]])
+
+
+# --------------------------------------------------------------------- --store
+
+
+def test_store_sessions_carry_the_team_columns(store_viewer: Viewer) -> None:
+    """Over the team store: the shipped sessions, with who and where shipped them."""
+    doc = json.loads(get(store_viewer, "/api/sessions")[2])
+    got = {s["session_id"]: (s["host"], s["user"], s["termination"]) for s in doc["sessions"]}
+    page = get(store_viewer, "/sessions")[2].decode()
+    assert ("team store", ("host-w", "alice", "clean"), ("host-w", "alice", "open"), True) == (
+        doc["source"], got[APPROVED], got[RUNNING], "<th>git remote</th>" in page)
+
+
+def test_store_session_page_is_read_from_the_stored_rows(store_viewer: Viewer,
+                                                          world: World) -> None:
+    """A stored session: its effects, chain and export come from the rows in PostgreSQL."""
+    doc = json.loads(get(store_viewer, f"/api/sessions/{APPROVED}")[2])
+    rm = [e for e in doc["effects"] if e["what"] == "rm -rf stale_cache.txt"]
+    chain = json.loads(get(store_viewer, f"/api/sessions/{APPROVED}/approvals/"
+                                         f"{pending_id(world)}")[2])
+    local = json.loads(get(store_viewer, f"/api/sessions/{APPROVED}/records?limit=1000")[2])
+    assert ([("allow:llm_judge", "succeeded")], "llm_judge", local["lines"]) == (
+        [(e["authorized_by"], e["outcome"]) for e in rm], chain["decision_source"]["kind"],
+        doc["summary"]["records"])
+
+
+def test_store_search_and_no_secret(store_viewer: Viewer) -> None:
+    """Search runs in the store; no page over the store shows a planted secret."""
+    hits = json.loads(get(store_viewer, "/api/search?kind=side_effect_intent"
+                                        "&authorizer=llm_judge")[2])["hits"]
+    pages = crawl(store_viewer, ["/sessions", f"/sessions/{SECRET}",
+                                 f"/api/sessions/{SECRET}/records"])
+    leaks = {(p, s) for p, b in pages.items() for s in SECRETS if s.encode() in b}
+    assert ([(APPROVED, "rm -rf stale_cache.txt")], set()) == (
+        [(h["session_id"], h["text"]) for h in hits], leaks)
