@@ -27,6 +27,7 @@ re-verified from the export; ``--redacted`` rewrites payload strings (see
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import json
@@ -152,7 +153,7 @@ class Summary:
     sha256: str = ""
     bytes: int = 0
     max_sequence: int = 0
-    seen: bytearray = field(default_factory=bytearray)
+    seen: SequenceSet = field(default_factory=lambda: SequenceSet())
 
     def as_dict(self, rel: str) -> dict[str, Any]:
         return {
@@ -173,12 +174,48 @@ class Summary:
 
     def mark_seen(self, seq: int) -> bool:
         """Record ``seq``; True if it was already seen (a duplicate)."""
-        byte, bit = divmod(seq, 8)
-        if byte >= len(self.seen):
-            self.seen.extend(b"\0" * (byte + 1 - len(self.seen) + 4096))
-        was = bool(self.seen[byte] & (1 << bit))
-        self.seen[byte] |= 1 << bit
-        return was
+        return self.seen.add(seq)
+
+
+class SequenceSet:
+    """The sequences seen so far, as sorted disjoint runs ``[first, last]``.
+
+    Memory grows with the number of runs (at most the number of records), never with
+    the values: a record claiming ``sequence`` 10**18 costs one run, and a gapless log
+    is one run however long.
+    """
+
+    __slots__ = ("firsts", "lasts")
+
+    def __init__(self) -> None:
+        self.firsts: list[int] = []
+        self.lasts: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self.firsts)
+
+    def add(self, seq: int) -> bool:
+        """Add ``seq``; True if it was already there."""
+        firsts, lasts = self.firsts, self.lasts
+        if lasts and seq == lasts[-1] + 1:  # the usual case: the next record
+            lasts[-1] = seq
+            return False
+        i = bisect.bisect_right(firsts, seq) - 1  # the run starting at or before seq
+        if i >= 0 and seq <= lasts[i]:
+            return True
+        joins_left = i >= 0 and lasts[i] == seq - 1
+        joins_right = i + 1 < len(firsts) and firsts[i + 1] == seq + 1
+        if joins_left and joins_right:
+            lasts[i] = lasts[i + 1]
+            del firsts[i + 1], lasts[i + 1]
+        elif joins_left:
+            lasts[i] = seq
+        elif joins_right:
+            firsts[i + 1] = seq
+        else:
+            firsts.insert(i + 1, seq)
+            lasts.insert(i + 1, seq)
+        return False
 
 
 def _scan_record(s: Summary, d: Diagnostics, rec: dict[str, Any], raw: bytes) -> None:
@@ -236,7 +273,7 @@ def scan(stream: Stream, diagnostics: Diagnostics) -> Summary:
         _scan_record(s, diagnostics, rec, line.raw)
     s.sha256 = "sha256:" + digest.hexdigest()
     s.bytes = stream.size
-    s.seen = bytearray()
+    s.seen = SequenceSet()
     if s.session_id is None:
         s.session_id = stream.path.parent.name if stream.name == "main" else None
     if s.agent_id is None and stream.name != "main":

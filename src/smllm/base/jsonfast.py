@@ -37,6 +37,12 @@ def _default(obj: object) -> object:
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
+_encode_ascii = (
+    _c.make_encoder(None, _default, _c.encode_basestring_ascii, None, ":", ",", False, False,
+                    True)
+    if _c is not None
+    else None
+)
 _scan = _c.make_scanner(_Context()) if _c is not None else None  # type: ignore[arg-type]
 _encode = (
     _c.make_encoder(None, _default, _c.encode_basestring, None, ":", ",", False, False, True)
@@ -82,3 +88,24 @@ def dumps(obj: object) -> str:
     if isinstance(obj, str):
         return str(_c.encode_basestring(obj))
     return "".join(_encode(obj, 0))
+
+
+def dumps_utf8(obj: object) -> bytes:
+    """``dumps(obj)`` as bytes that are always valid UTF-8.
+
+    A lone surrogate (``"\\ud800"``, which JSON input may carry) cannot be encoded in
+    UTF-8: then the whole document is written with ASCII escapes instead, which
+    :func:`loads` reads back to the very same string.
+    """
+    text = dumps(obj)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    if _encode_ascii is None:
+        import json  # noqa: PLC0415
+
+        return json.dumps(obj, separators=(",", ":")).encode("ascii")
+    if isinstance(obj, str):
+        return str(_c.encode_basestring_ascii(obj)).encode("ascii")
+    return "".join(_encode_ascii(obj, 0)).encode("ascii")

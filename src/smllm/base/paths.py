@@ -209,3 +209,95 @@ def write_private(path: str | os.PathLike[str], data: bytes, *, fault: str | Non
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+# ------------------------------------------------------------------ store safety
+# The agent smllm governs may plant links or loosen folders in the store before a hook
+# runs. Everything below refuses to follow a link, keeps every derived path inside its
+# root, and repairs (ours) or refuses (someone else's) a folder others could use.
+
+REPAIR_LOG = "store-repairs.log"
+
+
+class UnsafeStore(OSError):
+    """A store path is a link, not a regular file or folder, or not ours."""
+
+    def __init__(self, what: str, fix: str) -> None:
+        super().__init__(what)
+        self.what = what
+        self.fix = fix
+
+
+def open_regular(path: str, flags: int, mode: int = FILE_MODE) -> int:
+    """``os.open`` that never follows a link and accepts only a regular file."""
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags | nofollow | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError as exc:
+        import errno  # noqa: PLC0415 - builtin
+
+        if nofollow and exc.errno == errno.ELOOP and os.path.islink(path):
+            raise UnsafeStore(f"{path} is a symbolic link",
+                              "smllm never follows links in its store; remove the link") from None
+        raise
+    import stat  # noqa: PLC0415 - already loaded by os
+
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise UnsafeStore(f"{path} is not a regular file",
+                          "smllm only reads and writes regular files in its store; remove it")
+    return fd
+
+
+def _repaired(path: str, old_mode: int) -> None:
+    """Note a repaired folder for ``smllm doctor`` (best effort)."""
+    try:
+        logs = ensure_private_tree(logs_root(), state_root())
+        fd = os.open(os.path.join(logs, REPAIR_LOG),
+                     os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                     FILE_MODE)
+        try:
+            os.write(fd, f"{oct(old_mode & 0o777)[2:]} {path}\n".encode("utf-8",
+                                                                        "backslashreplace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def check_private_dir(path: str, *, link_ok: bool = False) -> None:
+    """``path`` must be our folder, 0700: repair its mode if it is ours, else refuse."""
+    st = os.stat(path) if link_ok else os.lstat(path)
+    import stat  # noqa: PLC0415
+
+    if not stat.S_ISDIR(st.st_mode):
+        what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a folder"
+        raise UnsafeStore(f"{path} is {what}",
+                          "smllm keeps its store in plain folders of its own; remove it")
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise UnsafeStore(f"{path} belongs to user {st.st_uid}, not to this user",
+                          "give it back (chown) or point SMLLM_HOME elsewhere")
+    if st.st_mode & 0o077:
+        os.chmod(path, DIR_MODE)
+        _repaired(path, st.st_mode)
+
+
+def check_store_path(root: str, *parts: str) -> str:
+    """``root/part/...``, checking that every folder on the way is private and no link.
+
+    ``root`` itself may be a link (a user may keep data on another disk); nothing below it
+    may. Missing folders are left to :func:`ensure_private_tree`.
+    """
+    path = root
+    try:
+        check_private_dir(path, link_ok=True)
+        for part in parts:
+            if not part or part in (".", "..") or "/" in part or os.sep in part:
+                raise UnsafeStore(f"{part!r} is not a folder name",
+                                  "smllm derives store paths from ids and dates only")
+            path = os.path.join(path, part)
+            check_private_dir(path)
+    except FileNotFoundError:
+        pass
+    return os.path.join(root, *parts)

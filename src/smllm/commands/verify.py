@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         _output.write({
             "path": str(path), "ok": report.ok, "records": report.records, "lines": report.lines,
-            "torn": report.torn, "repaired": report.repaired,
+            "torn": report.torn, "repaired": report.repaired, "missing": report.missing,
             "problems": [{"line": p.line, "what": p.what} for p in report.problems],
         })
         return 0 if report.ok else 1

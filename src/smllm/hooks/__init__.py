@@ -6,8 +6,16 @@ The contract (product.md §4, claude-code-contract.md §2):
   handler runs is diverted to stderr, so a stray ``print`` cannot cancel a decision.
 * The exit status is 0: decisions travel in the JSON.
 * A gating hook (PreToolUse) that cannot read its input or crashes **denies** with the
-  reason and journals it when it can; an observing hook exits quietly.
-* Nothing heavy is imported here: each handler module is imported by name, on use.
+  reason and journals it when it can; an observing hook exits quietly. This holds for
+  *any* failure: an exception at import time (a broken or shadowed ``_json``), a lone
+  surrogate that cannot be printed, a closed stdout, ``SystemExit``/``MemoryError`` in a
+  handler. The output is written as bytes that are always valid UTF-8.
+* An internal deadline (:data:`DEADLINES`, ``SMLLM_HOOK_DEADLINE``) ends the hook well
+  before Claude Code's own timeout, which would let the call through: a gating hook then
+  denies, an observing one exits quietly.
+* Nothing heavy is imported here: each handler module is imported by name, on use; even
+  the input parser is imported inside :func:`run`, so that ``from smllm.hooks import cli``
+  itself cannot fail.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
-from smllm.hooks._context import HookContext, HookInputError, parse_input
+import _signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,6 +47,21 @@ HANDLERS: dict[str, str] = {
 GATING = frozenset({"PreToolUse"})
 
 MAX_INPUT = 8 * 1024 * 1024
+
+#: seconds a hook may run before it gives up on its own: well before the timeouts
+#: ``smllm install`` and hooks/hooks.json give Claude Code (300 s for the events that may
+#: wait on a reviewer, 30 s for the others), after which the host would let the call run
+DEADLINES: dict[str, float] = {"PreToolUse": 270.0, "PermissionRequest": 270.0}
+DEFAULT_DEADLINE = 20.0
+
+#: what a gating hook prints when nothing else can be printed (pure ASCII, prebuilt)
+FALLBACK_DENY = (
+    b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
+    b'"permissionDecisionReason":"smllm could not decide on this call and denies it '
+    b'(fail closed): REASON"}}'
+)
+
+_done = [False]  # set once the hook's own output is on its way: the deadline stands down
 
 
 def _max_input() -> int:
@@ -67,32 +90,43 @@ def run(event: str, raw: bytes) -> dict[str, Any] | None:
     """Handle one event; return the JSON output object (or None for no output)."""
     gating = event in GATING
     try:
-        if event not in HANDLERS:
-            _journal_other(event, raw)
-            return None
-        limit = _max_input()
-        if len(raw) > limit:
-            raise HookInputError(
-                f"hook input is {len(raw)} bytes or more, over the {limit}-byte limit",
-                "raise SMLLM_MAX_INPUT if such inputs are expected",
-            )
-        payload = parse_input(event, raw)
-        ctx = HookContext.create(event, payload)
-        name = f"smllm.hooks.{HANDLERS[event]}"
-        __import__(name)
-        result: dict[str, Any] | None = sys.modules[name].handle(ctx)
-        return result
+        from smllm.hooks._context import HookInputError  # noqa: PLC0415
+    except BaseException as exc:  # a broken install: _json, a syntax error, a missing file
+        where = _report(event, exc)
+        return _crash_deny(exc, where) if gating else None
+    try:
+        return _handle(event, raw)
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
         return deny(f"smllm refused this call: {exc.render()}") if gating else None
     except Exception as exc:
         where = _report(event, exc)
-        if gating:
-            return deny(
-                f"smllm could not decide on this call and denies it (fail closed): "
-                f"{type(exc).__name__}: {exc} (report: {where})"
-            )
+        return _crash_deny(exc, where) if gating else None
+
+
+def _crash_deny(exc: BaseException, where: str) -> dict[str, Any]:
+    return deny(f"smllm could not decide on this call and denies it (fail closed): "
+                f"{type(exc).__name__}: {exc} (report: {where})")
+
+
+def _handle(event: str, raw: bytes) -> dict[str, Any] | None:
+    from smllm.hooks._context import HookContext, HookInputError, parse_input  # noqa: PLC0415
+
+    if event not in HANDLERS:
+        _journal_other(event, raw)
         return None
+    limit = _max_input()
+    if len(raw) > limit:
+        raise HookInputError(
+            f"hook input is {len(raw)} bytes or more, over the {limit}-byte limit",
+            "raise SMLLM_MAX_INPUT if such inputs are expected",
+        )
+    payload = parse_input(event, raw)
+    ctx = HookContext.create(event, payload)
+    name = f"smllm.hooks.{HANDLERS[event]}"
+    __import__(name)
+    result: dict[str, Any] | None = sys.modules[name].handle(ctx)
+    return result
 
 
 def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
@@ -104,7 +138,8 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
         sid = salvage_session_id(raw)
         if sid is None:
             return
-        path = journal.locate(sid, create=True)
+        project = os.environ.get("CLAUDE_PROJECT_DIR") or None
+        path = journal.locate(sid, create=True, project=project)
         journal.append(
             path,
             [
@@ -120,6 +155,8 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
 
 def _journal_other(event: str, raw: bytes) -> None:
     """Events without a handler are journaled as ``host.event`` facts."""
+    from smllm.hooks._context import HookContext, parse_input  # noqa: PLC0415
+
     try:
         payload = parse_input(event, raw)
         ctx = HookContext.create(event, payload)
@@ -151,8 +188,86 @@ def _report(event: str, exc: BaseException) -> str:
         return "unavailable"
 
 
+def _deadline(event: str) -> float:
+    raw = os.environ.get("SMLLM_HOOK_DEADLINE", "")
+    try:
+        value = float(raw) if raw else 0.0
+    except ValueError:
+        value = 0.0
+    return value if value > 0 else DEADLINES.get(event, DEFAULT_DEADLINE)
+
+
+def _arm_deadline(event: str, gating: bool) -> None:
+    """After :func:`_deadline` seconds, deny (gating) or leave quietly, whatever is running.
+
+    A blocked read, a lock wait or a reviewer that never answers is interrupted by
+    SIGALRM; the process exits at once (the kernel releases the journal lock, and a line
+    cut short is a torn line every reader handles).
+    """
+    if not hasattr(_signal, "setitimer"):  # pragma: no cover - not on Windows
+        return
+    seconds = _deadline(event)
+
+    def expired(signum: int, frame: object) -> None:
+        if _done[0]:
+            return
+        _done[0] = True
+        if gating:
+            _write_out(FALLBACK_DENY.replace(
+                b"REASON", b"the hook ran out of time (%.0f s, SMLLM_HOOK_DEADLINE)" % seconds))
+        os._exit(0)
+
+    _signal.signal(_signal.SIGALRM, expired)
+    _signal.setitimer(_signal.ITIMER_REAL, seconds)
+
+
+def _write_out(data: bytes) -> bool:
+    """Write ``data`` to fd 1 whole; False if stdout is gone."""
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(1, view):]
+    except OSError:
+        return False
+    return True
+
+
+def _plain_json(value: object) -> str:
+    """ASCII JSON of nested dicts and strings, without any JSON module (last resort)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_plain_json(str(k))}:{_plain_json(v)}"
+                              for k, v in value.items()) + "}"
+    out = ['"']
+    for ch in str(value):
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}")
+    return "".join(out) + '"'
+
+
+def _encode(result: dict[str, Any]) -> bytes:
+    """The output object as bytes: valid UTF-8 whatever its strings hold."""
+    try:
+        from smllm.base import jsonfast  # noqa: PLC0415
+
+        return jsonfast.dumps_utf8(result)
+    except BaseException:
+        return _plain_json(result).encode("ascii")
+
+
 def main(argv: list[str]) -> int:
-    """``smllm hook EVENT``: always exit 0 with at most one JSON object on stdout."""
+    """``smllm hook EVENT``: exit 0 with at most one JSON object on stdout.
+
+    A gating hook that cannot print its decision exits 2 (Claude Code blocks the call and
+    shows stderr): never 1, never a traceback.
+    """
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(
             "usage: smllm hook EVENT < hook-input.json\n\n"
@@ -160,22 +275,39 @@ def main(argv: list[str]) -> int:
         )
         return 0 if argv else 2
     event = argv[0]
+    gating = event in GATING
+    _arm_deadline(event, gating)
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # nothing a handler prints can reach Claude Code's parser
+    data: bytes | None = None
     try:
         try:
             raw = _read_stdin(_max_input())
-        except (OSError, ValueError):
+        except Exception:
             raw = b""
         result = run(event, raw)
+        data = None if result is None else _encode(result)
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt, MemoryError in a handler
+        if gating:
+            data = _encode(_crash_deny(exc, _report(event, exc)))
     finally:
         sys.stdout = real_stdout
-    if result is not None:
-        from smllm.base import jsonfast  # noqa: PLC0415
+    _done[0] = True
+    if hasattr(_signal, "setitimer"):
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+    if data is None:
+        return 0
+    if _write_out(data) or not gating:
+        return 0
+    _stderr(b"smllm denies this call: its decision could not be written to stdout\n")
+    return 2
 
-        real_stdout.write(jsonfast.dumps(result))
-        real_stdout.flush()
-    return 0
+
+def _stderr(data: bytes) -> None:
+    try:
+        os.write(2, data)
+    except OSError:
+        pass
 
 
 def cli() -> None:

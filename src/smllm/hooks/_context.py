@@ -6,6 +6,7 @@ import os
 
 from smllm import journal
 from smllm.base import clock, jsonfast, paths
+from smllm.journal import transcript
 from smllm.base.errors import InvalidSessionId, SmllmError
 
 TYPE_CHECKING = False
@@ -108,6 +109,7 @@ class HookContext:
         self.agent_id = agent_id
         self.now_ms = now_ms
         self.env: Mapping[str, str] = os.environ if env is None else env
+        self._main_log: str | None = None
 
     @classmethod
     def create(cls, event: str, payload: dict[str, Any]) -> HookContext:
@@ -121,13 +123,27 @@ class HookContext:
         )
 
     @property
+    def project(self) -> str | None:
+        """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says."""
+        value = self.env.get("CLAUDE_PROJECT_DIR")
+        return value if value and os.path.isabs(value) else None
+
+    @property
     def log_path(self) -> str:
         """The journal this event belongs to (a subagent's own, inside a subagent)."""
-        return journal.locate(self.session_id, agent_id=self.agent_id, create=True)
+        if self.agent_id is None:
+            return self.main_log_path
+        return journal.locate(self.session_id, agent_id=self.agent_id, create=True,
+                              project=self.project)
 
     @property
     def main_log_path(self) -> str:
-        return journal.locate(self.session_id, create=True)
+        """The session's own journal (one per project, even when a session id is reused)."""
+        path = self._main_log
+        if path is None:
+            path = self._main_log = journal.locate(self.session_id, create=True,
+                                                   project=self.project)
+        return path
 
     @property
     def cwd(self) -> str:
@@ -139,5 +155,9 @@ class HookContext:
         return safe_transcript(self.payload.get("transcript_path"))
 
     def transaction(self, *, main: bool = False) -> journal.transaction:
+        """The journal's lock, taken after reading the transcript (never while holding it)."""
         path = self.main_log_path if main else self.log_path
+        transcript.prefetch(path, self.transcript)
+        if self.agent_id is not None and not main:
+            transcript.prefetch(path, safe_transcript(self.payload.get("agent_transcript_path")))
         return journal.transaction(path, now_ms=self.now_ms)

@@ -17,7 +17,11 @@ Guarantees:
 * A crash mid-write leaves a torn last line. Readers count it; the next writer starts
   on a fresh line and records in ``skipped`` how many unparseable lines precede it.
 * Strings longer than :data:`STRING_LIMIT` are replaced by an ``omitted_live_only``
-  marker with their size and SHA-256.
+  marker with their size and SHA-256; so are the largest fields of a record whose line
+  would still exceed :data:`LINE_LIMIT`. Every reader and writer can therefore find the
+  last record, whatever was appended.
+* Every line is valid UTF-8: a string holding a lone surrogate (JSON input may carry
+  ``"\\ud800"``) is written with ASCII escapes, which read back to the same string.
 
 A small sidecar, ``state.json``, caches per-session counters (turns, transcript
 offset, open intents). It is a cache: the log is the record.
@@ -28,6 +32,7 @@ from __future__ import annotations
 import os
 
 from smllm.base import clock, faults, jsonfast, paths
+from smllm.base.digest import sha256_hex as digest_hex
 from smllm.base.digest import tagged
 from smllm.base.errors import JournalError
 from smllm.base.lockfile import locked_fd
@@ -50,7 +55,10 @@ LOG_NAME = "session.jsonl"
 STATE_NAME = "state.json"
 _HASH_SUFFIX_LEN = len(',"hash":"sha256:') + 64 + len('"}')
 _TAIL_CHUNK = 64 * 1024
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _TAIL_MAX = 64 * 1024 * 1024
+#: the longest line a writer produces (larger fields become ``omitted_live_only``)
+LINE_LIMIT = 4 * 1024 * 1024
 
 
 class Entry:
@@ -149,6 +157,32 @@ def new_record_id() -> str:
     return "r-" + os.urandom(8).hex()
 
 
+def _marker(value: Any) -> dict[str, Any]:
+    data = jsonfast.dumps_utf8(value)
+    return {"omitted_live_only": {"bytes": len(data), "sha256": tagged(data)}}
+
+
+def cap_payload(payload: dict[str, Any], limit: int = LINE_LIMIT // 2) -> dict[str, Any]:
+    """``payload`` with its largest fields replaced by markers until it fits ``limit``."""
+    key = "event" if isinstance(payload.get("event"), dict) else "record"
+    body = payload.get(key)
+    if not isinstance(body, dict):
+        return {k: (v if k == "kind" else _marker(v)) for k, v in payload.items()}
+    sizes = sorted(((len(jsonfast.dumps_utf8(v)), k) for k, v in body.items() if k != "kind"),
+                   reverse=True)
+    total = sum(n for n, _ in sizes)
+    capped = dict(body)
+    for n, k in sizes:
+        if total <= limit:
+            break
+        capped[k] = _marker(body[k])
+        total -= n
+    if total > limit:  # a myriad of small fields: keep only the name of the record
+        capped = {"kind": body["kind"]} if "kind" in body else {}
+        capped["omitted_live_only"] = _marker(body)["omitted_live_only"]
+    return {**payload, key: capped}
+
+
 def encode_record(
     entry: Entry, *, sequence: int, prev: str, recorded_at: str, skipped: int,
     rid: str | None = None,
@@ -170,7 +204,10 @@ def encode_record(
     if skipped:
         body["skipped"] = skipped
     body["prev"] = prev
-    text = jsonfast.dumps(body).encode("utf-8", "surrogatepass")
+    text = jsonfast.dumps_utf8(body)
+    if len(text) > LINE_LIMIT:
+        body["payload"] = cap_payload(payload)
+        text = jsonfast.dumps_utf8(body)
     digest = tagged(text)
     line = text[:-1] + b',"hash":"' + digest.encode() + b'"}\n'
     return line, rid, digest
@@ -267,36 +304,83 @@ class Tail:
         self.recorded_at = recorded_at
 
 
+class _Backwards:
+    """Finds newlines backwards in an open file, one bounded chunk at a time."""
+
+    __slots__ = ("buf", "fd", "start")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buf = b""
+        self.start = 0
+
+    def newline_before(self, pos: int) -> int:
+        """The offset of the last ``\\n`` before ``pos``, or -1."""
+        while pos > 0:
+            lo = max(0, pos - _TAIL_CHUNK)
+            if not (self.start <= lo and pos <= self.start + len(self.buf)):
+                self.start = max(0, pos - 4 * _TAIL_CHUNK) if lo else 0
+                self.buf = os.pread(self.fd, pos - self.start, self.start)
+            i = self.buf.rfind(b"\n", lo - self.start, pos - self.start)
+            if i >= 0:
+                return self.start + i
+            pos = lo
+        return -1
+
+    def read(self, start: int, end: int) -> bytes:
+        if self.start <= start and end <= self.start + len(self.buf):
+            return self.buf[start - self.start : end - self.start]
+        return os.pread(self.fd, end - start, start)
+
+
+def _big_line_tail(fd: int, start: int, end: int) -> tuple[int, str, str | None] | None:
+    """Sequence, hash and time of a line too long to read whole, from its two ends."""
+    head = os.pread(fd, 128, start)
+    prefix = b'{"sequence":'
+    if not head.startswith(prefix):
+        return None
+    digits = head[len(prefix):].split(b",", 1)[0]
+    if not digits.isdigit():
+        return None
+    suffix = os.pread(fd, _HASH_SUFFIX_LEN, end - _HASH_SUFFIX_LEN)
+    if not (suffix.startswith(b',"hash":"sha256:') and suffix.endswith(b'"}')):
+        return None
+    at_key = b'"recorded_at":"'
+    i = head.find(at_key)
+    at = head[i + len(at_key):].split(b'"', 1)[0].decode("ascii", "replace") if i > 0 else None
+    return int(digits), suffix[len(b',"hash":"') : -2].decode("ascii", "replace"), at
+
+
 def read_tail(fd: int, size: int) -> Tail:
-    """The last complete record of an open log, reading backwards from ``size``."""
+    """The last complete record of an open log, reading backwards from ``size``.
+
+    Memory is bounded by :data:`_TAIL_MAX` whatever the lines hold: a longer line is
+    read from its two ends (its sequence leads it, its hash closes it).
+    """
     if size == 0:
         return Tail(0, GENESIS, 0, 0)
-    chunk = min(size, _TAIL_CHUNK)
-    while True:
-        data = os.pread(fd, chunk, size - chunk)
-        torn = 0
-        if not data.endswith(b"\n"):
-            cut = data.rfind(b"\n")
-            if cut < 0 and chunk < size and chunk < _TAIL_MAX:
-                chunk = min(size, chunk * 4)
-                continue
-            torn = len(data) - (cut + 1)
-            data = data[: cut + 1]
-        lines = data.split(b"\n")[:-1]
-        skipped = 0
-        # the first line of a partial chunk may be cut: never trust it
-        start = 0 if chunk == size else 1
-        for raw in reversed(lines[start:]):
+    back = _Backwards(fd)
+    nl = back.newline_before(size)
+    torn = size - (nl + 1)
+    skipped = 0
+    end = nl
+    while end >= 0:
+        start = back.newline_before(end) + 1
+        if end - start > _TAIL_MAX:
+            found = _big_line_tail(fd, start, end)
+            if found is not None:
+                return Tail(found[0], found[1], torn, skipped, found[2])
+        else:
+            raw = back.read(start, end)
             rec = parse_line(raw)
             if rec is not None:
                 declared, _ = line_hash(raw)
                 at = rec.get("recorded_at")
                 return Tail(int(rec["sequence"]), declared or GENESIS, torn, skipped,
                             at if isinstance(at, str) else None)
-            skipped += 1
-        if chunk >= size or chunk >= _TAIL_MAX:
-            return Tail(0, GENESIS, torn, skipped + start)
-        chunk = min(size, chunk * 4)
+        skipped += 1
+        end = start - 1
+    return Tail(0, GENESIS, torn, skipped)
 
 
 # --------------------------------------------------------------------- locating
@@ -307,40 +391,86 @@ def _date_path(ms: int) -> str:
     return f"{iso[0:4]}/{iso[5:7]}/{iso[8:10]}"
 
 
-def _read_small(path: str) -> str:
-    with open(path, encoding="utf-8") as fh:
-        return fh.read().strip()
+def _read_entry(index: str) -> tuple[str, str | None]:
+    """A ``by-id`` entry: the dated folder (``YYYY/MM/DD``) and the project key, if any."""
+    fd = paths.open_regular(index, os.O_RDONLY)
+    try:
+        data = os.read(fd, 256)
+    finally:
+        os.close(fd)
+    text = data.decode("ascii", "replace").strip()
+    rel, _, key = text.partition(" ")
+    ok = (len(rel) == 10 and rel[4] == rel[7] == "/"
+          and (rel[0:4] + rel[5:7] + rel[8:10]).isdigit()
+          and (not key or (len(key) == 16 and all(c in "0123456789abcdef" for c in key))))
+    if not ok:
+        raise JournalError(
+            f"store index entry {index} does not name a dated folder ({text[:40]!r})",
+            "smllm writes YYYY/MM/DD there; remove the entry if nobody needs that journal")
+    return rel, key or None
+
+
+def project_key(project: str | None) -> str | None:
+    """What tells two projects apart in the store: a digest of the project folder."""
+    if not project:
+        return None
+    return digest_hex(os.path.abspath(project).encode("utf-8", "surrogatepass"))[:16]
+
+
+def _journal_id(sid: str, key: str) -> str:
+    """The store id of a session id reused by another project."""
+    return f"{sid[:100]}.{key[:12]}"
 
 
 def session_folder(host_session_id: str, *, create: bool = False,
-                   now_ms: int | None = None) -> str:
-    """``sessions/YYYY/MM/DD/<id>`` of a host session (dated by its first record)."""
+                   now_ms: int | None = None, project: str | None = None) -> str:
+    """``sessions/YYYY/MM/DD/<id>`` of a host session (dated by its first record).
+
+    ``project`` (the project folder) keeps one journal per project when another
+    project's session reuses the id: its journal lives under ``<id>.<project digest>``.
+    Every path is checked: no link, no folder of someone else's, nothing outside the store.
+    """
     sid = paths.check_id(host_session_id)
-    root = os.path.join(paths.data_root(), "sessions")
-    index = os.path.join(root, "by-id", sid)
-    try:
-        return os.path.join(root, _read_small(index), sid)
-    except FileNotFoundError:
-        if not create:
-            raise
-    paths.ensure_private_tree(os.path.dirname(index), paths.data_root())
+    key = project_key(project)
+    root = paths.data_root()
+    sessions = paths.check_store_path(root, "sessions", "by-id")
+    sessions = os.path.dirname(sessions)
+    entry = _entry_of(sessions, sid)
+    if entry is not None and not (key is None or entry[1] is None or entry[1] == key):
+        sid = _journal_id(sid, key)  # the id is another project's: ours is beside it
+        entry = _entry_of(sessions, sid)
+    if entry is not None:
+        return paths.check_store_path(root, "sessions", *entry[0].split("/"), sid)
+    if not create:
+        raise FileNotFoundError(os.path.join(sessions, "by-id", sid))
+    index = os.path.join(sessions, "by-id", sid)
+    paths.ensure_private_tree(os.path.dirname(index), root)
     rel = _date_path(clock.now_ms() if now_ms is None else now_ms)
     try:
-        fd = os.open(index, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(index, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     except FileExistsError:
-        return os.path.join(root, _read_small(index), sid)
-    try:
-        os.write(fd, rel.encode() + b"\n")
-    finally:
-        os.close(fd)
-    folder = os.path.join(root, rel, sid)
-    paths.ensure_private_tree(folder, paths.data_root())
+        rel = _read_entry(index)[0]
+    else:
+        try:
+            os.write(fd, (rel + (f" {key}" if key else "")).encode() + b"\n")
+        finally:
+            os.close(fd)
+    folder = paths.check_store_path(root, "sessions", *rel.split("/"), sid)
+    paths.ensure_private_tree(folder, root)
     return folder
 
 
-def locate(host_session_id: str, *, agent_id: str | None = None, create: bool = False) -> str:
+def _entry_of(sessions: str, sid: str) -> tuple[str, str | None] | None:
+    try:
+        return _read_entry(os.path.join(sessions, "by-id", sid))
+    except FileNotFoundError:
+        return None
+
+
+def locate(host_session_id: str, *, agent_id: str | None = None, create: bool = False,
+           project: str | None = None) -> str:
     """The log of a host session (or of one of its subagents), as a ``str``."""
-    folder = session_folder(host_session_id, create=create)
+    folder = session_folder(host_session_id, create=create, project=project)
     if agent_id is not None:
         folder = os.path.join(folder, "subagent", paths.check_id(agent_id, "agent id"))
         if create:
@@ -427,10 +557,36 @@ class Transaction:
             os.fsync(self.fd)
         faults.point("after-fsync")
         self.pending.clear()
+        self.set_state(HEAD_KEY, {"sequence": self.written[-1].sequence,
+                                  "hash": self.written[-1].hash})
         self.tail = Tail(self.written[-1].sequence, self.written[-1].hash, 0, 0,
                          clock.iso_utc(self.now_ms))
         self.written.clear()
         self.durable = False
+
+
+#: the sidecar key holding the last record written (sequence + hash): a head kept outside
+#: the log, so that cutting records off its end shows (``smllm verify``)
+HEAD_KEY = "head"
+#: the payload type a writer records when the log ends before the head it knew
+TAIL_MISSING = "journal.tail_missing"
+
+
+def _check_head(txn: Transaction) -> None:
+    """If the log lost records from its end since the last write, say so in the log."""
+    head = txn.state.get(HEAD_KEY)
+    if not isinstance(head, dict):
+        return
+    seq = head.get("sequence")
+    if not isinstance(seq, int) or seq <= txn.tail.sequence:
+        return
+    txn.append(fact(TAIL_MISSING, {
+        "missing": seq - txn.tail.sequence,
+        "log_ended_at": txn.tail.sequence,
+        "head_sequence": seq,
+        "head_hash": head.get("hash"),
+        "observed_via": "state.json",
+    }))
 
 
 def _state_file(path: str) -> str:
@@ -439,16 +595,34 @@ def _state_file(path: str) -> str:
 
 def _read_state(path: str) -> dict[str, Any]:
     try:
-        with open(path, "rb") as fh:
-            data = jsonfast.loads(fh.read())
-    except (OSError, ValueError):
+        fd = paths.open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
         return {}
+    except OSError as exc:  # a link or a FIFO planted in the store
+        raise JournalError(f"cannot read journal state {path}: {exc}",
+                           "remove it: smllm rebuilds it from the log") from None
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        data = jsonfast.loads(b"".join(chunks))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    finally:
+        os.close(fd)
     return data if isinstance(data, dict) else {}
 
 
+def read_state(log: StrPath) -> dict[str, Any]:
+    """The sidecar of a log (``{}`` when missing or unreadable)."""
+    return _read_state(_state_file(os.fspath(log)))
+
+
 def _write_state(path: str, state: dict[str, Any]) -> None:
-    paths.write_private(path, jsonfast.dumps(state).encode("utf-8", "surrogatepass"),
-                        fault="state")
+    paths.write_private(path, jsonfast.dumps_utf8(state), fault="state")
 
 
 def _fsync_dir(path: str) -> None:
@@ -477,7 +651,9 @@ class transaction:
         if self.created:
             paths.ensure_private_tree(os.path.dirname(self.path), paths.data_root())
         try:
-            self.fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            self.fd = paths.open_regular(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        except paths.UnsafeStore as exc:
+            raise JournalError(f"refusing journal {self.path}: {exc.what}", exc.fix) from None
         except OSError as exc:
             raise JournalError(f"cannot open journal {self.path}: {exc.strerror}") from exc
         try:
@@ -492,6 +668,7 @@ class transaction:
                 _read_state(_state_file(self.path)),
                 clock.now_ms() if self.now_ms is None else self.now_ms,
             )
+            _check_head(self.txn)
         except BaseException:
             self._release()
             raise

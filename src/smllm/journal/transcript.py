@@ -159,6 +159,75 @@ class _Ingest:
         self.emit_pending()
 
 
+#: transcript -> (offset, bytes, size) read before the session lock was taken
+_PREFETCHED: dict[str, tuple[int, bytes, int]] = {}
+
+
+def _read_from(transcript: str, offset: int) -> tuple[int, bytes, int] | None:
+    """Up to :data:`READ_LIMIT` bytes from ``offset`` (0 if the file shrank): never waits.
+
+    Only a regular file is read: a FIFO or device planted as the transcript is opened
+    non-blocking and left alone.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(transcript, flags)
+    except OSError:
+        return None
+    try:
+        import stat  # noqa: PLC0415 - loaded by os already
+
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        size = st.st_size
+        if size < offset:  # rewritten: start over
+            offset = 0
+        data = os.pread(fd, min(READ_LIMIT, size - offset), offset) if size > offset else b""
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return offset, data, size
+
+
+def _offset(st: dict[str, Any], transcript: str) -> int:
+    offset = st.get("offset") if st.get("path") == transcript else 0
+    return offset if isinstance(offset, int) and offset >= 0 else 0
+
+
+def prefetch(log: str, transcript: str | None) -> None:
+    """Read what the transcript gained, before taking the session lock on ``log``.
+
+    :func:`ingest`, under the lock, then uses these bytes: the lock is never held while
+    reading the transcript. The offset comes from the sidecar as it is now; if another
+    hook moves it meanwhile, :func:`ingest` uses the part that is still new.
+    """
+    if transcript is None:
+        return
+    try:
+        st = journal.read_state(log).get("transcript")
+    except OSError:
+        st = None
+    got = _read_from(transcript, _offset(st if isinstance(st, dict) else {}, transcript))
+    if got is not None:
+        _PREFETCHED[transcript] = got
+
+
+def _new_bytes(transcript: str, offset: int) -> tuple[int, bytes] | None:
+    got = _PREFETCHED.pop(transcript, None) or _read_from(transcript, offset)
+    if got is None:
+        return None
+    start, data, size = got
+    if start == offset:
+        return offset, data
+    if start < offset <= start + len(data):
+        return offset, data[offset - start:]
+    if start == 0 and size < offset:
+        return 0, data
+    return None  # another hook read further meanwhile: the next one catches up
+
+
 def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = False) -> None:
     """Record what the transcript gained since the last call (under ``txn``'s lock)."""
     if transcript is None:
@@ -166,24 +235,16 @@ def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = Fa
     st: dict[str, Any] = dict(txn.state.get("transcript") or {})
     if st.get("path") != str(transcript):
         st = {"path": str(transcript), "offset": 0}
-    offset = int(st.get("offset", 0))
-    try:
-        fd = os.open(transcript, os.O_RDONLY)
-    except OSError:
+    got = _new_bytes(transcript, _offset(st, transcript))
+    if got is None:
         return
-    try:
-        size = os.fstat(fd).st_size
-        if size < offset:  # rewritten: start over
-            offset = 0
-        data = os.pread(fd, min(READ_LIMIT, size - offset), offset) if size > offset else b""
-    finally:
-        os.close(fd)
+    offset, data = got
     end = data.rfind(b"\n") + 1
     work = _Ingest(txn, st)
     for raw in data[:end].splitlines():
         try:
             line = jsonfast.loads(raw)
-        except (ValueError, RecursionError):
+        except (ValueError, RecursionError, UnicodeDecodeError):
             continue
         if not isinstance(line, dict):
             continue

@@ -3,6 +3,13 @@
 It names the first offending line. A torn last line (a crash mid-write) is counted,
 not an error; an unparseable line in the middle is accepted only when the next
 record declares it in ``skipped`` (the writer that repaired it saw it).
+
+Records cut off the end of a log leave a valid chain, so the log alone cannot show
+them: verify compares the log's last record with the head recorded outside it (the
+``state.json`` sidecar, :data:`smllm.journal.HEAD_KEY`; more anchors, such as a team
+store, can be added to :func:`anchors`) and says how many records are missing. A
+writer that found the log shorter than its head recorded that in the log itself
+(``journal.tail_missing``), which verify reports too.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ class Report:
     lines: int = 0
     torn: int = 0
     repaired: int = 0
+    missing: int = 0
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -48,6 +56,8 @@ class _Checker:
         self.unparsed_since: list[int] = []
         self.intents: dict[str, int] = {}  # tool_use_id -> line of its durable intent
         self.keys: dict[str, int] = {}
+        self.hashes: dict[int, str] = {}  # sequence -> hash, for the anchored heads only
+        self.wanted: set[int] = set()
 
     def fail(self, line: int, what: str) -> None:
         self.report.problems.append(Problem(line, what))
@@ -78,6 +88,8 @@ class _Checker:
             self.fail(n, f"sequence {rec['sequence']} follows {self.prev_seq} (expected "
                          f"{self.prev_seq + 1})")
         self.prev_hash = declared or ""
+        if rec["sequence"] in self.wanted:
+            self.hashes[rec["sequence"]] = self.prev_hash
         self.prev_seq = rec["sequence"]
         self.prev_line = n
         self.invariants(n, rec)
@@ -85,7 +97,13 @@ class _Checker:
     def invariants(self, n: int, rec: dict[str, Any]) -> None:
         kind = journal.kind_of(rec)
         body = journal.body_of(rec)
-        if kind == "side_effect_intent":
+        if kind == journal.TAIL_MISSING:
+            missing = body.get("missing")
+            self.report.missing += missing if isinstance(missing, int) else 0
+            self.fail(n, f"{missing} record(s) were cut from the end of the log after sequence "
+                         f"{body.get('log_ended_at')} (its head was sequence "
+                         f"{body.get('head_sequence')}, seen by the next writer)")
+        elif kind == "side_effect_intent":
             key = body.get("idempotency_key")
             if isinstance(key, str):
                 if key in self.keys:
@@ -101,10 +119,37 @@ class _Checker:
                              "before it")
 
 
+class Anchor:
+    """A head of the log recorded outside it: where, and the last record it saw."""
+
+    __slots__ = ("hash", "sequence", "where")
+
+    def __init__(self, where: str, sequence: int, digest: str | None) -> None:
+        self.where = where
+        self.sequence = sequence
+        self.hash = digest
+
+
+def anchors(path: Path) -> list[Anchor]:
+    """The heads of ``path`` recorded outside it (today: its ``state.json`` sidecar)."""
+    out = []
+    try:
+        head = journal.read_state(path).get(journal.HEAD_KEY)
+    except OSError:
+        head = None
+    if isinstance(head, dict) and isinstance(head.get("sequence"), int):
+        digest = head.get("hash")
+        out.append(Anchor(journal.STATE_NAME, head["sequence"],
+                          digest if isinstance(digest, str) else None))
+    return out
+
+
 def verify(path: Path) -> Report:
     """Check ``path``; the report lists problems in line order."""
     report = Report(path)
     checker = _Checker(report)
+    heads = anchors(path)
+    checker.wanted = {a.sequence for a in heads}
     for line in journal.iter_lines(path):
         report.lines += 1
         if line.status == "torn":
@@ -117,5 +162,16 @@ def verify(path: Path) -> Report:
         checker.record(line, line.record)
     # complete unparseable lines after the last record: a torn write whose newline landed
     report.torn += len(checker.unparsed_since)
+    end = report.lines + 1
+    for anchor in heads:
+        if anchor.sequence > checker.prev_seq:
+            gone = anchor.sequence - checker.prev_seq
+            report.missing += gone
+            checker.fail(end, f"{gone} record(s) missing at the end of the log: it ends at "
+                              f"sequence {checker.prev_seq}, its head in {anchor.where} is "
+                              f"sequence {anchor.sequence}")
+        elif anchor.hash is not None and checker.hashes.get(anchor.sequence) != anchor.hash:
+            checker.fail(end, f"record {anchor.sequence} differs from the head in "
+                              f"{anchor.where}: the log was rewritten")
     report.problems.sort(key=lambda p: p.line)
     return report

@@ -301,6 +301,39 @@ def machines(project: Path) -> list[Finding]:
     return [Finding("ok", f"machines: {ids} ({', '.join(configs)})")]
 
 
+def store_folders() -> list[Finding]:
+    """smllm's own folders: private (0700), ours, no links; and repairs the hooks made."""
+    from smllm.base import paths  # noqa: PLC0415
+
+    out: list[Finding] = []
+    roots = dict.fromkeys([paths.data_root(), paths.state_root(), paths.config_root()])
+    for root in roots:
+        try:
+            st = os.stat(root)
+        except FileNotFoundError:
+            continue
+        if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+            out.append(Finding("error", f"store folder {root} belongs to user {st.st_uid}: "
+                                        f"smllm refuses it (chown it back or set SMLLM_HOME)"))
+        elif st.st_mode & 0o077:
+            out.append(Finding("warn", f"store folder {root} is {oct(st.st_mode & 0o777)[2:]}: "
+                                       f"others can read or change journals and policy (smllm "
+                                       f"sets it to 0700 on its next write; or chmod 700 it)"))
+    try:
+        with open(os.path.join(paths.logs_root(), paths.REPAIR_LOG), encoding="utf-8",
+                  errors="replace") as fh:
+            repairs = dict.fromkeys(line.rstrip("\n") for line in fh)
+    except OSError:
+        repairs = {}
+    for line in repairs:
+        mode, _, folder = line.partition(" ")
+        out.append(Finding("warn", f"store folder {folder} was {mode}: smllm set it to 0700 "
+                                   f"(who loosened it?)"))
+    if not out:
+        out.append(Finding("ok", "store folders: private (0700), owned by this user"))
+    return out
+
+
 def diagnose(project: Path) -> list[Finding]:
     """Every finding, in display order."""
     found = [smllm_itself()]
@@ -328,4 +361,5 @@ def diagnose(project: Path) -> list[Finding]:
     found += from_plugin
     found += features(project)
     found += machines(project)
+    found += store_folders()
     return found
