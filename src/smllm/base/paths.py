@@ -229,10 +229,15 @@ class UnsafeStore(OSError):
 
 
 def open_regular(path: str, flags: int, mode: int = FILE_MODE) -> int:
-    """``os.open`` that never follows a link and accepts only a regular file."""
+    """``os.open`` that never follows a link, never waits, and accepts only a regular file.
+
+    ``O_NONBLOCK`` keeps a FIFO planted at ``path`` from blocking the open; it changes
+    nothing for a regular file.
+    """
     nofollow = getattr(os, "O_NOFOLLOW", 0)
+    extra = nofollow | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags | nofollow | getattr(os, "O_CLOEXEC", 0), mode)
+        fd = os.open(path, flags | extra, mode)
     except OSError as exc:
         import errno  # noqa: PLC0415 - builtin
 
@@ -258,7 +263,7 @@ def _repaired(path: str, old_mode: int) -> None:
                      os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
                      FILE_MODE)
         try:
-            os.write(fd, f"{oct(old_mode & 0o777)[2:]} {path}\n".encode("utf-8",
+            os.write(fd, f"{old_mode & 0o777:04o} {path}\n".encode("utf-8",
                                                                         "backslashreplace"))
         finally:
             os.close(fd)

@@ -11,7 +11,6 @@ input) is held until someone records the verified outcome with
 
 from __future__ import annotations
 
-import os
 import sys
 
 from smllm import journal
@@ -62,12 +61,7 @@ def hold_reason(ctx: HookContext) -> str | None:
     """The reason to hold this call, if it repeats an unreconciled unknown effect."""
     from smllm.journal import sidecar  # noqa: PLC0415
 
-    state_path = os.path.join(os.path.dirname(ctx.main_log_path), journal.STATE_NAME)
-    try:
-        with open(state_path, "rb") as fh:
-            state = jsonfast.loads(fh.read())
-    except (OSError, ValueError):
-        return None
+    state = journal.read_state(ctx.main_log_path)  # a link or FIFO there raises: deny
     unknown = state.get("unknown") or {}
     if not unknown:
         return None

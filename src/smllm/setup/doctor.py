@@ -316,7 +316,7 @@ def store_folders() -> list[Finding]:
             out.append(Finding("error", f"store folder {root} belongs to user {st.st_uid}: "
                                         f"smllm refuses it (chown it back or set SMLLM_HOME)"))
         elif st.st_mode & 0o077:
-            out.append(Finding("warn", f"store folder {root} is {oct(st.st_mode & 0o777)[2:]}: "
+            out.append(Finding("warn", f"store folder {root} is {st.st_mode & 0o777:04o}: "
                                        f"others can read or change journals and policy (smllm "
                                        f"sets it to 0700 on its next write; or chmod 700 it)"))
     try:
