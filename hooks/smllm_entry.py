@@ -95,5 +95,22 @@ def _dispatch(main, argv):
     return main(argv)
 
 
+def _failed(argv):
+    """smllm could not even start: a gating hook still blocks the call (exit 2)."""
+    if argv[:1] != ["hook"]:
+        raise  # noqa: PLE0704 - a command: let Python report it
+    try:
+        sys.stderr.write("smllm hook could not start (%s): the call is denied\n"
+                         % sys.exc_info()[0].__name__)
+    finally:
+        os._exit(2 if argv[1:2] and argv[1] in GATING else 0)
+
+
 if __name__ == "__main__":
-    raise SystemExit(run(sys.argv[1:]))
+    try:
+        code = run(sys.argv[1:])
+    except SystemExit:
+        raise
+    except BaseException:
+        _failed(sys.argv[1:])
+    raise SystemExit(code)

@@ -57,7 +57,8 @@ def test_nothing_installed(project: Path, env: dict[str, str]) -> None:
         "info   plugin smllm: not enabled in these settings",
     ]
     assert (0, expected) == (rc, [line for line in lines if not line.startswith(
-        ("ok     policy", "info   machines", "error  policy"))][:-1])
+        ("ok     policy", "info   machines", "error  policy", "ok     store folders",
+         "warn   sandbox", "ok     sandbox"))][:-1])
     assert lines[-1].endswith("warning(s)")
 
 

@@ -69,9 +69,9 @@ def _probe(command: str) -> Finding:
     code = "import smllm, smllm.hooks; print(smllm.VERSION, smllm.__file__)"
     if "-c" in words[:-1]:  # the hook's own code, with its sys.path set-up (for -S)
         hook_code = words[words.index("-c") + 1]
-        head, sep, _ = hook_code.partition(install.HOOK_CODE)
+        head, sep, _ = hook_code.partition(install.HOOK_ENTRY)
         if sep:
-            code = head + code
+            code = head.replace(install.HOOK_GUARD, "import sys; ") + code
     try:
         out = subprocess.run([python, *flags, "-c", code], capture_output=True, text=True,
                              timeout=30, check=False, stdin=subprocess.DEVNULL)

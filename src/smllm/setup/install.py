@@ -163,12 +163,22 @@ def _path_prefix() -> str:
     return f"import sys; sys.path[:0] = {json.dumps(import_paths())}; "
 
 
-#: what an installed hook runs with ``python -c``: the hook entry point, without runpy
-HOOK_CODE = "from smllm.hooks import cli; cli()"
+#: set first by every installed hook: if smllm itself cannot be imported (a broken or
+#: removed install, a shadowed module), the hook still ends with a decision: exit 2, which
+#: Claude Code treats as a block, for the gating event; a quiet exit 0 for the others;
+#: never exit 1 with a traceback, which Claude Code ignores
+HOOK_GUARD = ('import sys; sys.excepthook = lambda t, e, b: (sys.stderr.write('
+              '"smllm hook could not start (" + t.__name__ + "): the call is denied\\n"), '
+              '__import__("os")._exit(2 if sys.argv[1:2] == ["PreToolUse"] else 0)); ')
+#: the hook entry point, without runpy
+HOOK_ENTRY = "from smllm.hooks import cli; cli()"
+#: what an installed hook runs with ``python -c`` (a ``sys.path`` set-up goes between)
+HOOK_CODE = HOOK_GUARD + HOOK_ENTRY
 
 
 def hook_command(event: str, python: str, flags: list[str]) -> str:
-    code = (_path_prefix() if "-S" in flags else "") + HOOK_CODE
+    setup = _path_prefix().removeprefix("import sys; ") if "-S" in flags else ""
+    code = HOOK_GUARD + setup + HOOK_ENTRY
     return " ".join([shlex.quote(python), *flags, "-c", shlex.quote(code), event])
 
 
