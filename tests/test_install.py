@@ -44,7 +44,8 @@ def _place(project: Path, case: str) -> Path:
 
 
 def _install(project: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    return smllm("install", "--project", str(project), *flags)
+    """The hooks alone: these tests pin their layout (tests/test_sandbox.py: the sandbox)."""
+    return smllm("install", "--project", str(project), "--no-sandbox", *flags)
 
 
 def _uninstall(project: Path, *flags: str) -> subprocess.CompletedProcess[str]:

@@ -25,6 +25,12 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_target_arguments(parser)
+    box = parser.add_mutually_exclusive_group()
+    box.add_argument("--no-sandbox", action="store_true",
+                     help="do not turn on Claude Code's Bash sandbox (the trust boundary is "
+                          "then advisory: the gate only denies the writes it can see)")
+    box.add_argument("--sandbox-only", action="store_true",
+                     help="write only the sandbox settings, no hooks (for the plugin route)")
 
 
 def _data(plan: install.Plan, dry_run: bool) -> dict[str, object]:
@@ -57,4 +63,5 @@ def run(args: argparse.Namespace) -> int:
     target = install.resolve_target(args.project, args.user, args.local)
     python, flags = install.interpreter()
     with install.locked(target, dry_run=args.dry_run):
-        return report(install.plan_install(target, python, flags), args)
+        return report(install.plan_install(target, python, flags, hooks=not args.sandbox_only,
+                                           sandbox=not args.no_sandbox), args)

@@ -301,6 +301,25 @@ def machines(project: Path) -> list[Finding]:
     return [Finding("ok", f"machines: {ids} ({', '.join(configs)})")]
 
 
+def boundary(project: Path, regs: list[Registration], plugin_on: bool) -> list[Finding]:
+    """Is the trust boundary enforced (Claude Code's sandbox) or advisory (the gate alone)?"""
+    from smllm.setup import sandbox  # noqa: PLC0415
+
+    if not regs and not plugin_on:
+        return []
+    data: dict[str, Any] = {}
+    for scope in ("local", "project", "user"):  # the most specific file that sets it
+        try:
+            found = settings.read(settings.settings_path(scope, project)).data
+        except (ConfigError, OSError):
+            continue
+        if "sandbox" in found:
+            data = found
+            break
+    status, text = sandbox.status(data)
+    return [Finding(status, text)]
+
+
 def store_folders() -> list[Finding]:
     """smllm's own folders: private (0700), ours, no links; and repairs the hooks made."""
     from smllm.base import paths  # noqa: PLC0415
@@ -361,5 +380,6 @@ def diagnose(project: Path) -> list[Finding]:
     found += from_plugin
     found += features(project)
     found += machines(project)
+    found += boundary(project, regs, bool(_enabled_plugins(files)) or bool(from_plugin))
     found += store_folders()
     return found

@@ -290,33 +290,85 @@ def _drop_record(path: Path) -> None:
 # ------------------------------------------------------------------ plans
 
 
-def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
-    """Install into ``target`` (raises ``ConfigError`` on a malformed file)."""
+def project_of(target: Target) -> Path:
+    """The project a settings file belongs to (the cwd for the user's settings)."""
+    return target.path.parent.parent if target.scope != "user" else Path.cwd()
+
+
+def _sandboxed(target: Target, data: dict[str, Any], original: str | None) -> dict[str, Any]:
+    """``data`` with smllm's sandbox block (setup/sandbox.py) merged into the user's own."""
+    from smllm.setup import sandbox  # noqa: PLC0415
+
+    before = _original_sandbox(original)
+    ours = sandbox.block(project_of(target), available=not sandbox.missing_tools())
+    return sandbox.with_block(data, ours, before)
+
+
+def _original_sandbox(original: str | None) -> dict[str, Any] | None:
+    try:
+        data = json.loads(original) if original and original.strip() else {}
+    except ValueError:
+        return None
+    box = data.get("sandbox") if isinstance(data, dict) else None
+    return box if isinstance(box, dict) else None
+
+
+def plan_install(target: Target, python: str, flags: list[str], *, hooks: bool = True,
+                 sandbox: bool = True) -> Plan:
+    """Install into ``target`` (raises ``ConfigError`` on a malformed file).
+
+    ``sandbox``: also configure Claude Code's sandbox so that commands cannot write
+    smllm's protected set (``--no-sandbox`` turns it off); ``hooks=False`` writes only
+    the sandbox (``--sandbox-only``, for the plugin route, whose hooks come from the plugin).
+    """
     current = settings.read(target.path)
     want = desired(python, flags)
     have = owned(current.data)
-    companion = plan_mcp_install(target, python, flags)
-    if ({e: [g["hooks"][0]] for e, g in want.items()} == have
-            and firing.present(current.data, target.scope)
-            and (companion is None or not companion.changed)):
+    record = load_record(target.path)
+    companion = plan_mcp_install(target, python, flags) if hooks else None
+    data: dict[str, Any] = dict(current.data)
+    added: dict[str, Any] = {"allow": [], "enabledMcpjsonServers": False}
+    if hooks:
+        data, added = firing.add(with_ours(current.data, python, flags), target.scope)
+    if sandbox:
+        data = _sandboxed(target, data, record.get("original") if record else current.text)
+    after = current.layout.dump(data)
+    if (after == current.text or data == current.data) and (
+            companion is None or not companion.changed):
         return Plan("install", target, current.text, current.text,
                     f"smllm is already installed in {target.path} (no change)")
-    data, added = firing.add(with_ours(current.data, python, flags), target.scope)
-    after = current.layout.dump(data)
     # the first install saves the original; an update keeps the record it finds
-    record = load_record(target.path) if have else None
+    if not (have or (record is not None and "sandbox" in current.data)):
+        record = None
     if record is None:
         record = {"path": str(target.path.absolute()), "original": current.text,
                   "created_dir": not target.path.parent.exists()}
     record["added"] = _merged(record.get("added"), added)
     verb = "updated" if have else "installed"
-    lines = [f"{verb} smllm's hooks for {len(want)} events in {target.path}",
-             f"  hooks run: {hook_command('EVENT', python, flags)}",
-             f"  allowed without asking: {', '.join(firing.allow_rules(target.scope))}"]
-    if companion is not None:
-        lines.append(f"  MCP server {firing.MCP_SERVER}: {companion.target.path}")
+    lines = []
+    if hooks:
+        lines += [f"{verb} smllm's hooks for {len(want)} events in {target.path}",
+                  f"  hooks run: {hook_command('EVENT', python, flags)}",
+                  f"  allowed without asking: {', '.join(firing.allow_rules(target.scope))}"]
+        if companion is not None:
+            lines.append(f"  MCP server {firing.MCP_SERVER}: {companion.target.path}")
+    if sandbox:
+        lines.append(_sandbox_summary(target, hooks))
     return Plan("install", target, current.text, after, "\n".join(lines), record,
                 companion if companion is not None and companion.changed else None)
+
+
+def _sandbox_summary(target: Target, hooks: bool) -> str:
+    from smllm.setup import sandbox  # noqa: PLC0415
+
+    lacking = sandbox.missing_tools()
+    where = "" if hooks else f" in {target.path}"
+    if lacking:
+        return (f"  sandbox{where}: configured, but it cannot run here ({', '.join(lacking)} "
+                f"missing): the trust boundary is advisory until you install it "
+                f"(apt-get install -y {' '.join(lacking)})")
+    return (f"  sandbox{where}: on; the agent's commands cannot write smllm's policy, hooks "
+            f"or journal (--no-sandbox to opt out)")
 
 
 def _merged(old: Any, new: dict[str, Any]) -> dict[str, Any]:
@@ -328,6 +380,13 @@ def _merged(old: Any, new: dict[str, Any]) -> dict[str, Any]:
                                           or new["enabledMcpjsonServers"])}
 
 
+def _is_ours(box: Any) -> bool:
+    """A ``sandbox`` object smllm wrote: it protects smllm's own data folder."""
+    fs = box.get("filesystem") if isinstance(box, dict) else None
+    deny = fs.get("denyWrite") if isinstance(fs, dict) else None
+    return isinstance(deny, list) and "/" + os.path.abspath(paths.data_root()) in deny
+
+
 def plan_uninstall(target: Target) -> Plan:
     """Remove our entries from ``target``, restoring the original bytes when nothing else
     changed."""
@@ -336,10 +395,16 @@ def plan_uninstall(target: Target) -> Plan:
     record = load_record(target.path)
     remaining, rules = firing.remove(remaining, record.get("added") if record else None)
     companion = plan_mcp_uninstall(target)
+    original = record.get("original") if record else None
+    if "sandbox" in remaining and (record is not None or _is_ours(remaining["sandbox"])):
+        before = _original_sandbox(original)  # ours: put back the user's own
+        remaining = {k: v for k, v in remaining.items() if k != "sandbox"}
+        if before is not None:
+            remaining["sandbox"] = before
+        removed = removed or 1
     if not removed and not rules and companion is None:
         return Plan("uninstall", target, current.text, current.text,
                     f"smllm is not installed in {target.path} (no change)")
-    original = record.get("original") if record else None
     after: str | None
     if record is not None and _same_data(original, remaining):
         after = original

@@ -23,6 +23,7 @@ from smllm.gate.policy._compile import (
     MODES,
     REVIEWERS,
     RULE_KEYS,
+    SANDBOX_KEYS,
     TOP_KEYS,
 )
 
@@ -66,6 +67,13 @@ class RuleEntry(_Closed):
     reason: str | None = None
 
 
+class SandboxSection(_Closed):
+    """``[sandbox]``: what ``smllm install`` writes into Claude Code's sandbox."""
+
+    read_credentials: bool | None = None
+    allowed_domains: list[NonEmpty] | None = None
+
+
 class PolicyFile(_Closed):
     """One ``policy.toml`` (user or project level)."""
 
@@ -76,6 +84,7 @@ class PolicyFile(_Closed):
     command: CommandSection | None = None
     rule: list[RuleEntry] = []
     sensitive: list[NonEmpty] | None = None
+    sandbox: SandboxSection | None = None
 
 
 Where = Callable[..., str]
@@ -113,13 +122,17 @@ def _error(error: Any, doc: dict[str, Any], lines: Lines) -> PolicyError:
             return PolicyError(f"unknown key {key!r} in [[rule]]",
                                f"use one of: {', '.join(RULE_KEYS)}",
                                where=lines.rule(loc[1], key))
-        allowed = JUDGE_KEYS if head == "llm_judge" else COMMAND_KEYS
+        allowed = {"llm_judge": JUDGE_KEYS, "sandbox": SANDBOX_KEYS}.get(head, COMMAND_KEYS)
         return PolicyError(f"unknown key {key!r} in [{head}]", f"use one of: {', '.join(allowed)}",
                            where=lines.table_key(head, key))
     if head == "rule":
         return _rule_error(error, loc, doc, lines)
     if head in ("llm_judge", "command"):
         return _section_error(error, loc, doc, lines)
+    if head == "sandbox":
+        return PolicyError(f"[sandbox] {loc[-1]} has the wrong type",
+                           "read_credentials = true or false; allowed_domains = [\"host\", ...]",
+                           where=lines.top("sandbox"))
     return _top_error(loc, doc, lines)
 
 

@@ -1,0 +1,156 @@
+"""The enforced half of the trust boundary: Claude Code's own Bash sandbox, configured.
+
+A shell analyser can never see every way a program writes a file, so ``smllm install``
+also turns on Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS) for the
+agent's Bash commands, with smllm's *protected set* read-only inside it:
+
+* the project's ``.claude/`` and ``.smllm/`` folders;
+* the user's Claude Code folder (settings, plugins: ``~/.claude``) and ``~/.claude.json``;
+* smllm's data (journals), state and config folders, and the installed smllm code;
+* the paths the policy lists under ``sensitive``.
+
+Escaping the sandbox per call (``dangerouslyDisableSandbox``) is turned off
+(``allowUnsandboxedCommands: false``). smllm's hooks run outside the sandbox, so the
+journal keeps being written. Two choices come from the policy's ``[sandbox]`` table, with
+safe defaults: ``read_credentials = false`` hides the usual credential stores
+(:data:`CREDENTIALS`) from commands, and ``allowed_domains = []`` lets no command reach
+the network (list the hosts a build needs).
+
+Path syntax (Claude Code settings): ``//abs/path`` is absolute, ``~/`` the home folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from smllm.base import paths
+
+#: credential stores hidden from sandboxed commands unless the policy allows reading them
+CREDENTIALS = ("~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
+               "~/.gnupg", "~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.npmrc",
+               "~/.pypirc")
+#: what Linux needs for the sandbox (Debian package names)
+LINUX_TOOLS = {"bwrap": "bubblewrap", "socat": "socat"}
+#: the keys of ``[sandbox]`` in a policy file
+POLICY_KEYS = ("read_credentials", "allowed_domains")
+
+
+def _abs(path: str | os.PathLike[str]) -> str:
+    """A settings path for an absolute location (``//`` prefix)."""
+    return "/" + os.path.abspath(os.fspath(path))
+
+
+def _policy(project: Path) -> tuple[dict[str, Any], list[str]]:
+    """The ``[sandbox]`` table and the ``sensitive`` list of the project's policy files."""
+    table: dict[str, Any] = {}
+    sensitive: list[str] = []
+    try:
+        from smllm.gate import policy  # noqa: PLC0415
+
+        files = policy.files(project)
+    except Exception:  # no policy support: defaults
+        return table, sensitive
+    from smllm.base import tomlread  # noqa: PLC0415
+
+    for name in files:
+        try:
+            doc = tomlread.loads(Path(name).read_text(encoding="utf-8"))
+        except Exception:  # noqa: S112 - a broken policy is reported by doctor, not here
+            continue
+        if isinstance(doc.get("sandbox"), dict):
+            table.update(doc["sandbox"])
+        for p in doc.get("sensitive") or []:
+            if isinstance(p, str):
+                sensitive.append(p if os.path.isabs(p) else os.path.join(project, p))
+    return table, sensitive
+
+
+def protected(project: Path) -> list[str]:
+    """The protected set, as absolute paths (what sandboxed commands may not write)."""
+    import smllm  # noqa: PLC0415
+
+    from smllm.setup import settings  # noqa: PLC0415
+
+    home = Path.home()
+    out = [
+        project / ".claude",
+        project / ".smllm",
+        settings.claude_config_dir(),
+        home / ".claude.json",
+        Path(paths.data_root()),
+        Path(paths.state_root()),
+        Path(paths.config_root()),
+        Path(smllm.__file__).resolve().parent,
+    ]
+    if sys.prefix != sys.base_prefix:  # a virtual environment: its interpreter and packages
+        out.append(Path(sys.prefix))
+    out += [Path(p) for p in _policy(project)[1]]
+    return list(dict.fromkeys(os.path.abspath(p) for p in out))
+
+
+def block(project: Path, *, available: bool) -> dict[str, Any]:
+    """The ``sandbox`` settings object install writes."""
+    table, _ = _policy(project)
+    deny_read = [] if table.get("read_credentials") is True else list(CREDENTIALS)
+    domains = [d for d in table.get("allowed_domains") or [] if isinstance(d, str)]
+    return {
+        "enabled": True,
+        "allowUnsandboxedCommands": False,
+        "failIfUnavailable": available,
+        "filesystem": {"denyWrite": [_abs(p) for p in protected(project)],
+                       "denyRead": deny_read},
+        "network": {"allowedDomains": domains},
+    }
+
+
+def with_block(data: dict[str, Any], ours: dict[str, Any],
+               original: dict[str, Any] | None) -> dict[str, Any]:
+    """``data`` with ``ours`` merged into the user's own ``sandbox`` object (``original``):
+    their extra paths and domains are kept; the settings that hold the boundary are ours."""
+    mine = dict(original or {})
+    merged = {**mine, **{k: v for k, v in ours.items() if k not in ("filesystem", "network")}}
+    for key in ("filesystem", "network"):
+        theirs = mine.get(key) if isinstance(mine.get(key), dict) else {}
+        combined = dict(theirs)
+        for field, values in ours[key].items():
+            old = theirs.get(field) if isinstance(theirs.get(field), list) else []
+            if field == "allowedDomains" and "allowedDomains" in theirs:
+                combined[field] = old  # the user's own network choice stands
+            else:
+                combined[field] = list(dict.fromkeys([*old, *values]))
+        merged[key] = combined
+    return {**data, "sandbox": merged}
+
+
+def missing_tools() -> list[str]:
+    """What the sandbox needs and this machine lacks (Debian package names)."""
+    if sys.platform == "darwin":
+        return []
+    if not sys.platform.startswith("linux"):
+        return ["a supported platform (Linux or macOS)"]
+    return [pkg for tool, pkg in LINUX_TOOLS.items() if shutil.which(tool) is None]
+
+
+def status(data: dict[str, Any]) -> tuple[str, str]:
+    """(``ok``|``warn``, text): is the boundary enforced for the settings ``data``?"""
+    box = data.get("sandbox") if isinstance(data.get("sandbox"), dict) else {}
+    lacking = missing_tools()
+    if not box.get("enabled"):
+        return "warn", ("sandbox: off, so the trust boundary is advisory only: the gate denies "
+                        "the writes it can see, but a command can still change smllm's policy, "
+                        "hooks or journal (run `smllm install` without --no-sandbox)")
+    if lacking:
+        how = f"apt-get install -y {' '.join(lacking)}" if sys.platform.startswith("linux") \
+            else "use Linux or macOS"
+        return "warn", (f"sandbox: cannot run here ({', '.join(lacking)} missing), so the trust "
+                        f"boundary is advisory only (install it: {how})")
+    if box.get("allowUnsandboxedCommands", True):
+        return "warn", ("sandbox: on, but commands may ask to run outside it "
+                        "(allowUnsandboxedCommands), so the trust boundary is advisory only")
+    fs = box.get("filesystem") if isinstance(box.get("filesystem"), dict) else {}
+    return "ok", (f"sandbox: on, commands cannot escape it; {len(fs.get('denyWrite') or [])} "
+                  f"protected paths are read-only to them")
