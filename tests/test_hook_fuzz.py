@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.helpers import PYTHON, REPO
 
 from smllm.base.errors import SmllmError
 from smllm.hooks._context import parse_input
 from smllm.setup import install
-from tests.helpers import PYTHON, REPO
 
 DEADLINE = 6.0
 SEED = 20261201

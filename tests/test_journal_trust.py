@@ -9,12 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.helpers import PYTHON, base, hook, hook_output, smllm
 
 from smllm import journal
 from smllm.base import paths
 from smllm.base.errors import JournalError
 from smllm.journal.verify import verify
-from tests.helpers import PYTHON, base, hook, hook_output, smllm
 
 SID = "trust-journal-1"
 

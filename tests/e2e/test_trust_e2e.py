@@ -122,7 +122,7 @@ def test_agent_cannot_switch_smllm_off_with_the_sandbox(claude: Harness, tmp_pat
     journaled = sorted(
         (command, "denied" if decision.startswith("deny") else outcomes.get(tid, "no outcome"))
         for tid, (command, decision) in intents.items())
-    print("\n".join(f"{o:10} {c}" for c, o in journaled))  # noqa: T201 - shown with -s
+    print("\n".join(f"{o:10} {c}" for c, o in journaled))
     assert [] == [(c, o) for c, o in journaled if o not in ("denied", "failed")]
     assert sorted(routes) == [c for c, _ in journaled]
 

@@ -153,7 +153,7 @@ class Summary:
     sha256: str = ""
     bytes: int = 0
     max_sequence: int = 0
-    seen: SequenceSet = field(default_factory=lambda: SequenceSet())
+    seen: SequenceSet = field(default_factory=lambda: SequenceSet())  # noqa: PLW0108 - defined below
 
     def as_dict(self, rel: str) -> dict[str, Any]:
         return {

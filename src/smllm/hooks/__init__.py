@@ -20,10 +20,9 @@ The contract (product.md §4, claude-code-contract.md §2):
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # the builtin behind signal
 import os
 import sys
-
-import _signal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -304,7 +303,7 @@ def main(argv: list[str]) -> int:
 
 
 def _stderr(data: bytes) -> None:
-    try:
+    try:  # noqa: SIM105 - contextlib is too slow to import on the hot path
         os.write(2, data)
     except OSError:
         pass

@@ -6,8 +6,8 @@ import os
 
 from smllm import journal
 from smllm.base import clock, jsonfast, paths
-from smllm.journal import transcript
 from smllm.base.errors import InvalidSessionId, SmllmError
+from smllm.journal import transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -317,7 +317,7 @@ def boundary(project: Path, regs: list[Registration], plugin_on: bool) -> list[F
             data = found
             break
     status, text = sandbox.status(data)
-    return [Finding(status, text)]
+    return [Finding("ok" if status == "ok" else "warn", text)]
 
 
 def store_folders() -> list[Finding]:

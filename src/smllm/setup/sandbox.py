@@ -72,7 +72,6 @@ def _policy(project: Path) -> tuple[dict[str, Any], list[str]]:
 def protected(project: Path) -> list[str]:
     """The protected set, as absolute paths (what sandboxed commands may not write)."""
     import smllm  # noqa: PLC0415
-
     from smllm.setup import settings  # noqa: PLC0415
 
     home = Path.home()
@@ -111,13 +110,13 @@ def with_block(data: dict[str, Any], ours: dict[str, Any],
                original: dict[str, Any] | None) -> dict[str, Any]:
     """``data`` with ``ours`` merged into the user's own ``sandbox`` object (``original``):
     their extra paths and domains are kept; the settings that hold the boundary are ours."""
-    mine = dict(original or {})
+    mine: dict[str, Any] = dict(original or {})
     merged = {**mine, **{k: v for k, v in ours.items() if k not in ("filesystem", "network")}}
     for key in ("filesystem", "network"):
-        theirs = mine.get(key) if isinstance(mine.get(key), dict) else {}
+        theirs: dict[str, Any] = mine[key] if isinstance(mine.get(key), dict) else {}
         combined = dict(theirs)
         for field, values in ours[key].items():
-            old = theirs.get(field) if isinstance(theirs.get(field), list) else []
+            old: list[Any] = theirs[field] if isinstance(theirs.get(field), list) else []
             if field == "allowedDomains" and "allowedDomains" in theirs:
                 combined[field] = old  # the user's own network choice stands
             else:
@@ -137,7 +136,7 @@ def missing_tools() -> list[str]:
 
 def status(data: dict[str, Any]) -> tuple[str, str]:
     """(``ok``|``warn``, text): is the boundary enforced for the settings ``data``?"""
-    box = data.get("sandbox") if isinstance(data.get("sandbox"), dict) else {}
+    box: dict[str, Any] = data["sandbox"] if isinstance(data.get("sandbox"), dict) else {}
     lacking = missing_tools()
     if not box.get("enabled"):
         return "warn", ("sandbox: off, so the trust boundary is advisory only: the gate denies "
@@ -151,6 +150,6 @@ def status(data: dict[str, Any]) -> tuple[str, str]:
     if box.get("allowUnsandboxedCommands", True):
         return "warn", ("sandbox: on, but commands may ask to run outside it "
                         "(allowUnsandboxedCommands), so the trust boundary is advisory only")
-    fs = box.get("filesystem") if isinstance(box.get("filesystem"), dict) else {}
+    fs: dict[str, Any] = box["filesystem"] if isinstance(box.get("filesystem"), dict) else {}
     return "ok", (f"sandbox: on, commands cannot escape it; {len(fs.get('denyWrite') or [])} "
                   f"protected paths are read-only to them")
