@@ -1,0 +1,97 @@
+"""`smllm install` configures Claude Code's Bash sandbox around smllm's protected set (issue 10)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.helpers import smllm as run_smllm
+
+import smllm
+
+CREDENTIALS = ["~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
+               "~/.gnupg", "~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.npmrc",
+               "~/.pypirc"]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    return proj
+
+
+def _settings(project: Path) -> dict[str, object]:
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_home: Path) -> None:
+    """The block: on, no per-call escape, the protected set read-only, credentials hidden,
+    no network."""
+    (project / ".smllm").mkdir()
+    (project / ".smllm" / "policy.toml").write_text('sensitive = ["deploy/keys"]\n')
+    assert 0 == run_smllm("install", "--project", str(project)).returncode
+    box = _settings(project)["sandbox"]
+    home = Path(os.environ["HOME"])
+    expected_deny = ["/" + str(p) for p in [
+        project / ".claude", project / ".smllm", home / ".claude", home / ".claude.json",
+        smllm_home, Path(smllm.__file__).resolve().parent]]
+    assert isinstance(box, dict)
+    deny = box["filesystem"]["denyWrite"]
+    assert ([True, False, True, CREDENTIALS, []] ==
+            [box["enabled"], box["allowUnsandboxedCommands"], box["failIfUnavailable"],
+             box["filesystem"]["denyRead"], box["network"]["allowedDomains"]])
+    assert expected_deny == deny[:6]
+    assert "/" + str(project / "deploy" / "keys") == deny[-1]
+
+
+def test_policy_choices_reach_the_sandbox(project: Path) -> None:
+    """[sandbox] read_credentials = true and allowed_domains are written as chosen."""
+    (project / ".smllm").mkdir()
+    (project / ".smllm" / "policy.toml").write_text(
+        '[sandbox]\nread_credentials = true\nallowed_domains = ["pypi.org"]\n')
+    assert 0 == run_smllm("install", "--project", str(project)).returncode
+    box = _settings(project)["sandbox"]
+    assert isinstance(box, dict)
+    assert ([], ["pypi.org"]) == (box["filesystem"]["denyRead"], box["network"]["allowedDomains"])
+
+
+def test_unknown_sandbox_key_is_a_policy_error(project: Path) -> None:
+    """A typo in [sandbox] is refused with the keys that exist."""
+    (project / ".smllm").mkdir()
+    (project / ".smllm" / "policy.toml").write_text("[sandbox]\nread_credential = true\n")
+    proc = run_smllm("policy", "check", cwd=project)
+    assert ("unknown key 'read_credential' in [sandbox] (use one of: read_credentials, "
+            "allowed_domains)") in proc.stdout + proc.stderr
+
+
+def test_users_own_sandbox_is_merged_and_restored(project: Path) -> None:
+    """A sandbox object already there keeps its paths and network choice; uninstall puts
+    the file back byte for byte."""
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    original = ('{\n  "sandbox": {\n    "filesystem": {"allowWrite": ["~/.kube"], '
+                '"denyWrite": ["./build"]},\n    "network": {"allowedDomains": ["x.org"]}\n  }\n}\n')
+    path.write_text(original)
+    assert 0 == run_smllm("install", "--project", str(project)).returncode
+    box = _settings(project)["sandbox"]
+    assert isinstance(box, dict)
+    assert (["~/.kube"], "./build", ["x.org"], False) == (
+        box["filesystem"]["allowWrite"], box["filesystem"]["denyWrite"][0],
+        box["network"]["allowedDomains"], box["allowUnsandboxedCommands"])
+    gone = run_smllm("uninstall", "--project", str(project))
+    assert (0, original) == (gone.returncode, path.read_text())
+
+
+@pytest.mark.parametrize(("flag", "hooks", "sandbox"), [
+    ("--no-sandbox", True, False), ("--sandbox-only", False, True)])
+def test_opt_out_and_sandbox_only(project: Path, flag: str, hooks: bool, sandbox: bool) -> None:
+    """--no-sandbox writes hooks only; --sandbox-only (plugin route) the sandbox only."""
+    assert 0 == run_smllm("install", "--project", str(project), flag).returncode
+    data = _settings(project)
+    assert (hooks, sandbox) == ("hooks" in data, "sandbox" in data)
