@@ -214,3 +214,22 @@ def test_state_sidecar_fifo_is_refused_not_waited_on() -> None:
     out = hook_output(proc)
     assert out is not None
     assert "deny" == out["hookSpecificOutput"]["permissionDecision"]
+
+
+def test_full_disk_denies_and_leaves_no_intent_or_start() -> None:
+    """When the disk fills mid-append (RLIMIT_FSIZE stands in for it), the gate denies and
+    the journal holds neither the call's intent nor its start: only what was there."""
+    path = journal.locate(SID, create=True)
+    _append(path, 3)
+    before = Path(path).read_bytes()
+    limit = len(before) + 200  # the intent line is longer: the write stops part-way
+
+    def full() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    data = json.dumps(_bash(SID, "toolu_full", "ls")).encode()
+    proc = subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", "PreToolUse"],
+                          input=data, capture_output=True, preexec_fn=full, check=False)
+    decision = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
+    assert (0, "deny", before) == (proc.returncode, decision, Path(path).read_bytes())
+    assert verify(Path(path)).ok

@@ -548,13 +548,24 @@ class Transaction:
         if faults.armed("mid-write"):
             os.write(self.fd, data[: max(1, len(data) // 2)])
             faults.point("mid-write")
+        start = os.lseek(self.fd, 0, os.SEEK_END)
         view = memoryview(data)
-        while view:
-            n = os.write(self.fd, view)
-            view = view[n:]
-        faults.point("after-write")
-        if self.durable:
-            os.fsync(self.fd)
+        try:
+            while view:
+                n = os.write(self.fd, view)
+                view = view[n:]
+            faults.point("after-write")
+            if self.durable:
+                os.fsync(self.fd)
+        except OSError:
+            # a full disk or a failing device: take back what part of the batch landed,
+            # so that a call denied for it never shows an intent or a start it did not get
+            try:
+                os.ftruncate(self.fd, start)
+                os.fsync(self.fd)
+            except OSError:
+                pass
+            raise
         faults.point("after-fsync")
         self.pending.clear()
         self.set_state(HEAD_KEY, {"sequence": self.written[-1].sequence,
