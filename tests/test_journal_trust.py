@@ -233,3 +233,44 @@ def test_full_disk_denies_and_leaves_no_intent_or_start() -> None:
     decision = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
     assert (0, "deny", before) == (proc.returncode, decision, Path(path).read_bytes())
     assert verify(Path(path)).ok
+
+
+HOST_REFUSAL = ("touch in '/p/x' needs approval. The path is inside the working directories "
+                "for this session ('/p'), and Claude Code asks before a shell command creates, "
+                "changes or removes files there.")
+PERSON_REFUSAL = ("The user doesn't want to proceed with this tool use. The tool use was "
+                  "rejected (eg. if it was a file edit, the new_string was NOT written to the "
+                  "file). STOP what you are doing and wait for the user to tell you how to "
+                  "proceed.")
+
+
+@pytest.mark.parametrize(("text", "stamp", "kind"), [
+    (HOST_REFUSAL, "deny:host", "host"), (PERSON_REFUSAL, "deny:user", "user")])
+def test_refusal_is_a_persons_only_when_the_transcript_shows_one(
+        tmp_path: Path, text: str, stamp: str, kind: str) -> None:
+    """A prompted call refused as in `claude -p` is deny:host (with what the host said); the
+    refusal text of a person at the prompt is deny:user."""
+    transcript = tmp_path / "t.jsonl"
+    sid = "refusal-1"
+    pre = _bash(sid, "toolu_r", "touch x")
+    pre["transcript_path"] = str(transcript)
+    assert 0 == hook("PreToolUse", pre).returncode
+    ask = base("PermissionRequest", sid, tool_name="Bash", tool_input={"command": "touch x"})
+    ask["transcript_path"] = str(transcript)
+    assert 0 == hook("PermissionRequest", ask).returncode
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_r", "is_error": True, "content": text}]}},
+        {"type": "assistant", "message": {"id": "msg_2", "model": "m", "stop_reason": "end_turn",
+                                          "content": [{"type": "text", "text": "ok"}]}},
+    ]
+    transcript.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    stop = base("Stop", sid, stop_hook_active=False)
+    stop["transcript_path"] = str(transcript)
+    assert 0 == hook("Stop", stop).returncode
+    recs = list(journal.iter_records(journal.locate(sid)))
+    terminal = [journal.body_of(r) for r in recs
+                if journal.kind_of(r) == "tool_batch.effect.terminal"]
+    applied = [journal.body_of(r)["decision_source"]["kind"] for r in recs
+               if journal.kind_of(r) == "decision_applied"]
+    assert ([stamp], [kind]) == ([t["authorized_by"] for t in terminal], applied)

@@ -46,14 +46,29 @@ def _model_call(msg: dict[str, Any]) -> journal.Entry:
     )
 
 
-def _authorized_by(intent: dict[str, Any], outcome: str) -> str | None:
-    """Who let the call run, or who stopped it (the approval gate's terminal field)."""
+#: what Claude Code's tool_result says when a person answered its prompt with "no"; any
+#: other refusal (``claude -p``, where nobody can answer, or a rule) is the host's own
+USER_REFUSALS = ("The user doesn't want to proceed with this tool use",
+                 "The user doesn't want to take this action")
+
+
+def refused_by_person(detail: str) -> bool:
+    """Does a refusal's tool_result show a person refusing (not the host on its own)?"""
+    return any(text in detail for text in USER_REFUSALS)
+
+
+def _authorized_by(intent: dict[str, Any], outcome: str, detail: str = "") -> str | None:
+    """Who let the call run, or who stopped it (the approval gate's terminal field).
+
+    ``deny:user`` only where the transcript shows a person refusing; a prompt shown where
+    no person answered (``claude -p``) and refused by Claude Code is ``deny:host``.
+    """
     decision = intent.get("decision")
     if not isinstance(decision, str):
         return None
     prompted = bool(intent.get("prompted")) or decision == "ask:user"
     if outcome == "refused_by_host":
-        return "deny:user" if prompted else "deny:host"
+        return "deny:user" if prompted and refused_by_person(detail) else "deny:host"
     if prompted:
         return "allow:user"
     return decision if decision.startswith("allow:") and decision != "allow:yolo" else \
@@ -76,18 +91,24 @@ class _Ingest:
         self.txn.append(_model_call(self.pending.pop(mid)))
         self.emitted = [*self.emitted[-(EMITTED_MEMORY - 1):], mid]
 
-    def _close_user_wait(self, intent: dict[str, Any], tid: str, outcome: str) -> None:
+    def _close_user_wait(self, intent: dict[str, Any], tid: str, outcome: str,
+                         detail: str) -> None:
         """A host prompt the gate is waiting on: its answer, as observed (approval gate)."""
         pending = intent.get("pending")
         if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
             return
         approved = outcome != "refused_by_host"
+        person = approved or refused_by_person(detail)
+        source = {"kind": "user" if person else "host", "observed_via": "transcript",
+                  "inferred": "the call ran after Claude Code's prompt" if approved else
+                  "a person refused the call at Claude Code's prompt" if person else
+                  "Claude Code refused the call without a person's answer"}
+        if not person:
+            source["host_said"] = detail[:500]
         self.txn.append(journal.fact("decision_applied", {
             "pending_action_id": pending, "decision": "approved" if approved else "rejected",
             "policy_result": "allow" if approved else "deny",
-            "decision_source": {"kind": "user", "observed_via": "transcript",
-                                "inferred": "the call ran after Claude Code's prompt" if
-                                approved else "the call did not run after Claude Code's prompt"}}))
+            "decision_source": source}))
         self.txn.append(journal.fact("approval_wait.effect.terminal", {
             "pending_action_id": pending, "outcome": "approved" if approved else "rejected",
             "tool_use_id": tid}))
@@ -98,7 +119,8 @@ class _Ingest:
             if intent is None:
                 continue
             outcome = "refused_by_host" if res.get("is_error") else "succeeded"
-            self._close_user_wait(intent, tid, outcome)
+            detail = str(res.get("preview", ""))
+            self._close_user_wait(intent, tid, outcome, detail)
             self.txn.append(
                 journal.fact(
                     "tool_batch.effect.terminal",
@@ -109,7 +131,7 @@ class _Ingest:
                         "operation": intent.get("operation"),
                         "outcome": outcome,
                         "observed_via": "transcript",
-                        "authorized_by": _authorized_by(intent, outcome),
+                        "authorized_by": _authorized_by(intent, outcome, detail),
                         "detail": res.get("preview", ""),
                     },
                 )
