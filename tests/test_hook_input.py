@@ -77,7 +77,8 @@ def test_pre_tool_use_denies_when_the_intent_cannot_be_journaled(tmp_path: Path)
     spec = out["hookSpecificOutput"]
     assert "deny" == spec["permissionDecision"]
     assert spec["permissionDecisionReason"].startswith(
-        "smllm could not decide on this call and denies it (fail closed): NotADirectoryError")
+        f"smllm could not decide on this call and denies it (fail closed): UnsafeStore: "
+        f"{blocker} is not a folder")
     for event in OBSERVERS:  # observers fail open: nothing on stdout
         payload = dict(GOOD, hook_event_name=event)
         assert b"" == hook(event, payload, env={"SMLLM_HOME": str(blocker)}).stdout

@@ -23,7 +23,7 @@ VALIDATION = [
     ('reviewers = ["user", "user"]\n', "{f}:1: a reviewer is listed twice (list each reviewer "
      "once)"),
     ('colour = "red"\n', "{f}:1: unknown key 'colour' in the policy (use one of: mode, "
-     "authority, reviewers, llm_judge, command, rule, sensitive)"),
+     "authority, reviewers, llm_judge, command, rule, sensitive, sandbox)"),
     ('\n[[rule]]\nid = "a"\ncommand = "x"\ndecision = "maybe"\n', "{f}:5: unknown decision "
      "'maybe' (use one of: allow, ask, deny)"),
     ('[[rule]]\nid = "a"\ndecision = "allow"\n', "{f}:1: rule 'a' matches nothing (add tool, "

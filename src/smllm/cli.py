@@ -142,7 +142,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:
-        return _report_crash(exc)
+        return _read_only(exc) if getattr(exc, "errno", None) == 30 else _report_crash(exc)
+
+
+def _read_only(exc: BaseException) -> int:
+    """EROFS: inside Claude Code's sandbox, smllm's store is read-only to commands."""
+    sys.stderr.write(
+        f"smllm: error: cannot write {getattr(exc, 'filename', '?')}: read-only file system "
+        f"(inside Claude Code's sandbox smllm's store is read-only to commands; the agent fires "
+        f"events through the smllm MCP tool, and a person runs this command outside the "
+        f"session)\n")
+    return 1
 
 
 def _report_crash(exc: BaseException) -> int:

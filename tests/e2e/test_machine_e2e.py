@@ -39,7 +39,9 @@ def _setup(claude: Harness) -> tuple[dict[str, str], list[str]]:
     smllm_dir.mkdir()
     for name in ("config.toml", "fix.smllm.yaml"):
         (smllm_dir / name).write_text((SEED / name).read_text())
-    claude.install_smllm()
+    # the agent runs smllm itself from Bash here: without the sandbox, which keeps smllm's
+    # store read-only to commands (tests/e2e/test_trust_e2e.py; docs/security.md)
+    claude.install_smllm("--no-sandbox")
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
            "SMLLM_IDS": f"{KEY},i-100001"}
     mcp = {"mcpServers": {"smllm": {"command": sys.executable, "args": ["-m", "smllm", "mcp"],

@@ -119,7 +119,9 @@ def test_crash_mid_gate_then_resume_migrates_every_record_exactly_once(
         (shutil.copytree if item.is_dir() else shutil.copyfile)(item, dst)
     (project / ".tools").mkdir()
     (project / ".tools" / "migrate_one.py").write_text(MIGRATE)
-    claude.install_smllm()
+    # the agent runs smllm itself from Bash here: without the sandbox, which keeps smllm's
+    # store read-only to commands (tests/e2e/test_trust_e2e.py; docs/security.md)
+    claude.install_smllm("--no-sandbox")
     env = {"GATE_SLEEP": "1.5"}
 
     script = [step for n in range(1, 9) for step in (_gate(n), _migrate(n))]
