@@ -102,15 +102,15 @@ def test_huge_sequence_exports_in_bounded_memory(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("cut", [1, 2, 3, 4, 5])
 def test_truncated_tail_is_reported_with_the_count(cut: int) -> None:
-    """`head -n -K` leaves a valid chain; verify names K missing records from the head in
-    state.json, and so does a later writer's record."""
+    """`head -n -K` leaves a valid chain; verify names K missing records from the head kept
+    beside the log, and so does a later writer's record."""
     path = journal.locate(SID, create=True)
     _append(path, 10)
     lines = Path(path).read_bytes().splitlines(keepends=True)
     Path(path).write_bytes(b"".join(lines[:-cut]))
     proc = smllm("verify", SID)
     assert (1, f"FAILED: {path}:{11 - cut}: {cut} record(s) missing at the end of the log: it "
-               f"ends at sequence {10 - cut}, its head in state.json is sequence 10\n") == \
+               f"ends at sequence {10 - cut}, the head recorded beside it (head) says sequence 10\n") == \
         (proc.returncode, proc.stdout)
     _append(path, 1)  # the next writer sees the cut and says so in the log
     report = verify(Path(path))

@@ -217,6 +217,8 @@ def write_private(path: str | os.PathLike[str], data: bytes, *, fault: str | Non
 # root, and repairs (ours) or refuses (someone else's) a folder others could use.
 
 REPAIR_LOG = "store-repairs.log"
+# stat.S_IF* (the stat module is not loaded at startup: a hook saves importing it)
+_S_IFMT, _S_IFREG, _S_IFDIR, _S_IFLNK = 0o170000, 0o100000, 0o040000, 0o120000
 
 
 class UnsafeStore(OSError):
@@ -245,10 +247,8 @@ def open_regular(path: str, flags: int, mode: int = FILE_MODE) -> int:
             raise UnsafeStore(f"{path} is a symbolic link",
                               "smllm never follows links in its store; remove the link") from None
         raise
-    import stat  # noqa: PLC0415 - already loaded by os
-
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
+    if st.st_mode & _S_IFMT != _S_IFREG:
         os.close(fd)
         raise UnsafeStore(f"{path} is not a regular file",
                           "smllm only reads and writes regular files in its store; remove it")
@@ -274,10 +274,8 @@ def _repaired(path: str, old_mode: int) -> None:
 def check_private_dir(path: str, *, link_ok: bool = False) -> None:
     """``path`` must be our folder, 0700: repair its mode if it is ours, else refuse."""
     st = os.stat(path) if link_ok else os.lstat(path)
-    import stat  # noqa: PLC0415
-
-    if not stat.S_ISDIR(st.st_mode):
-        what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a folder"
+    if st.st_mode & _S_IFMT != _S_IFDIR:
+        what = "a symbolic link" if st.st_mode & _S_IFMT == _S_IFLNK else "not a folder"
         raise UnsafeStore(f"{path} is {what}",
                           "smllm keeps its store in plain folders of its own; remove it")
     if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
@@ -288,16 +286,21 @@ def check_private_dir(path: str, *, link_ok: bool = False) -> None:
         _repaired(path, st.st_mode)
 
 
-def check_store_path(root: str, *parts: str) -> str:
+def check_store_path(root: str, *parts: str, checked: int = 0) -> str:
     """``root/part/...``, checking that every folder on the way is private and no link.
 
     ``root`` itself may be a link (a user may keep data on another disk); nothing below it
-    may. Missing folders are left to :func:`ensure_private_tree`.
+    may. Missing folders are left to :func:`ensure_private_tree`. ``checked``: how many
+    leading folders (``root`` counts as one) were already checked by the caller.
     """
     path = root
     try:
-        check_private_dir(path, link_ok=True)
-        for part in parts:
+        if not checked:
+            check_private_dir(path, link_ok=True)
+        for i, part in enumerate(parts, 1):
+            if i < checked:
+                path = os.path.join(path, part)
+                continue
             if not part or part in (".", "..") or "/" in part or os.sep in part:
                 raise UnsafeStore(f"{part!r} is not a folder name",
                                   "smllm derives store paths from ids and dates only")

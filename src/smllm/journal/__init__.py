@@ -8,7 +8,7 @@
 
 from smllm.journal.log import (
     GENESIS,
-    HEAD_KEY,
+    HEAD_NAME,
     LINE_LIMIT,
     LOG_NAME,
     SCHEMA_VERSION,
@@ -35,16 +35,18 @@ from smllm.journal.log import (
     omit_large,
     parse_line,
     project_key,
+    read_head,
     read_state,
     read_tail,
     session_dir,
     session_folder,
     transaction,
+    write_head,
 )
 
 __all__ = [
     "GENESIS",
-    "HEAD_KEY",
+    "HEAD_NAME",
     "LINE_LIMIT",
     "LOG_NAME",
     "SCHEMA_VERSION",
@@ -71,9 +73,11 @@ __all__ = [
     "omit_large",
     "parse_line",
     "project_key",
+    "read_head",
     "read_state",
     "read_tail",
     "session_dir",
     "session_folder",
     "transaction",
+    "write_head",
 ]

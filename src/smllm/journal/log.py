@@ -440,7 +440,7 @@ def session_folder(host_session_id: str, *, create: bool = False,
         sid = _journal_id(sid, key)  # the id is another project's: ours is beside it
         entry = _entry_of(sessions, sid)
     if entry is not None:
-        return paths.check_store_path(root, "sessions", *entry[0].split("/"), sid)
+        return paths.check_store_path(root, "sessions", *entry[0].split("/"), sid, checked=2)
     if not create:
         raise FileNotFoundError(os.path.join(sessions, "by-id", sid))
     index = os.path.join(sessions, "by-id", sid)
@@ -568,40 +568,74 @@ class Transaction:
             raise
         faults.point("after-fsync")
         self.pending.clear()
-        self.set_state(HEAD_KEY, {"sequence": self.written[-1].sequence,
-                                  "hash": self.written[-1].hash})
+        write_head(self.path, self.written[-1].sequence, self.written[-1].hash)
         self.tail = Tail(self.written[-1].sequence, self.written[-1].hash, 0, 0,
                          clock.iso_utc(self.now_ms))
         self.written.clear()
         self.durable = False
 
 
-#: the sidecar key holding the last record written (sequence + hash): a head kept outside
-#: the log, so that cutting records off its end shows (``smllm verify``)
-HEAD_KEY = "head"
+#: the file beside the log holding its head (the last record written: sequence and
+#: hash), outside the log, so that cutting records off its end shows (``smllm verify``)
+HEAD_NAME = "head"
 #: the payload type a writer records when the log ends before the head it knew
 TAIL_MISSING = "journal.tail_missing"
+_HEAD_LEN = 20 + 1 + len(GENESIS) + 1
+
+
+def _head_file(log: str) -> str:
+    return os.path.join(os.path.dirname(log), HEAD_NAME)
+
+
+def write_head(log: str, sequence: int, digest: str) -> None:
+    """Overwrite the head in place: one fixed-size ``pwrite``, no rename (hot path)."""
+    data = f"{sequence:>20} {digest}\n".encode("ascii")
+    fd = paths.open_regular(_head_file(log), os.O_WRONLY | os.O_CREAT)
+    try:
+        os.pwrite(fd, data, 0)
+    finally:
+        os.close(fd)
+
+
+def read_head(log: StrPath) -> tuple[int, str] | None:
+    """The head recorded beside ``log`` (None when there is none or it is unreadable)."""
+    try:
+        fd = paths.open_regular(_head_file(os.fspath(log)), os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        data = os.read(fd, _HEAD_LEN + 1)
+    finally:
+        os.close(fd)
+    seq, _, digest = data.decode("ascii", "replace").strip().partition(" ")
+    if not (seq.isdigit() and digest.startswith("sha256:") and len(digest) == len(GENESIS)):
+        return None
+    return int(seq), digest
 
 
 def _check_head(txn: Transaction) -> None:
     """If the log lost records from its end since the last write, say so in the log."""
-    head = txn.state.get(HEAD_KEY)
-    if not isinstance(head, dict):
+    head = read_head(txn.path)
+    if head is None or head[0] <= txn.tail.sequence:
         return
-    seq = head.get("sequence")
-    if not isinstance(seq, int) or seq <= txn.tail.sequence:
-        return
+    seq, digest = head
     txn.append(fact(TAIL_MISSING, {
         "missing": seq - txn.tail.sequence,
         "log_ended_at": txn.tail.sequence,
         "head_sequence": seq,
-        "head_hash": head.get("hash"),
-        "observed_via": "state.json",
+        "head_hash": digest,
+        "observed_via": HEAD_NAME,
     }))
 
 
 def _state_file(path: str) -> str:
     return os.path.join(os.path.dirname(path), STATE_NAME)
+
+
+#: state.json path -> ((inode, mtime, size), parsed): a hook reads its sidecar before the
+#: lock (transcript prefetch) and again under it; the second read reuses the parse when
+#: the file is the same one (a replace makes a new inode)
+_STATE_SEEN: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
 
 
 def _read_state(path: str) -> dict[str, Any]:
@@ -613,6 +647,11 @@ def _read_state(path: str) -> dict[str, Any]:
         raise JournalError(f"cannot read journal state {path}: {exc}",
                            "remove it: smllm rebuilds it from the log") from None
     try:
+        st = os.fstat(fd)
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        cached = _STATE_SEEN.get(path)
+        if cached is not None and cached[0] == stamp:  # read earlier in this process
+            return dict(cached[1])
         chunks = []
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -624,7 +663,10 @@ def _read_state(path: str) -> dict[str, Any]:
         return {}
     finally:
         os.close(fd)
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    _STATE_SEEN[path] = (stamp, data)
+    return dict(data)
 
 
 def read_state(log: StrPath) -> dict[str, Any]:

@@ -197,10 +197,8 @@ def _read_from(transcript: str, offset: int) -> tuple[int, bytes, int] | None:
     except OSError:
         return None
     try:
-        import stat  # noqa: PLC0415 - loaded by os already
-
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        if st.st_mode & 0o170000 != 0o100000:  # not a regular file (stat.S_ISREG)
             return None
         size = st.st_size
         if size < offset:  # rewritten: start over

@@ -6,8 +6,8 @@ record declares it in ``skipped`` (the writer that repaired it saw it).
 
 Records cut off the end of a log leave a valid chain, so the log alone cannot show
 them: verify compares the log's last record with the head recorded outside it (the
-``state.json`` sidecar, :data:`smllm.journal.HEAD_KEY`; more anchors, such as a team
-store, can be added to :func:`anchors`) and says how many records are missing. A
+``head`` file beside the log, :data:`smllm.journal.HEAD_NAME`; more anchors, such as a
+team store, can be added to :func:`anchors`) and says how many records are missing. A
 writer that found the log shorter than its head recorded that in the log itself
 (``journal.tail_missing``), which verify reports too.
 """
@@ -131,17 +131,13 @@ class Anchor:
 
 
 def anchors(path: Path) -> list[Anchor]:
-    """The heads of ``path`` recorded outside it (today: its ``state.json`` sidecar)."""
-    out = []
+    """The heads of ``path`` recorded outside it (today: the ``head`` file beside it)."""
     try:
-        head = journal.read_state(path).get(journal.HEAD_KEY)
+        head = journal.read_head(path)
     except OSError:
         head = None
-    if isinstance(head, dict) and isinstance(head.get("sequence"), int):
-        digest = head.get("hash")
-        out.append(Anchor(journal.STATE_NAME, head["sequence"],
-                          digest if isinstance(digest, str) else None))
-    return out
+    where = f"the head recorded beside it ({journal.HEAD_NAME})"
+    return [Anchor(where, head[0], head[1])] if head is not None else []
 
 
 def verify(path: Path) -> Report:
@@ -168,8 +164,8 @@ def verify(path: Path) -> Report:
             gone = anchor.sequence - checker.prev_seq
             report.missing += gone
             checker.fail(end, f"{gone} record(s) missing at the end of the log: it ends at "
-                              f"sequence {checker.prev_seq}, its head in {anchor.where} is "
-                              f"sequence {anchor.sequence}")
+                              f"sequence {checker.prev_seq}, {anchor.where} says sequence "
+                              f"{anchor.sequence}")
         elif anchor.hash is not None and checker.hashes.get(anchor.sequence) != anchor.hash:
             checker.fail(end, f"record {anchor.sequence} differs from the head in "
                               f"{anchor.where}: the log was rewritten")
