@@ -11,6 +11,7 @@ a deny).
 from __future__ import annotations
 
 from smllm import gate, journal
+from smllm.gate import protect
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
 from smllm.journal import sidecar, transcript
@@ -36,6 +37,10 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
     held = _features.held_effect(ctx)
     if held:
         return gate.Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
+    p = ctx.payload
+    guarded = protect.check(str(p["tool_name"]), p["tool_input"], ctx.cwd, ctx.project or ctx.cwd)
+    if guarded is not None:  # self-protection: before any policy, in every mode
+        return gate.Verdict("deny", "deny:policy", guarded, rule="protect.self")
     rule = _features.machine_tool_rule(ctx)
     if rule is not None:
         decision, reason = rule

@@ -27,8 +27,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from smllm.base import paths
-
 #: credential stores hidden from sandboxed commands unless the policy allows reading them
 CREDENTIALS = ("~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
                "~/.gnupg", "~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.npmrc",
@@ -70,24 +68,15 @@ def _policy(project: Path) -> tuple[dict[str, Any], list[str]]:
 
 
 def protected(project: Path) -> list[str]:
-    """The protected set, as absolute paths (what sandboxed commands may not write)."""
+    """The protected set (:func:`smllm.gate.protect.protected_paths`), plus the installed code
+    as resolved, a virtual environment, and the policy's ``sensitive`` paths."""
     import smllm  # noqa: PLC0415
-    from smllm.setup import settings  # noqa: PLC0415
+    from smllm.gate import protect  # noqa: PLC0415
 
-    home = Path.home()
-    out = [
-        project / ".claude",
-        project / ".smllm",
-        settings.claude_config_dir(),
-        home / ".claude.json",
-        Path(paths.data_root()),
-        Path(paths.state_root()),
-        Path(paths.config_root()),
-        Path(smllm.__file__).resolve().parent,
-    ]
+    out = [*protect.protected_paths(str(project)), str(Path(smllm.__file__).resolve().parent)]
     if sys.prefix != sys.base_prefix:  # a virtual environment: its interpreter and packages
-        out.append(Path(sys.prefix))
-    out += [Path(p) for p in _policy(project)[1]]
+        out.append(sys.prefix)
+    out += _policy(project)[1]
     return list(dict.fromkeys(os.path.abspath(p) for p in out))
 
 

@@ -1,0 +1,133 @@
+"""smllm's self-protection: the protected set, and the calls that would change it.
+
+The protected set is what the agent must never write, whatever the policy says (even in
+``yolo`` mode): the project's ``.claude/`` and ``.smllm/``, the user's Claude Code folder
+and ``~/.claude.json``, smllm's data, state and config folders, and smllm's own code.
+``smllm install`` makes the same set read-only inside Claude Code's sandbox
+(:mod:`smllm.setup.sandbox`); this module is the gate's half, for what it can see:
+
+* file tools (Write, Edit, MultiEdit, NotebookEdit, and MCP tools that write) naming a
+  path in the set, directly or through a link (``ln -s .claude cfg`` then ``cfg/x``):
+  paths are resolved with :func:`os.path.realpath` as well as lexically;
+* ``smllm install`` / ``uninstall`` run by the agent, in any spelling that names them
+  (``python -m smllm``, the plugin's launcher, inside ``bash -c``).
+
+Shell writes to the set are found by the shell analyser (``sensitive`` paths). Hot path:
+standard library basics only.
+"""
+
+from __future__ import annotations
+
+import os
+
+from smllm.base import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+FILE_TOOLS = {"Write": ("file_path",), "Edit": ("file_path",), "MultiEdit": ("file_path",),
+              "NotebookEdit": ("notebook_path",)}
+#: argument names of MCP tools that hold a path
+MCP_PATH_KEYS = frozenset({"path", "paths", "file_path", "filepath", "file", "filename",
+                           "destination", "dest", "target", "source", "to", "from",
+                           "directory", "dir", "notebook_path", "new_path", "old_path"})
+#: words in an MCP tool's name that say it changes files
+MCP_WRITE_WORDS = ("write", "edit", "create", "move", "rename", "delete", "remove", "copy",
+                   "mkdir", "append", "patch", "put", "upload", "save", "replace", "chmod")
+SELF_COMMANDS = frozenset({"install", "uninstall"})
+_SEPARATORS = ";&|()`$<>{}\n\t\"'\\"
+
+
+def protected_paths(project: str) -> tuple[str, ...]:
+    """The protected set, as absolute paths."""
+    home = os.path.expanduser("~")
+    claude = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    out = [
+        os.path.join(project, ".claude"),
+        os.path.join(project, ".smllm"),
+        os.path.abspath(os.path.expanduser(claude)) if claude else os.path.join(home, ".claude"),
+        os.path.join(home, ".claude.json"),
+        paths.data_root(),
+        paths.state_root(),
+        paths.config_root(),
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # the smllm package
+    ]
+    return tuple(dict.fromkeys(os.path.abspath(p) for p in out))
+
+
+def _under(path: str, roots: tuple[str, ...]) -> str | None:
+    for root in roots:
+        if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
+            return root
+    return None
+
+
+def reaches(path: str, cwd: str, protected: tuple[str, ...]) -> str | None:
+    """The protected root ``path`` lands in, lexically or through links, if any."""
+    full = os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
+    hit = _under(full, protected)
+    if hit is not None:
+        return hit
+    real = os.path.realpath(full)
+    if real != full:
+        return _under(real, tuple(os.path.realpath(p) for p in protected))
+    return None
+
+
+def _mcp_paths(tool_input: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key, value in tool_input.items():
+        if str(key).lower() not in MCP_PATH_KEYS:
+            continue
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, list):
+            out += [v for v in value if isinstance(v, str)]
+    return out
+
+
+def _targets(tool_name: str, tool_input: dict[str, Any]) -> list[str]:
+    if tool_name in FILE_TOOLS:
+        return [v for k in FILE_TOOLS[tool_name] if isinstance(v := tool_input.get(k), str)]
+    lowered = tool_name.lower()
+    if tool_name.startswith("mcp__") and any(w in lowered for w in MCP_WRITE_WORDS):
+        return _mcp_paths(tool_input)
+    return []
+
+
+def self_command(command: str) -> str | None:
+    """``install``/``uninstall`` when ``command`` runs smllm's own (un)install."""
+    words = command
+    for ch in _SEPARATORS:
+        words = words.replace(ch, " ")
+    tokens = words.split()
+    for i, tok in enumerate(tokens[:-1]):
+        name = tok.rsplit("/", 1)[-1]
+        if name in ("smllm", "launcher", "smllm_entry.py") or (
+                name == "-m" and i + 1 < len(tokens) and tokens[i + 1] == "smllm"):
+            rest = [t for t in tokens[i + 1:] if t != "smllm" and not t.startswith("-")]
+            if rest and rest[0] in SELF_COMMANDS:
+                return rest[0]
+    return None
+
+
+def check(tool_name: str, tool_input: dict[str, Any], cwd: str, project: str) -> str | None:
+    """Why this call would change smllm's protected set, or None."""
+    if tool_name == "Bash":
+        command = tool_input.get("command")
+        which = self_command(command) if isinstance(command, str) else None
+        if which is not None:
+            return (f"smllm protects itself: the agent may not run `smllm {which}` (a person "
+                    f"runs it outside the session)")
+        return None
+    targets = _targets(tool_name, tool_input)
+    if not targets:
+        return None
+    protected = protected_paths(project)
+    for target in targets:
+        root = reaches(target, cwd, protected)
+        if root is not None:
+            return (f"smllm protects itself: {tool_name} of {target} would change {root}, "
+                    f"which the agent may not write")
+    return None

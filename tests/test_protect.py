@@ -1,0 +1,92 @@
+"""The gate protects smllm itself: file tools through links, and smllm (un)install (issue 10)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from tests.helpers import base, hook, hook_output
+
+from smllm import journal
+from smllm.base import paths
+from smllm.gate import protect
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    proj = tmp_path / "proj"
+    (proj / ".claude").mkdir(parents=True)
+    (proj / ".smllm").mkdir()
+    os.symlink(".claude", proj / "cfg")
+    os.symlink(proj / ".smllm", proj / "innocent")
+    return proj
+
+
+FILE_CASES = [
+    ("Write", {"file_path": ".claude/settings.json"}, ".claude"),
+    ("Write", {"file_path": "cfg/settings.json"}, ".claude"),
+    ("Edit", {"file_path": "innocent/policy.toml"}, ".smllm"),
+    ("MultiEdit", {"file_path": "sub/../.smllm/policy.toml"}, ".smllm"),
+    ("NotebookEdit", {"notebook_path": ".smllm/n.ipynb"}, ".smllm"),
+    ("Write", {"file_path": "~/.claude/settings.json"}, "home/.claude"),
+    ("mcp__fs__write_file", {"path": "cfg/settings.local.json"}, ".claude"),
+    ("mcp__fs__move_file", {"source": "a.txt", "destination": "innocent/policy.toml"}, ".smllm"),
+    ("mcp__fs__read_file", {"path": ".claude/settings.json"}, None),
+    ("Write", {"file_path": "src/app.py"}, None),
+    ("Read", {"file_path": ".smllm/policy.toml"}, None),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "root"), FILE_CASES)
+def test_file_tools_through_links(project: Path, tool: str, tool_input: dict[str, str],
+                                  root: str | None) -> None:
+    """A write naming the protected set, directly or through a link, is refused."""
+    found = protect.check(tool, tool_input, str(project), str(project))
+    where = str(project.parent / root) if root == "home/.claude" else str(project / (root or ""))
+    expected = None if root is None else where
+    assert expected == (None if found is None else found.split(" would change ")[1].split(",")[0])
+
+
+def test_the_store_is_protected(project: Path) -> None:
+    """smllm's own store is in the set, whatever SMLLM_HOME says."""
+    target = os.path.join(paths.data_root(), "sessions", "x.jsonl")
+    assert (f"smllm protects itself: Write of {target} would change {paths.data_root()}, "
+            f"which the agent may not write") == protect.check(
+        "Write", {"file_path": target}, str(project), str(project))
+
+
+@pytest.mark.parametrize(("command", "which"), [
+    ("smllm uninstall", "uninstall"),
+    ("smllm install --user", "install"),
+    ("/home/u/.venv/bin/smllm uninstall --project .", "uninstall"),
+    ("python3 -m smllm uninstall --project .", "uninstall"),
+    ('bash -c "smllm uninstall"', "uninstall"),
+    ("cd /tmp && ~/.claude/plugins/cache/smllm/hooks/launcher uninstall", "uninstall"),
+    ("smllm export --last", None),
+    ("echo install", None),
+    ("pip install smllm", None),
+])
+def test_smllm_install_and_uninstall_are_refused(command: str, which: str | None) -> None:
+    """The agent may not (un)install smllm, however it spells the command."""
+    assert which == protect.self_command(command)
+
+
+def test_hook_denies_in_yolo_mode(project: Path) -> None:
+    """Even with mode = "yolo", a Write through a link into .claude is denied and journaled."""
+    (project / ".smllm" / "policy.toml").write_text('mode = "yolo"\n')
+    payload = base("PreToolUse", "protect-1", tool_name="Write", tool_use_id="toolu_1",
+                   cwd=str(project), tool_input={"file_path": "cfg/settings.json",
+                                                 "content": "{}"})
+    proc = hook("PreToolUse", json.dumps(payload), cwd=project,
+                env={"CLAUDE_PROJECT_DIR": str(project), "HOME": os.environ["HOME"]})
+    out = hook_output(proc)
+    assert out is not None
+    intents = [journal.body_of(r) for r in journal.iter_records(
+        journal.locate("protect-1", project=str(project)))
+        if journal.kind_of(r) == "side_effect_intent"]
+    assert (["deny"], ["deny:policy"], ["protect.self"]) == (
+        [out["hookSpecificOutput"]["permissionDecision"]],
+        [i["policy_decision"] for i in intents], [i["rule"] for i in intents])
