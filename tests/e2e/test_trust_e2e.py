@@ -147,3 +147,33 @@ def test_doctor_names_the_boundary(claude: Harness) -> None:
             "journal (run `smllm install` without --no-sandbox)\n" in off.stdout), off.stdout
     settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
     assert "sandbox" not in settings
+
+
+#: the routes the shell analyser resolves today: with the sandbox off, each must be denied
+#: (the others need the analyser to report their write targets; the sandbox stops them)
+SEEN_BY_THE_GATE = ("cp ", "git checkout", "mv .smllm", "truncate ", "echo '{}' > .claude",
+                    "-m smllm uninstall", "rm -rf .smllm", "chmod 777", "sed -i",
+                    "dd if=", "install -m", "cd .smllm")
+
+
+def test_without_the_sandbox_the_gate_denies_what_it_sees(claude: Harness,
+                                                          tmp_path: Path) -> None:
+    """Sandbox off (--no-sandbox), default policy: every route the analyser can see is
+    denied, and doctor names the boundary advisory."""
+    evil_tar, evil_file = _prepare(claude, tmp_path)
+    (claude.project / ".smllm" / "policy.toml").write_text("")
+    claude.install_smllm("--no-sandbox")
+    routes = _routes(claude, evil_tar, evil_file)
+    seen = [r for r in routes if any(mark in r for mark in SEEN_BY_THE_GATE)]
+    script = [{"tool_use": {"name": "Bash", "input": {"command": c}}} for c in seen]
+    run = claude.run("switch smllm off", script=[*script, {"text": "done"}],
+                     permission_mode="bypass", timeout=300)
+    assert 0 == run.returncode, run.stderr
+    decisions = {}
+    for rec in run.journal():
+        body = (rec.get("payload") or {}).get("event") or {}
+        if body.get("kind") == "side_effect_intent":
+            decisions[body["input"]["command"]] = body["policy_decision"].split(":")[0]
+    assert (12, {c: "deny" for c in seen}) == (len(seen), decisions)
+    doctor = claude.smllm("doctor", "--project", str(claude.project))
+    assert "warn   sandbox: off, so the trust boundary is advisory only" in doctor.stdout
