@@ -274,3 +274,39 @@ def test_refusal_is_a_persons_only_when_the_transcript_shows_one(
     applied = [journal.body_of(r)["decision_source"]["kind"] for r in recs
                if journal.kind_of(r) == "decision_applied"]
     assert ([stamp], [kind]) == ([t["authorized_by"] for t in terminal], applied)
+
+
+def test_fifo_transcript_neither_hangs_nor_blocks_the_next_hook(tmp_path: Path) -> None:
+    """A FIFO as transcript_path: two PreToolUse calls of the session both decide on their
+    own (no deadline deny) and both intents are journaled."""
+    fifo = tmp_path / "t.jsonl"
+    os.mkfifo(fifo)
+    reasons = []
+    for i in (1, 2):
+        payload = _bash(SID, f"toolu_f{i}", "rm -rf ~/")
+        payload["transcript_path"] = str(fifo)
+        out = hook_output(hook("PreToolUse", payload, env={"SMLLM_HOOK_DEADLINE": "20"},
+                               timeout=30))
+        assert out is not None
+        reasons.append("ran out of time" in out["hookSpecificOutput"]["permissionDecisionReason"])
+    intents = [journal.body_of(r)["tool_use_id"] for r in journal.iter_records(
+        journal.locate(SID)) if journal.kind_of(r) == "side_effect_intent"]
+    assert ([False, False], ["toolu_f1", "toolu_f2"]) == (reasons, intents)
+
+
+def test_deadline_denies_a_hook_stuck_on_the_lock() -> None:
+    """A PreToolUse waiting on a journal lock held elsewhere denies at its deadline."""
+    import fcntl
+
+    path = journal.locate(SID, create=True)
+    _append(path, 1)
+    with open(path, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = hook("PreToolUse", _bash(SID, "toolu_l", "ls"),
+                    env={"SMLLM_HOOK_DEADLINE": "1"}, timeout=30)
+    out = hook_output(proc)
+    assert out is not None
+    assert (0, "deny", "smllm could not decide on this call and denies it (fail closed): the "
+                       "hook ran out of time (1 s, SMLLM_HOOK_DEADLINE)") == (
+        proc.returncode, out["hookSpecificOutput"]["permissionDecision"],
+        out["hookSpecificOutput"]["permissionDecisionReason"])
