@@ -39,7 +39,7 @@ VALIDATION = [
      "'when' in [[rule]] (use one of: id, tool, command, path, decision, reason)"),
     ('mode = "on-request"\nreviewers = ["user"]\n\ncolour = "red"\n', "{f}:4: unknown key "
      "'colour' in the policy (use one of: mode, authority, reviewers, llm_judge, command, rule, "
-     "sensitive)"),
+     "sensitive, sandbox)"),
     ('mode = "on-request"\n[llm_judge]\nmodel = "m"\ntemperature = 1\n', "{f}:4: unknown key "
      "'temperature' in [llm_judge] (use one of: model, timeout, max_tokens, base_url)"),
     ('[llm_judge]\ntimeout = "20"\n', "{f}:2: llm_judge.timeout must be a positive number, "
@@ -53,7 +53,7 @@ VALIDATION = [
     ('llm_judge = 3\n', "{f}:1: llm_judge must be a table (write it as [llm_judge])"),
     ('rule = 1\n', "{f}:1: rule must be an array of tables (write each rule as [[rule]])"),
     ('mode = "on-request"\n[colours]\nred = 1\n', "{f}:2: unknown key 'colours' in the policy "
-     "(use one of: mode, authority, reviewers, llm_judge, command, rule, sensitive)"),
+     "(use one of: mode, authority, reviewers, llm_judge, command, rule, sensitive, sandbox)"),
     ('reviewers = ["command"]\n', "{f}:1: the command reviewer is configured without [command] "
      'argv (add [command] with argv = ["program", "arg"])'),
     ('[llm_judge]\ntimeout = -1\n', "{f}:2: llm_judge.timeout must be a positive number, not -1 "

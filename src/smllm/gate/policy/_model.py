@@ -129,10 +129,6 @@ def _error(error: Any, doc: dict[str, Any], lines: Lines) -> PolicyError:
         return _rule_error(error, loc, doc, lines)
     if head in ("llm_judge", "command"):
         return _section_error(error, loc, doc, lines)
-    if head == "sandbox":
-        return PolicyError(f"[sandbox] {loc[-1]} has the wrong type",
-                           "read_credentials = true or false; allowed_domains = [\"host\", ...]",
-                           where=lines.top("sandbox"))
     return _top_error(loc, doc, lines)
 
 
@@ -140,6 +136,10 @@ def _top_error(loc: tuple[Any, ...], doc: dict[str, Any], lines: Lines) -> Polic
     head = loc[0]
     where = lines.top(head)
     value = doc.get(head)
+    if head == "sandbox":
+        return PolicyError(f"[sandbox] {loc[-1]} has the wrong type",
+                           'read_credentials = true or false; allowed_domains = ["host", ...]',
+                           where=where)
     if head == "mode":
         return _choices("mode", value, MODES, where)
     if head == "authority":
