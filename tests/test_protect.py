@@ -90,3 +90,19 @@ def test_hook_denies_in_yolo_mode(project: Path) -> None:
     assert (["deny"], ["deny:policy"], ["protect.self"]) == (
         [out["hookSpecificOutput"]["permissionDecision"]],
         [i["policy_decision"] for i in intents], [i["rule"] for i in intents])
+
+
+@pytest.mark.parametrize(("command", "refused"), [
+    ("smllm fire enter --param stateMachine=fix", False),
+    ("smllm status", False),
+    ("smllm fire done; python3 -c \"open('.smllm/policy.toml','w')\"", True),
+    ("echo hi && smllm fire done", True),
+    ("X=1 smllm fire done", True),
+    ("smllm fire $(cat /tmp/x)", True),
+    ("smllm fire done > .smllm/policy.toml", True),
+    ("bash -c 'smllm status | sh'", True),
+    ("ls -la", False),
+])
+def test_unsandboxed_fire_must_be_plain(command: str, refused: bool) -> None:
+    """smllm fire/status run outside the sandbox, so only their plain form passes."""
+    assert refused == protect.unsandboxed_fire(command)

@@ -43,9 +43,11 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
         smllm_home, Path(smllm.__file__).resolve().parent]]
     assert isinstance(box, dict)
     deny = box["filesystem"]["denyWrite"]
-    assert ([True, False, True, CREDENTIALS, []] ==
-            [box["enabled"], box["allowUnsandboxedCommands"], box["failIfUnavailable"],
-             box["filesystem"]["denyRead"], box["network"]["allowedDomains"]])
+    assert ([True, False, ["smllm fire *", "smllm status", "smllm status *"], True,
+             CREDENTIALS, []] ==
+            [box["enabled"], box["allowUnsandboxedCommands"], box["excludedCommands"],
+             box["failIfUnavailable"], box["filesystem"]["denyRead"],
+             box["network"]["allowedDomains"]])
     assert expected_deny == deny[:6]
     assert "/" + str(project / "deploy" / "keys") == deny[-1]
 

@@ -36,6 +36,8 @@ MCP_PATH_KEYS = frozenset({"path", "paths", "file_path", "filepath", "file", "fi
 MCP_WRITE_WORDS = ("write", "edit", "create", "move", "rename", "delete", "remove", "copy",
                    "mkdir", "append", "patch", "put", "upload", "save", "replace", "chmod")
 SELF_COMMANDS = frozenset({"install", "uninstall"})
+#: what the agent runs of smllm itself, outside the sandbox (``excludedCommands``)
+OWN_COMMANDS = frozenset({"fire", "status"})
 _SEPARATORS = ";&|()`$<>{}\n\t\"'\\"
 
 
@@ -96,35 +98,64 @@ def _targets(tool_name: str, tool_input: dict[str, Any]) -> list[str]:
     return []
 
 
-def self_command(command: str) -> str | None:
-    """``install``/``uninstall`` when ``command`` runs smllm's own (un)install."""
+def _subcommands(command: str) -> list[str]:
+    """Every smllm subcommand the text of ``command`` names (``smllm X``, ``-m smllm X``,
+    the plugin's launcher or entry script), however it is quoted or nested."""
     words = command
     for ch in _SEPARATORS:
         words = words.replace(ch, " ")
     tokens = words.split()
+    found = []
     for i, tok in enumerate(tokens[:-1]):
         name = tok.rsplit("/", 1)[-1]
         if name in ("smllm", "launcher", "smllm_entry.py") or (
-                name == "-m" and i + 1 < len(tokens) and tokens[i + 1] == "smllm"):
+                name == "-m" and tokens[i + 1] == "smllm"):
             rest = [t for t in tokens[i + 1:] if t != "smllm" and not t.startswith("-")]
-            if rest and rest[0] in SELF_COMMANDS:
-                return rest[0]
+            if rest:
+                found.append(rest[0])
+    return found
+
+
+def self_command(command: str) -> str | None:
+    """``install``/``uninstall`` when ``command`` runs smllm's own (un)install."""
+    return next((c for c in _subcommands(command) if c in SELF_COMMANDS), None)
+
+
+def unsandboxed_fire(command: str) -> bool:
+    """Does ``command`` name ``smllm fire``/``status`` without being one plain such command?
+
+    ``smllm install`` lists them in the sandbox's ``excludedCommands`` (they must write
+    smllm's state), and Claude Code then runs the *whole* command outside the sandbox: so
+    the gate lets through only the plain form (one simple command, no operator, variable,
+    substitution or redirection).
+    """
+    if "smllm" not in command or not any(c in OWN_COMMANDS for c in _subcommands(command)):
+        return False
+    from smllm.machine import tools  # noqa: PLC0415 - only for commands naming smllm
+
+    return not tools.own_fire("Bash", {"command": command})
+
+
+def _bash(command: object) -> str | None:
+    if not isinstance(command, str):
+        return None
+    which = self_command(command)
+    if which is not None:
+        return (f"smllm protects itself: the agent may not run `smllm {which}` (a person "
+                f"runs it outside the session)")
+    if unsandboxed_fire(command):
+        return ("smllm protects itself: `smllm fire` and `smllm status` run outside the "
+                "sandbox, so they must be one plain command (no other command, operator, "
+                "variable, substitution or redirection)")
     return None
 
 
 def check(tool_name: str, tool_input: dict[str, Any], cwd: str, project: str) -> str | None:
     """Why this call would change smllm's protected set, or None."""
     if tool_name == "Bash":
-        command = tool_input.get("command")
-        which = self_command(command) if isinstance(command, str) else None
-        if which is not None:
-            return (f"smllm protects itself: the agent may not run `smllm {which}` (a person "
-                    f"runs it outside the session)")
-        return None
+        return _bash(tool_input.get("command"))
     targets = _targets(tool_name, tool_input)
-    if not targets:
-        return None
-    protected = protected_paths(project)
+    protected = protected_paths(project) if targets else ()
     for target in targets:
         root = reaches(target, cwd, protected)
         if root is not None:

@@ -16,6 +16,10 @@ safe defaults: ``read_credentials = false`` hides the usual credential stores
 (:data:`CREDENTIALS`) from commands, and ``allowed_domains = []`` lets no command reach
 the network (list the hosts a build needs).
 
+``smllm fire`` and ``smllm status`` must write smllm's state, so they are listed in
+``excludedCommands``; Claude Code then runs any command naming them outside the sandbox,
+and the gate admits only the plain form (:func:`smllm.gate.protect.unsandboxed_fire`).
+
 Path syntax (Claude Code settings): ``//abs/path`` is absolute, ``~/`` the home folder.
 """
 
@@ -33,6 +37,10 @@ CREDENTIALS = ("~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~
                "~/.pypirc")
 #: what Linux needs for the sandbox (Debian package names)
 LINUX_TOOLS = {"bwrap": "bubblewrap", "socat": "socat"}
+#: smllm's own commands the agent runs, which must write smllm's state: Claude Code runs
+#: them outside the sandbox, and the gate admits them only as one plain command
+#: (:func:`smllm.gate.protect.unsandboxed_fire`)
+OWN_COMMANDS = ("smllm fire *", "smllm status", "smllm status *")
 #: the keys of ``[sandbox]`` in a policy file
 POLICY_KEYS = ("read_credentials", "allowed_domains")
 
@@ -76,6 +84,9 @@ def protected(project: Path) -> list[str]:
     out = [*protect.protected_paths(str(project)), str(Path(smllm.__file__).resolve().parent)]
     if sys.prefix != sys.base_prefix:  # a virtual environment: its interpreter and packages
         out.append(sys.prefix)
+    command = shutil.which("smllm")  # what `smllm fire` runs, outside the sandbox
+    if command:
+        out += [command, os.path.realpath(command)]
     out += _policy(project)[1]
     return list(dict.fromkeys(os.path.abspath(p) for p in out))
 
@@ -88,6 +99,7 @@ def block(project: Path, *, available: bool) -> dict[str, Any]:
     return {
         "enabled": True,
         "allowUnsandboxedCommands": False,
+        "excludedCommands": list(OWN_COMMANDS),
         "failIfUnavailable": available,
         "filesystem": {"denyWrite": [_abs(p) for p in protected(project)],
                        "denyRead": deny_read},
@@ -101,6 +113,10 @@ def with_block(data: dict[str, Any], ours: dict[str, Any],
     their extra paths and domains are kept; the settings that hold the boundary are ours."""
     mine: dict[str, Any] = dict(original or {})
     merged = {**mine, **{k: v for k, v in ours.items() if k not in ("filesystem", "network")}}
+    theirs_excluded = mine.get("excludedCommands")
+    if isinstance(theirs_excluded, list):
+        merged["excludedCommands"] = list(dict.fromkeys([*theirs_excluded,
+                                                         *ours["excludedCommands"]]))
     for key in ("filesystem", "network"):
         theirs: dict[str, Any] = mine[key] if isinstance(mine.get(key), dict) else {}
         combined = dict(theirs)
@@ -139,6 +155,11 @@ def status(data: dict[str, Any]) -> tuple[str, str]:
     if box.get("allowUnsandboxedCommands", True):
         return "warn", ("sandbox: on, but commands may ask to run outside it "
                         "(allowUnsandboxedCommands), so the trust boundary is advisory only")
+    others = [c for c in box.get("excludedCommands") or [] if c not in OWN_COMMANDS]
+    if others:
+        return "warn", (f"sandbox: on, but excludedCommands {', '.join(map(str, others))} run "
+                        f"outside it with anything chained to them, so for those the trust "
+                        f"boundary is advisory only")
     fs: dict[str, Any] = box["filesystem"] if isinstance(box.get("filesystem"), dict) else {}
     return "ok", (f"sandbox: on, commands cannot escape it; {len(fs.get('denyWrite') or [])} "
                   f"protected paths are read-only to them")
