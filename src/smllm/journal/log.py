@@ -319,8 +319,8 @@ class _Backwards:
         while pos > 0:
             lo = max(0, pos - _TAIL_CHUNK)
             if not (self.start <= lo and pos <= self.start + len(self.buf)):
-                self.start = max(0, pos - 4 * _TAIL_CHUNK) if lo else 0
-                self.buf = os.pread(self.fd, pos - self.start, self.start)
+                self.start = lo
+                self.buf = os.pread(self.fd, pos - lo, lo)
             i = self.buf.rfind(b"\n", lo - self.start, pos - self.start)
             if i >= 0:
                 return self.start + i
