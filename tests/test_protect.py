@@ -106,3 +106,21 @@ def test_hook_denies_in_yolo_mode(project: Path) -> None:
 def test_unsandboxed_fire_must_be_plain(command: str, refused: bool) -> None:
     """smllm fire/status run outside the sandbox, so only their plain form passes."""
     assert refused == protect.unsandboxed_fire(command)
+
+
+@pytest.mark.parametrize(("command", "refused"), [
+    ("curl -sf -o .smllm/policy.toml http://127.0.0.1:9/", True),
+    ("ln -sf /dev/null .claude/settings.json", True),
+    ("tar -xf /tmp/evil.tar -C .claude", True),
+    ("cd .smllm && echo 'mode = \"yolo\"' > policy.toml", True),
+    ("python3 -c \"open('.smllm/policy.toml','w')\"", True),
+    ("D=.claude; echo x > $D/settings.json", True),
+    ("cp cfg/settings.json backup.json", False),
+    ("echo hi > out.txt && cp out.txt copy.txt", False),
+    ("echo x > \"$OUT\"", False),
+])
+def test_shell_writes_into_the_set(project: Path, command: str, refused: bool) -> None:
+    """Writes the analyser resolves into the set (any program, cd, variables) are refused;
+    everyday writes are not."""
+    found = protect.check("Bash", {"command": command}, str(project), str(project))
+    assert refused == (found is not None), found

@@ -12,8 +12,10 @@ and ``~/.claude.json``, smllm's data, state and config folders, and smllm's own 
 * ``smllm install`` / ``uninstall`` run by the agent, in any spelling that names them
   (``python -m smllm``, the plugin's launcher, inside ``bash -c``).
 
-Shell writes to the set are found by the shell analyser (``sensitive`` paths). Hot path:
-standard library basics only.
+* shell commands whose writes, deletes, moves, links or mode changes (as the shell analyser
+  resolves them: ``~``, variables, ``cd``, links) land in the set, by any program.
+
+Hot path: standard library basics only (the analyser loads for Bash calls, as the gate's).
 """
 
 from __future__ import annotations
@@ -136,7 +138,50 @@ def unsandboxed_fire(command: str) -> bool:
     return not tools.own_fire("Bash", {"command": command})
 
 
-def _bash(command: object) -> str | None:
+#: effects of a command the protected set must not receive (a link *to* it is harmless)
+WRITE_EFFECTS = frozenset({"write", "delete", "move", "chmod", "link"})
+#: programs that write a whole tree into the folder they are given: an archive or a sync
+#: into a folder above the protected set may carry it (``tar -xf x.tar`` in the project)
+TREE_WRITERS = frozenset({"tar", "bsdtar", "unzip", "7z", "7za", "cpio", "pax", "rsync",
+                          "cp", "ditto", "busybox"})
+
+
+def shell_effects(command: str, cwd: str, project: str) -> str | None:
+    """The first write the shell analyser sees into the protected set, or None.
+
+    The analyser resolves ``~``, variables, ``cd`` and links in each effect's path; an
+    effect whose path is only known at run time is refused when the command's text names
+    a protected place (a variable or substitution could then reach it).
+    """
+    from smllm.gate.shell import analyse  # noqa: PLC0415 - Bash calls only
+
+    protected = protected_paths(project)
+    analysis = analyse(command, cwd=cwd, root=project, sensitive=protected)
+    lowered = command.lower()
+    named = "smllm" in lowered or "claude" in lowered or any(
+        os.path.basename(p) in command for p in protected)
+    for effect in analysis.effects:
+        if effect.kind not in WRITE_EFFECTS:
+            continue
+        if effect.path is None:
+            if named:
+                return (f"smllm protects itself: {effect.by} {effect.kind}s a path known only "
+                        f"at run time in a command that names smllm's protected set")
+            continue
+        root = reaches(effect.path, cwd, protected)
+        if root is None and effect.by in TREE_WRITERS:  # unpacks or syncs a tree into it
+            folder = os.path.normpath(os.path.join(cwd, effect.path))
+            held = next((p for p in protected if _under(p, (folder,))), None)
+            if held is not None:
+                return (f"smllm protects itself: {effect.by} writes a tree into {folder}, "
+                        f"which holds {held}: it could replace what the agent may not change")
+        if root is not None:
+            return (f"smllm protects itself: {effect.by} would {effect.kind} {effect.path}, "
+                    f"inside {root}, which the agent may not change")
+    return None
+
+
+def _bash(command: object, cwd: str, project: str) -> str | None:
     if not isinstance(command, str):
         return None
     which = self_command(command)
@@ -147,13 +192,13 @@ def _bash(command: object) -> str | None:
         return ("smllm protects itself: `smllm fire` and `smllm status` run outside the "
                 "sandbox, so they must be one plain command (no other command, operator, "
                 "variable, substitution or redirection)")
-    return None
+    return shell_effects(command, cwd, project)
 
 
 def check(tool_name: str, tool_input: dict[str, Any], cwd: str, project: str) -> str | None:
     """Why this call would change smllm's protected set, or None."""
     if tool_name == "Bash":
-        return _bash(tool_input.get("command"))
+        return _bash(tool_input.get("command"), cwd, project)
     targets = _targets(tool_name, tool_input)
     protected = protected_paths(project) if targets else ()
     for target in targets:
