@@ -73,7 +73,10 @@ def reaches(path: str, cwd: str, protected: tuple[str, ...]) -> str | None:
     hit = _under(full, protected)
     if hit is not None:
         return hit
-    real = os.path.realpath(full)
+    try:
+        real = os.path.realpath(full)
+    except (UnicodeError, ValueError):  # a name no file can have (a lone surrogate, NUL)
+        return None
     if real != full:
         return _under(real, tuple(os.path.realpath(p) for p in protected))
     return None

@@ -38,7 +38,12 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
     if held:
         return gate.Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
     p = ctx.payload
-    guarded = protect.check(str(p["tool_name"]), p["tool_input"], ctx.cwd, ctx.project or ctx.cwd)
+    try:
+        guarded = protect.check(str(p["tool_name"]), p["tool_input"], ctx.cwd,
+                                ctx.project or ctx.cwd)
+    except Exception as exc:  # fail closed, but still journal the intent
+        guarded = (f"smllm could not check this call against its protected set and denies "
+                   f"it (fail closed): {type(exc).__name__}: {exc}")
     if guarded is not None:  # self-protection: before any policy, in every mode
         return gate.Verdict("deny", "deny:policy", guarded, rule="protect.self")
     rule = _features.machine_tool_rule(ctx)
