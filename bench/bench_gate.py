@@ -122,8 +122,8 @@ payload = json.loads(sys.argv[1])
 ctx = _context.HookContext.create("PreToolUse", payload)
 _features.held_effect(ctx), _features.machine_tool_rule(ctx)  # the seams run first
 t0 = time.perf_counter()
-from smllm import gate
-verdict = gate.evaluate(ctx)
+from smllm.gate import review
+verdict = review.evaluate(ctx)
 print((time.perf_counter() - t0) * 1000)
 """
 

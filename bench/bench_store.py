@@ -119,7 +119,7 @@ def build_indexes(envs: list[dict[str, str]]) -> tuple[float, int]:
 
 def query(url: str, rounds: int) -> tuple[float, dict[str, int]]:
     from smllm.index import Filters
-    from smllm.store import queries
+    from smllm.store import reader
     from smllm.store.connection import connect
 
     f = Filters(kind="side_effect_intent", decision="allow", authorizer="llm_judge",
@@ -130,7 +130,7 @@ def query(url: str, rounds: int) -> tuple[float, dict[str, int]]:
         conn.execute("ANALYZE smllm.sessions")
         for _ in range(rounds):
             t = time.perf_counter()
-            hits = queries.search(conn, f)
+            hits = reader.search(conn, f)
             by_user = Counter(h.user for h in hits)
             times.append(time.perf_counter() - t)
     return statistics.median(times), dict(by_user)

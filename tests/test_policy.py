@@ -127,23 +127,35 @@ def test_builtin_rules_match_the_analyser() -> None:
 
 
 EXPLAIN = [
-    (["--", "rm", "-rf", "stale_cache.txt"], "ask", "fs.delete-recursive-workspace"),
-    (["--", "sudo env rm -rf /"], "deny", "fs.delete-recursive-critical"),
-    (["--", "grep -r 'rm -rf' ."], "allow", "default.allow"),
-    (["--tool", "Write", "--", '{"file_path": "/etc/passwd", "content": "x"}'], "deny",
-     "file.sensitive"),
+    ("", ["--", "rm", "-rf", "stale_cache.txt"], "ask:user", "ask",
+     "fs.delete-recursive-workspace"),
+    ("", ["--", "sudo env rm -rf /"], "deny:policy", "deny", "fs.delete-recursive-critical"),
+    ("", ["--", "grep -r 'rm -rf' ."], "defer:host", "none", "default.allow"),
+    ("", ["--permission-mode", "bypassPermissions", "--", "grep -r 'rm -rf' ."],
+     "allow:policy", "allow", "default.allow"),
+    ('authority = "gate"\n', ["--", "grep -r 'rm -rf' ."], "allow:policy", "allow",
+     "default.allow"),
+    ('mode = "yolo"\n', ["--", "rm -rf build"], "allow:yolo", "none", "mode.yolo"),
+    ('mode = "deny-unmatched"\n', ["--", "rm -rf build"], "deny:policy", "deny",
+     "mode.deny-unmatched"),
+    ('reviewers = ["llm_judge", "user"]\n', ["--", "rm -rf build"], "review:llm_judge,user",
+     "ask", "fs.delete-recursive-workspace"),
+    ("", ["--tool", "Write", "--", '{"file_path": "/etc/passwd", "content": "x"}'],
+     "deny:policy", "deny", "file.sensitive"),
 ]
 
 
-@pytest.mark.parametrize(("argv", "expected_decision", "expected_rule"), EXPLAIN)
-def test_explain_json(tmp_path: Path, argv: list[str], expected_decision: str,
-                      expected_rule: str) -> None:
-    """smllm policy explain --json gives at least decision, rule and reason."""
-    (tmp_path / ".git").mkdir()
+@pytest.mark.parametrize(("policy_text", "argv", "expected_decision", "expected_answer",
+                          "expected_rule"), EXPLAIN)
+def test_explain_json(tmp_path: Path, policy_text: str, argv: list[str], expected_decision: str,
+                      expected_answer: str, expected_rule: str) -> None:
+    """smllm policy explain --json gives the hook's decision, its answer, the rule and reason."""
+    (tmp_path / ".smllm").mkdir()
+    (tmp_path / ".smllm" / "policy.toml").write_text(policy_text)
     proc = smllm("policy", "explain", "--json", *argv, cwd=tmp_path)
     out = json.loads(proc.stdout)
-    assert (expected_decision, expected_rule, True) == (out["decision"], out["rule"],
-                                                        bool(out["reason"]))
+    assert (expected_decision, expected_answer, expected_rule, True) == (
+        out["decision"], out["answer"], out["rule"], bool(out["reason"]))
 
 
 def test_explain_override(tmp_path: Path) -> None:
@@ -153,6 +165,6 @@ def test_explain_override(tmp_path: Path) -> None:
         '# allow cleanups in the project\n[[rule]]\nid = "fs.delete-recursive-workspace"\n'
         'decision = "allow"\n')
     proc = smllm("policy", "explain", "--", "rm -rf build", cwd=tmp_path)
-    expected = (f"decision: allow\nrule:     fs.delete-recursive-workspace "
+    expected = (f"decision: defer:host (answer: none)\nrule:     fs.delete-recursive-workspace "
                 f"({tmp_path}/.smllm/policy.toml:2)\n")
     assert expected == proc.stdout[:len(expected)]

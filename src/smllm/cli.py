@@ -9,7 +9,11 @@ command being run is imported, so ``smllm fire`` and ``smllm hook`` start fast.
 
 from __future__ import annotations
 
+import os
 import sys
+
+from smllm import VERSION
+from smllm.base.errors import SmllmError, UsageError
 
 TYPE_CHECKING = False  # typing costs milliseconds at every start
 if TYPE_CHECKING:
@@ -54,8 +58,6 @@ COMMANDS: dict[str, Command] = {
 
 
 def _version() -> str:
-    from smllm import VERSION  # noqa: PLC0415
-
     return f"smllm {VERSION}"
 
 
@@ -75,12 +77,10 @@ def _top_help() -> str:
 
 def _parser_class() -> type[argparse.ArgumentParser]:
     """argparse, with its errors in smllm's one format (``smllm: error: ...``, exit 2)."""
-    import argparse  # noqa: PLC0415
+    import argparse  # noqa: PLC0415 - `smllm hook` and a plain `smllm fire` never parse
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
-            from smllm.base.errors import UsageError  # noqa: PLC0415
-
             raise UsageError(message, f"see `{self.prog} --help`")
 
     return Parser
@@ -88,7 +88,7 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 def build_parser(name: str) -> argparse.ArgumentParser:
     """The parser of one subcommand (also used by the docs tests)."""
-    import importlib  # noqa: PLC0415
+    import importlib  # noqa: PLC0415 - with argparse: a command that parses options only
 
     cmd = COMMANDS[name]
     module = importlib.import_module(f"smllm.commands.{cmd.module}")
@@ -99,8 +99,6 @@ def build_parser(name: str) -> argparse.ArgumentParser:
 
 
 def _dispatch(argv: list[str]) -> int:
-    from smllm.base.errors import UsageError  # noqa: PLC0415
-
     if not argv or argv[0] in ("-h", "--help", "help"):
         sys.stdout.write(_top_help())
         return 0 if argv else 2
@@ -109,11 +107,11 @@ def _dispatch(argv: list[str]) -> int:
         return 0
     name, rest = argv[0], argv[1:]
     if name == "hook":
-        from smllm.hooks import main as hook_main  # noqa: PLC0415
+        from smllm.hooks import main as hook_main  # noqa: PLC0415 - only the command that runs
 
         return hook_main(rest)
     if name == "fire":
-        from smllm.commands.fire import fast  # noqa: PLC0415
+        from smllm.commands.fire import fast  # noqa: PLC0415 - only the command that runs
 
         code = fast(rest)
         if code is not None:
@@ -129,8 +127,6 @@ def _dispatch(argv: list[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``smllm`` console script."""
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         return _dispatch(args)
@@ -156,15 +152,13 @@ def _read_only(exc: BaseException) -> int:
 
 
 def _report_crash(exc: BaseException) -> int:
-    import traceback  # noqa: PLC0415
+    import traceback  # noqa: PLC0415 - a crash only
 
-    from smllm.base import clock, paths  # noqa: PLC0415
+    from smllm.base import clock, paths  # noqa: PLC0415 - a crash only
 
     report = "".join(traceback.format_exception(exc))
     where = "stderr"
     try:
-        import os  # noqa: PLC0415
-
         logs = paths.ensure_private_tree(paths.logs_root(), paths.state_root())
         log = os.path.join(logs, f"crash-{clock.now_ms()}.log")
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

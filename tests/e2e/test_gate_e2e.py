@@ -160,10 +160,10 @@ def test_default_mode_not_made_more_permissive(claude: Harness, policy: str | No
     # the host showed its prompt (PermissionRequest), nobody could answer it in -p, and the
     # call did not run: Claude Code refused it on its own (deny:host, not deny:user)
     expected_observed = ["allow:policy"] if created else ["deny:host"]
-    prompts = [r.get("reviewer") for r in _records(run, "approval.review")]
+    prompts = [r.get("reviewers") for r in _records(run, "approval.review")]
     answers = [(r["decision"], r["decision_source"]["kind"])
                for r in _records(run, "decision_applied")]
-    assert (created, [("Bash", stamp)], expected_observed, [] if created else ["user"],
+    assert (created, [("Bash", stamp)], expected_observed, [] if created else [["user"]],
             [] if created else [("rejected", "host")]) == (
         target.exists(), _stamps(run), observed, prompts, answers)
 

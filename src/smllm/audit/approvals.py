@@ -18,6 +18,7 @@ from typing import Any
 
 from smllm.audit.export import Document
 from smllm.audit.ledger import action_text, parse_ms
+from smllm.base.shapes import Record
 from smllm.journal import body_of, kind_of
 
 STEPS: dict[str, str] = {
@@ -107,9 +108,9 @@ def chains(doc: Document) -> Iterator[Chain]:
     by_intent: dict[tuple[str, int], str] = {}
     t0: dict[str, int] = {}
     for ev in doc.events:
-        env = ev.get("envelope")
-        if ev.get("kind") != "record" or not isinstance(env, dict):
+        if ev.get("kind") != "record" or not isinstance(ev.get("envelope"), dict):
             continue
+        env: Record = ev["envelope"]
         stream = str(ev.get("stream", "main"))
         ms = parse_ms(env.get("recorded_at"))
         if ms is not None:

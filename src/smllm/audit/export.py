@@ -38,20 +38,16 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from smllm import VERSION, journal
+from smllm.audit import redact
 from smllm.base.errors import ExportError
+from smllm.base.shapes import Record
+from smllm.journal import records
 
 SCHEMA_VERSION = 1
 Redaction = Literal["raw", "redacted"]
 
 #: Record kinds (``payload.event.kind // payload_type``) smllm's writers produce.
-KNOWN_KINDS = frozenset({
-    "proposed", "accepted", "side_effect_intent", "model.call", "completed", "stop_blocked",
-    "session.start", "session.end", "session.resumed", "session.compacted",
-    "tool_batch.effect.started", "tool_batch.effect.terminal", "effect.reconciled",
-    "approval.review", "approval_wait.effect.started", "approval_wait.effect.terminal",
-    "stage_requirement_resolved", "decision_applied", "policy.amendment",
-    "subagent.started", "subagent.stopped", "host.event",
-})
+KNOWN_KINDS = frozenset(records.KINDS)
 _LIFECYCLE = frozenset({"session.start", "session.end", "session.resumed", "session.compacted"})
 _OMITTED = b'{"omitted_live_only":{'
 _CHUNK = 1 << 20
@@ -218,7 +214,7 @@ class SequenceSet:
         return False
 
 
-def _scan_record(s: Summary, d: Diagnostics, rec: dict[str, Any], raw: bytes) -> None:
+def _scan_record(s: Summary, d: Diagnostics, rec: Record, raw: bytes) -> None:
     s.records += 1
     seq = rec["sequence"]
     at = rec.get("recorded_at")
@@ -320,15 +316,11 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,
         if rec is not None:
             if redaction == "raw":
                 return head + _dumps(rec) + "}"
-            from smllm.audit import redact  # noqa: PLC0415
-
             if "payload" in rec:
                 rec["payload"] = redact.redact_value(rec["payload"])
             return head + _dumps(rec) + "}"
     text = _raw_text(line.raw)
     if redaction == "redacted":
-        from smllm.audit import redact  # noqa: PLC0415
-
         text = redact.redact_text(text)
     kind = "unparseable" if line.complete else "torn"
     return _dumps({"kind": kind, "stream": stream, "line": line.number, "raw": text})

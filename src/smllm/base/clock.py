@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import time
 
+from smllm.base import paths
 from smllm.base.errors import UsageError
+from smllm.base.lockfile import locked
 
 
 def now_ms() -> int:
@@ -93,9 +95,6 @@ def new_id(prefix: str) -> str:
 
 
 def _take_planned(prefix: str, planned: list[str]) -> str | None:
-    from smllm.base import paths  # noqa: PLC0415
-    from smllm.base.lockfile import locked  # noqa: PLC0415
-
     candidates = [p for p in planned if p.startswith(prefix)]
     if not candidates:
         return None

@@ -82,7 +82,7 @@ def dumps(obj: object) -> str:
     """Compact JSON, non-ASCII kept: ``json.dumps(obj, ensure_ascii=False,
     separators=(",", ":"))``."""
     if _encode is None:
-        import json  # noqa: PLC0415
+        import json  # noqa: PLC0415 - without the C accelerator only
 
         return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     if isinstance(obj, str):

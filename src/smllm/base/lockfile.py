@@ -16,24 +16,24 @@ if TYPE_CHECKING:
 
 def _lock(fd: int) -> None:
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        import msvcrt  # noqa: PLC0415
+        import msvcrt  # noqa: PLC0415 - Windows only
 
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
         return
-    import fcntl  # noqa: PLC0415
+    import fcntl  # noqa: PLC0415 - POSIX only
 
     fcntl.flock(fd, fcntl.LOCK_EX)
 
 
 def _unlock(fd: int) -> None:
     if sys.platform == "win32":  # pragma: no cover
-        import msvcrt  # noqa: PLC0415
+        import msvcrt  # noqa: PLC0415 - Windows only
 
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         return
-    import fcntl  # noqa: PLC0415
+    import fcntl  # noqa: PLC0415 - POSIX only
 
     fcntl.flock(fd, fcntl.LOCK_UN)
 

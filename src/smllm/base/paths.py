@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
+from smllm.base import faults
 from smllm.base.errors import InvalidSessionId
 
 TYPE_CHECKING = False
@@ -83,7 +84,7 @@ def config_root() -> str:
 
 
 def _path(value: str) -> Path:
-    from pathlib import Path  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415 - for commands; hooks use the str API
 
     return Path(value)
 
@@ -199,8 +200,6 @@ def write_private(path: str | os.PathLike[str], data: bytes, *, fault: str | Non
         finally:
             os.close(fd)
         if fault is not None:
-            from smllm.base import faults  # noqa: PLC0415
-
             faults.point(fault)
         os.replace(tmp, target)
     except BaseException:

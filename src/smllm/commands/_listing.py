@@ -8,7 +8,9 @@ from typing import Any
 
 from smllm.base import clock
 from smllm.base.errors import UsageError
+from smllm.commands import _output
 from smllm.index.model import Filters, parse_time
+from smllm.store import address
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +32,6 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
                              "30m, 12h, 7d, 2w")
     parser.add_argument("--until", metavar="WHEN", help="before this time (same forms)")
     parser.add_argument("--limit", metavar="N", type=int, help="at most N rows")
-    from smllm.commands import _output  # noqa: PLC0415
 
     _output.add_json_flag(parser, "the rows", lines=True)
 
@@ -63,9 +64,8 @@ def store_url(args: argparse.Namespace) -> str | None:
     """The store to ask, or None for the local index."""
     if args.store is None:
         return None
-    from smllm.store import settings  # noqa: PLC0415
 
-    return settings.resolve(args.store or None, "--store")
+    return address.resolve(args.store or None, "--store")
 
 
 def when(at: str | None) -> str:

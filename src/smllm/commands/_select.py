@@ -79,8 +79,8 @@ def journal_of(args: argparse.Namespace, *, default: str, purpose: str) -> Path:
     ``picker-or-error``   ask on a terminal, else a usage error (``smllm resume``)
     ``host-or-latest``    the Claude Code session this runs in, else ``latest``
     """
-    from smllm.audit import picker  # noqa: PLC0415
-    from smllm.journal import lookup  # noqa: PLC0415
+    from smllm.audit import picker  # noqa: PLC0415 - the journal commands only
+    from smllm.journal import lookup  # noqa: PLC0415 - the journal commands only
 
     if default not in HOST_DEFAULTS:
         raise ValueError(f"unknown default {default!r}")
@@ -109,6 +109,6 @@ def add_machine_session(parser: argparse.ArgumentParser, *, what: str = "") -> N
 
 def machine_session(args: argparse.Namespace) -> str | None:
     """The smllm session key the command line (or the environment) names, if any."""
-    from smllm.machine import session  # noqa: PLC0415
+    from smllm.machine import session  # noqa: PLC0415 - the machine commands only
 
     return session.resolve_key(getattr(args, "session", None), os.environ)

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from smllm.audit import export
 from smllm.commands import _select
 
 
@@ -22,11 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.schema:
-        from smllm.audit import export_schema  # noqa: PLC0415
+        from smllm.audit import export_schema  # noqa: PLC0415 - pydantic: --schema only
 
         sys.stdout.write(export_schema.schema_text())
         return 0
-    from smllm.audit import export  # noqa: PLC0415
 
     default = "latest" if args.out is not None else "picker-or-latest"
     log = _select.journal_of(args, default=default, purpose="export")

@@ -11,6 +11,7 @@ import os
 import sys
 
 from smllm.base.errors import UsageError
+from smllm.machine import session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("event", metavar="EVENT", help="the event to fire, e.g. enter")
-    from smllm.commands import _output, _select  # noqa: PLC0415
+    from smllm.commands import _output, _select  # noqa: PLC0415 - a plain fire never parses
 
     _select.add_machine_session(parser)
     parser.add_argument("--param", metavar="K=V", action="append", default=[],
@@ -80,13 +81,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _fire(event: str, session_key: str | None, params: dict[str, str], *,
           as_json: bool) -> int:
-    from smllm.machine import session  # noqa: PLC0415
-
     key = session.resolve_key(session_key, os.environ)
     key, decision, location = session.fire(key, event, params, cwd=os.getcwd())
     text = decision.text or ""
     if as_json:
-        from smllm.commands import _output  # noqa: PLC0415
+        from smllm.commands import _output  # noqa: PLC0415 - --json only
 
         _output.write({"ok": decision.ok, "session": key, "location": location, "text": text})
     else:

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from smllm.base.errors import ConfigError, SmllmError
 from smllm.commands import _output, _select
+from smllm.machine import catalog, draw, find_configs, loader, session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,9 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _configs() -> list[str]:
     """The configs in effect here; an error outside a project that configures machines."""
-    from smllm.base.errors import ConfigError  # noqa: PLC0415
-    from smllm.machine import find_configs  # noqa: PLC0415
-
     configs = find_configs(os.getcwd())
     if not configs:
         raise ConfigError(f"no .smllm/config.toml in {os.getcwd()} or above",
@@ -44,15 +43,10 @@ def _configs() -> list[str]:
 
 
 def _configured_files() -> list[Path]:
-    from smllm.machine import catalog  # noqa: PLC0415
-
     return [Path(f) for c in _configs() for f in catalog.read_config(c)]
 
 
 def _validate(files: list[str], *, as_json: bool) -> int:
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import loader  # noqa: PLC0415
-
     paths = [Path(f) for f in files] if files else _configured_files()
     failed = 0
     for path in paths:
@@ -79,8 +73,6 @@ def _validate(files: list[str], *, as_json: bool) -> int:
 
 
 def _list(*, as_json: bool) -> int:
-    from smllm.machine import catalog  # noqa: PLC0415
-
     configs = _configs()
     machines = catalog.load(configs)
     if not machines:
@@ -99,9 +91,6 @@ def _list(*, as_json: bool) -> int:
 
 
 def _draw(args: argparse.Namespace) -> int:
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import catalog, draw, loader, session  # noqa: PLC0415
-
     current = None
     if args.session:
         state, machines = session.location(args.session)

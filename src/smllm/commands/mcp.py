@@ -13,6 +13,10 @@ import os
 import sys
 from typing import Any
 
+from smllm import VERSION
+from smllm.base.errors import SmllmError
+from smllm.machine import session
+
 PROTOCOL = "2025-06-18"
 TOOL = {
     "name": "smllm",
@@ -37,9 +41,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _call(arguments: dict[str, Any]) -> dict[str, Any]:
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import session  # noqa: PLC0415
-
     event = arguments.get("event")
     params = arguments.get("params") or {}
     given = arguments.get("session")
@@ -65,8 +66,6 @@ def _text(text: str, error: bool) -> dict[str, Any]:
 
 def handle(message: dict[str, Any]) -> dict[str, Any] | None:
     """The response to one JSON-RPC message (None for notifications)."""
-    from smllm import VERSION  # noqa: PLC0415
-
     method = message.get("method")
     mid = message.get("id")
     if mid is None:

@@ -10,21 +10,37 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from smllm import journal
 from smllm.base.errors import PolicyError, UsageError
+from smllm.commands import _output
+from smllm.gate import decide, grants, policy
+from smllm.gate.policy.assess import assess
+from smllm.journal import records
+
+#: Claude Code's permission modes (claude-code-contract.md: ``permission_mode``)
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
+#: the hook's answer to Claude Code, as explain prints it
+ANSWERS = {"allow": "allow", "ask": "ask", "deny": "deny", "abstain": "none"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
     ex = sub.add_parser("explain", help="the decision on a command or tool input, and why",
-                        description="Print the decision (allow, ask or deny), the rule and "
-                        "its source, and the facts the analysis found.")
+                        description="Print what the PreToolUse hook would decide on this call "
+                        "(the policy_decision it journals, e.g. allow:policy, defer:host, "
+                        "ask:user, deny:policy, allow:yolo, and its answer to Claude Code), "
+                        "the rule and its source, the reason, and the facts the analysis "
+                        "found.")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
     ex.add_argument("--tool", default="Bash", metavar="NAME",
                     help="the tool (default Bash); for other tools give the input as JSON "
                     "or a file path")
     ex.add_argument("--cwd", default=None, metavar="DIR", help="where the call runs "
                     "(default: the current directory)")
+    ex.add_argument("--permission-mode", default="default", choices=PERMISSION_MODES,
+                    help="Claude Code's permission mode for the call (default: default); "
+                    "under bypassPermissions smllm's allows are authoritative")
     ex.add_argument("input", nargs=argparse.REMAINDER, metavar="-- COMMAND_OR_INPUT")
     gr = sub.add_parser("grants", help="list workspace amendments; --revoke ID ends one")
     gr.add_argument("--revoke", metavar="ID", help="revoke this grant")
@@ -77,25 +93,28 @@ def _tool_input(tool: str, words: list[str]) -> dict[str, Any]:
 
 
 def explain(args: argparse.Namespace) -> int:
-    from smllm.gate import policy  # noqa: PLC0415
-    from smllm.gate.policy.assess import assess  # noqa: PLC0415
-
+    """What the PreToolUse hook would decide: the same :func:`smllm.gate.decide` it calls."""
     cwd = os.path.abspath(args.cwd or os.getcwd())
     tool_input = _tool_input(args.tool, list(args.input))
     project = policy.project_root(cwd)
     compiled = policy.load(project)
+    v = decide(args.tool, tool_input, cwd=cwd, project=project, compiled=compiled,
+               permission_mode=args.permission_mode)
+    out: dict[str, Any] = {
+        "decision": v.policy_decision, "answer": ANSWERS[v.decision], "rule": v.rule,
+        "source": v.facts.get("rule_source") or compiled.get("error"), "reason": v.reason,
+        "tool": args.tool, "permission_mode": args.permission_mode, "project": project,
+    }
     if compiled.get("error"):
-        out = {"decision": "deny", "rule": "policy.invalid", "source": compiled["error"],
-               "reason": f"the policy is invalid, so every call is denied: {compiled['error']}"}
         _emit(args, out)
         return 1
-    a = assess(args.tool, tool_input, cwd=cwd, project=project, compiled=compiled)
-    out = {
-        "decision": a.decision, "rule": a.rule, "source": a.source, "reason": a.reason,
-        "tool": args.tool, "mode": compiled["mode"], "authority": compiled["authority"],
-        "reviewers": compiled["reviewers"], "project": str(project),
-        "facts": a.facts(), "commands": list(a.commands),
-    }
+    out.update(mode=compiled["mode"], authority=compiled["authority"],
+               reviewers=compiled["reviewers"], facts=v.facts.get("findings") or [])
+    if v.review is not None:
+        out["escalation"] = {"rule": v.review.rule, "reason": v.review.reason,
+                             "reviewers": list(v.review.reviewers)}
+    if "grant" in v.facts:
+        out["grant"] = v.facts["grant"]
     _emit(args, out)
     return 0
 
@@ -104,19 +123,17 @@ def _emit(args: argparse.Namespace, out: dict[str, Any]) -> None:
     if args.json:
         sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
         return
-    lines = [f"decision: {out['decision']}", f"rule:     {out['rule']} ({out['source']})",
-             f"reason:   {out['reason']}"]
+    source = f" ({out['source']})" if out["source"] else ""
+    lines = [f"decision: {out['decision']} (answer: {out['answer']})",
+             f"rule:     {out['rule']}{source}", f"reason:   {out['reason']}"]
     if "mode" in out:
         lines.append(f"policy:   mode {out['mode']}, authority {out['authority']}, "
                      f"reviewers {', '.join(out['reviewers']) or '(none)'}")
-    for f in out.get("facts", []):
-        lines.append(f"  {f['decision']:<5}  {f['rule']}  {f['reason']}")
+    lines += [f"  {f['decision']:<5}  {f['rule']}  {f['reason']}" for f in out.get("facts", [])]
     sys.stdout.write("\n".join(lines) + "\n")
 
 
 def grants_cmd(args: argparse.Namespace) -> int:
-    from smllm.gate import grants  # noqa: PLC0415
-
     if args.revoke:
         grant = grants.revoke(args.revoke)
         _journal_revocation(grant)
@@ -124,8 +141,6 @@ def grants_cmd(args: argparse.Namespace) -> int:
         return 0
     items = grants.list_grants(include_revoked=args.all)
     if args.json:
-        from smllm.commands import _output  # noqa: PLC0415
-
         _output.write_lines(items)
         return 0
     if not items:
@@ -140,8 +155,6 @@ def grants_cmd(args: argparse.Namespace) -> int:
 
 def _journal_revocation(grant: dict[str, Any]) -> None:
     """Record the revocation in the journal of the session that made the grant."""
-    from smllm import journal  # noqa: PLC0415
-
     sid = grant.get("session_id")
     if not isinstance(sid, str):
         return
@@ -151,17 +164,13 @@ def _journal_revocation(grant: dict[str, Any]) -> None:
         return
     if not Path(path).exists():
         return
-    journal.append(path, [journal.fact("policy.amendment", {"action": "revoked", **grant})])
+    journal.append(path, [records.new("policy.amendment", action="revoked", **grant)])
 
 
 def check_cmd(args: argparse.Namespace) -> int:
-    from smllm.gate import policy  # noqa: PLC0415
-
     project = policy.project_root(os.path.abspath(args.cwd or os.getcwd()))
     problems = policy.check(project)
     if args.json:
-        from smllm.commands import _output  # noqa: PLC0415
-
         _output.write({"ok": not problems, "project": str(project),
                        "files": [str(p) for p in policy.files(project)],
                        "problems": problems})
@@ -210,9 +219,6 @@ def read_corpus(path: Path) -> list[tuple[int, str, str]]:
 
 
 def corpus_cmd(args: argparse.Namespace) -> int:
-    from smllm.gate import policy  # noqa: PLC0415
-    from smllm.gate.policy.assess import assess  # noqa: PLC0415
-
     corpus = Path(args.file)
     entries = read_corpus(corpus)
     cwd = os.path.abspath(args.cwd or os.getcwd())
@@ -227,8 +233,6 @@ def corpus_cmd(args: argparse.Namespace) -> int:
             misses.append({"line": number, "expected": expected, "actual": a.decision,
                            "command": command, "rule": a.rule, "reason": a.reason})
     if args.json:
-        from smllm.commands import _output  # noqa: PLC0415
-
         _output.write({"file": str(corpus), "total": len(entries), "misses": misses})
     else:
         for m in misses:

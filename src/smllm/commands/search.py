@@ -12,7 +12,11 @@ import argparse
 import sys
 from collections import Counter
 
+from smllm import index
+from smllm.base.errors import UsageError
 from smllm.commands import _listing, _output
+from smllm.store import reader, schema
+from smllm.store.connection import connect
 
 GROUPS = ("user", "host", "folder", "session_id", "tool", "kind", "authorization", "rule")
 
@@ -37,8 +41,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from smllm.base.errors import UsageError  # noqa: PLC0415
-
     if args.effects and args.kind not in (None, "side_effect_intent"):
         raise UsageError("--effects and --kind name different record kinds",
                          "give one of them")
@@ -49,16 +51,11 @@ def run(args: argparse.Namespace) -> int:
         f = f.with_(limit=100)
     url = _listing.store_url(args)
     if url is None:
-        from smllm import index  # noqa: PLC0415
-
         hits = index.search(f)
     else:
-        from smllm.store import queries, schema  # noqa: PLC0415
-        from smllm.store.connection import connect  # noqa: PLC0415
-
         with connect(url) as conn:
             schema.check(conn)
-            hits = queries.search(conn, f)
+            hits = reader.search(conn, f)
     if args.count_by:
         counts = Counter(getattr(h, args.count_by) for h in hits)
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import errno
 import ipaddress
+import secrets
 import socket
 import sys
 from typing import TYPE_CHECKING
@@ -99,13 +100,13 @@ def run(args: argparse.Namespace) -> int:
             "machines could reach the journals",
             "drop --host to listen on 127.0.0.1, or add --allow-remote if you mean it")
     _require_dependencies()
-    from smllm.serve.source import IndexSource, StoreSource  # noqa: PLC0415
+    from smllm.serve.source import IndexSource, StoreSource  # noqa: PLC0415 - the serve extra
 
     source: Source
     if args.store is not None:
-        from smllm.store import settings  # noqa: PLC0415
+        from smllm.store import address  # noqa: PLC0415 - --store only
 
-        source = StoreSource(settings.resolve(args.store, "--store"))
+        source = StoreSource(address.resolve(args.store, "--store"))
     else:
         source = IndexSource()
     try:
@@ -115,11 +116,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace, source: Source) -> int:
-    import secrets  # noqa: PLC0415
+    import uvicorn  # noqa: PLC0415 - the serve extra: when serving only
 
-    import uvicorn  # noqa: PLC0415
-
-    from smllm.serve.app import Settings, create_app  # noqa: PLC0415
+    from smllm.serve.app import Settings, create_app  # noqa: PLC0415 - the serve extra
 
     sock = _listen(args.host, args.port)
     port = sock.getsockname()[1]
@@ -132,7 +131,7 @@ def _serve(args: argparse.Namespace, source: Source) -> int:
     sys.stdout.write(f"smllm serve: {url}\n  {mode}; read-only; Ctrl-C stops it\n")
     sys.stdout.flush()
     if args.open:
-        import webbrowser  # noqa: PLC0415
+        import webbrowser  # noqa: PLC0415 - --open only
 
         webbrowser.open(url)
     config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False,

@@ -6,7 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from smllm.base.errors import SmllmError
 from smllm.commands import _output
+from smllm.machine import auditlog, engine, locations, session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,9 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _states() -> list[dict[str, Any]]:
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import locations, session  # noqa: PLC0415
-
     states = []
     for key in locations.all_keys():
         try:
@@ -35,8 +34,6 @@ def _states() -> list[dict[str, Any]]:
 
 
 def _list(*, as_json: bool) -> int:
-    from smllm.machine import auditlog  # noqa: PLC0415
-
     states = _states()
     if as_json:
         _output.write_lines(auditlog.session_records(states))
@@ -48,8 +45,6 @@ def _list(*, as_json: bool) -> int:
 
 def _state_from_audit(key: str) -> dict[str, Any]:
     """A session whose machines no longer load is still listed, as far as its audit says."""
-    from smllm.machine import engine, locations  # noqa: PLC0415
-
     state = engine.new_state(key)
     lines = locations.read_audit(key)
     first = next((ln for ln in lines if ln.get("binding")), None)
@@ -59,8 +54,6 @@ def _state_from_audit(key: str) -> dict[str, Any]:
 
 
 def _show(key: str, *, audit_lines: bool, as_json: bool) -> int:
-    from smllm.machine import auditlog, engine, locations, session  # noqa: PLC0415
-
     if audit_lines:
         for rec in locations.read_audit(key):
             text = _output.dumps(rec) if as_json else auditlog.format_line(rec)

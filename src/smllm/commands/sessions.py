@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from smllm import index
 from smllm.commands import _listing, _output
+from smllm.store import reader, schema
+from smllm.store.connection import connect
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,18 +24,12 @@ def run(args: argparse.Namespace) -> int:
     f = _listing.filters(args)
     url = _listing.store_url(args)
     if url is None:
-        from smllm import index  # noqa: PLC0415
-
         rows = index.sessions(f)
     else:
-        from smllm.store import queries  # noqa: PLC0415
-        from smllm.store.connection import connect  # noqa: PLC0415
-
         with connect(url) as conn:
-            from smllm.store import schema  # noqa: PLC0415
 
             schema.check(conn)
-            rows = queries.sessions(conn, f)
+            rows = reader.sessions(conn, f)
     if args.json:
         _output.write_lines(r.as_json() for r in rows)
         return 0

@@ -12,8 +12,12 @@ import os
 import sys
 import time
 
-from smllm.base.errors import UsageError
+from smllm import index
+from smllm.base.errors import SessionNotFound, UsageError
 from smllm.commands import _output
+from smllm.store import address, shipper
+from smllm.store.address import shown
+from smllm.store.shipper import Report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,9 +40,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _selection(args: argparse.Namespace) -> set[str] | None:
-    from smllm import index  # noqa: PLC0415
-    from smllm.base.errors import SessionNotFound  # noqa: PLC0415
-
     if args.all:
         return None
     if args.session:
@@ -51,9 +52,6 @@ def _selection(args: argparse.Namespace) -> set[str] | None:
 
 
 def _print(report: object, url: str, as_json: bool) -> None:
-    from smllm.store.settings import shown  # noqa: PLC0415
-    from smllm.store.shipper import Report  # noqa: PLC0415
-
     assert isinstance(report, Report)
     if as_json:
         _output.write({"store": shown(url), **report.as_json()})
@@ -69,11 +67,9 @@ def _print(report: object, url: str, as_json: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from smllm.store import settings, shipper  # noqa: PLC0415
-
     if args.interval <= 0:
         raise UsageError("--interval must be more than 0")
-    url = settings.resolve(args.to, "--to")
+    url = address.resolve(args.to, "--to")
     failed = False
     while True:
         report = shipper.ship(url, sessions=_selection(args), recheck=args.recheck)

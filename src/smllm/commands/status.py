@@ -7,6 +7,7 @@ import os
 import sys
 
 from smllm.commands import _output, _select
+from smllm.machine import engine, locations, session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,8 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _latest_here(cwd: str) -> str | None:
     """The most recently active session started in this folder."""
-    from smllm.machine import locations  # noqa: PLC0415
-
     best: tuple[int, str] | None = None
     for key in locations.all_keys():
         state = locations.read_state(key)
@@ -29,8 +28,6 @@ def _latest_here(cwd: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from smllm.machine import engine, session  # noqa: PLC0415
-
     key = _select.machine_session(args) or _latest_here(os.getcwd())
     if not key:
         raise session.NoSession(f"no smllm session in {os.getcwd()}",

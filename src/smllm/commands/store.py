@@ -7,6 +7,8 @@ import sys
 from typing import Any
 
 from smllm.commands import _output
+from smllm.store import address, schema
+from smllm.store.connection import connect
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,8 +45,6 @@ def _say(args: argparse.Namespace, report: dict[str, Any], text: str) -> None:
 
 
 def _init(conn: Any, args: argparse.Namespace, shown: str) -> None:
-    from smllm.store import schema  # noqa: PLC0415
-
     done = schema.migrate(conn)
     if args.rls:
         schema.set_rls(conn, True)
@@ -61,8 +61,6 @@ def _init(conn: Any, args: argparse.Namespace, shown: str) -> None:
 
 
 def _status(conn: Any, args: argparse.Namespace, shown: str) -> None:
-    from smllm.store import schema  # noqa: PLC0415
-
     with conn.cursor() as cur:
         cur.execute("SELECT (SELECT count(*) FROM smllm.sessions), "
                     "(SELECT count(*) FROM smllm.records), "
@@ -76,11 +74,8 @@ def _status(conn: Any, args: argparse.Namespace, shown: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from smllm.store import schema, settings  # noqa: PLC0415
-    from smllm.store.connection import connect  # noqa: PLC0415
-
-    url = settings.resolve(args.url, "--url")
-    shown = settings.shown(url)
+    url = address.resolve(args.url, "--url")
+    shown = address.shown(url)
     with connect(url) as conn:
         if args.action == "init":
             _init(conn, args, shown)

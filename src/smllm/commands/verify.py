@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from smllm.base.errors import UsageError
 from smllm.commands import _output
 from smllm.journal import lookup
 from smllm.journal.verify import verify
+from smllm.store import address, audit, schema
+from smllm.store.connection import connect
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,24 +29,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_store(args: argparse.Namespace) -> int:
-    from smllm.base.errors import UsageError  # noqa: PLC0415
-    from smllm.store import audit, schema, settings  # noqa: PLC0415
-    from smllm.store.connection import connect  # noqa: PLC0415
-
     if (args.session is None and args.store and "://" not in args.store
             and "=" not in args.store):
         args.session, args.store = args.store, ""  # `verify --store SESSION`: the configured one
     if not args.session:
         raise UsageError("verify --store needs a SESSION id",
                          "list the stored ones with `smllm sessions --store`")
-    url = settings.resolve(args.store or None, "--store")
+    url = address.resolve(args.store or None, "--store")
     with connect(url) as conn:
         schema.check(conn)
         report = audit.verify(conn, args.session, args.host)
     if args.json:
-        _output.write({"store": settings.shown(url), **report.as_json()})
+        _output.write({"store": address.shown(url), **report.as_json()})
         return 0 if report.ok else 1
-    where = f"{report.session_id} on {report.host} in {settings.shown(url)}"
+    where = f"{report.session_id} on {report.host} in {address.shown(url)}"
     local = f"; compared with {report.local}" if report.local else ""
     if report.ok:
         sys.stdout.write(f"ok: {where}: {report.rows} stored rows in {report.streams} "
@@ -59,8 +58,6 @@ def run(args: argparse.Namespace) -> int:
     if args.store is not None:
         return _run_store(args)
     if args.host is not None:
-        from smllm.base.errors import UsageError  # noqa: PLC0415
-
         raise UsageError("--host applies to --store only")
     path = lookup.resolve(args.session) if args.session else lookup.latest().path
     report = verify(path)

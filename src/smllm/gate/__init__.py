@@ -1,11 +1,198 @@
-"""The approval gate: decide on a tool call, run the review chain, journal it.
+"""The approval gate. This package's own module is the decision: :func:`decide` is the
+verdict on one tool call from policy + analysis + grants (:class:`Verdict`).
 
-``review`` is the gate's place in PreToolUse (:func:`evaluate`, :class:`Verdict`); ``policy``
-reads and compiles the policy files and assesses a call statically; ``shell`` analyses Bash
-commands; ``reviewers`` are the user, the LLM judge and the command reviewer; ``grants`` are
-the workspace amendments.
+``review`` is the gate's place in PreToolUse (:func:`smllm.gate.review.evaluate`: the
+decision, then the review chain, journaled); ``policy`` reads and compiles the policy files
+and assesses a call statically; ``shell`` analyses Bash commands; ``reviewers`` are the LLM
+judge and the command reviewer (the user is Claude Code's own prompt); ``grants`` are the
+workspace amendments.
+
+:func:`decide` is pure in the sense that matters: it writes no journal and consults no
+reviewer, so ``smllm policy explain`` and the PreToolUse hook call the very same
+function and cannot disagree. It returns what smllm answers Claude Code (``decision``)
+and what the journal stamps on the intent (``policy_decision``, e.g. ``allow:policy``),
+with the rule, the reason and the facts found. A call the policy escalates carries the
+reviewer chain still to consult (:attr:`Verdict.review`), which :mod:`smllm.gate.review`
+runs and journals. When the chain starts with the ``user`` the verdict already is the
+hook's answer (``ask:user``: Claude Code's own prompt decides).
+
+Authority (product §6): under ``authority = "guard"`` (default) an allow is an
+abstention (``defer:host``) so Claude Code's own permissions decide, unless the host
+runs in ``bypassPermissions``; ``authority = "gate"`` makes smllm's allows
+authoritative (``allow:policy``, ``allow:llm_judge``, …). ``mode = "yolo"`` answers
+nothing and stamps ``allow:yolo``.
 """
 
-from smllm.gate.review import CHOICES, Verdict, evaluate
+from __future__ import annotations
 
-__all__ = ["CHOICES", "Verdict", "evaluate"]
+from smllm.gate.policy.assess import assess
+
+TYPE_CHECKING = False  # typing costs milliseconds on every tool call
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from smllm.base.shapes import CompiledPolicy
+
+    HostDecision = Literal["allow", "ask", "deny", "abstain"]
+
+
+class Escalation:
+    """A call the policy escalates: the reviewers to ask, in order, and what they are shown."""
+
+    __slots__ = ("findings", "reason", "reviewers", "rule", "source")
+
+    def __init__(self, reviewers: tuple[str, ...], rule: str, source: str, reason: str,
+                 findings: tuple[str, ...]) -> None:
+        self.reviewers = reviewers
+        self.rule = rule
+        self.source = source
+        self.reason = reason
+        self.findings = findings
+
+
+class Verdict:
+    """What smllm answers the host, and what the intent is stamped with."""
+
+    __slots__ = ("decision", "facts", "pending_action_id", "policy_decision", "reason",
+                 "review", "rule")
+
+    def __init__(  # noqa: PLR0917 - a record
+        self,
+        decision: HostDecision,
+        policy_decision: str,
+        reason: str,
+        rule: str | None = None,
+        pending_action_id: str | None = None,
+        facts: dict[str, Any] | None = None,
+        review: Escalation | None = None,
+    ) -> None:
+        self.decision: HostDecision = decision
+        self.policy_decision = policy_decision
+        self.reason = reason
+        self.rule = rule
+        self.pending_action_id = pending_action_id
+        self.facts: dict[str, Any] = facts if facts is not None else {}
+        self.review = review
+
+    def __repr__(self) -> str:
+        return (f"Verdict({self.decision!r}, {self.policy_decision!r}, {self.reason!r}, "
+                f"rule={self.rule!r})")
+
+
+def allowed(  # noqa: PLR0917 - the parts of an allow
+    authorizer: str,
+    reason: str,
+    rule: str | None,
+    pending: str | None,
+    authoritative: bool,
+    facts: dict[str, Any],
+) -> Verdict:
+    """An allow by ``authorizer`` (``policy``, ``llm_judge``, …), or under ``authority =
+    "guard"`` an abstention that leaves the call to Claude Code's own permissions."""
+    if authoritative:
+        return Verdict("allow", f"allow:{authorizer}", reason, rule, pending, facts)
+    facts = {**facts, "smllm_verdict": f"allow:{authorizer}"}
+    return Verdict(
+        "abstain",
+        "defer:host",
+        f"{reason}; Claude Code's own permissions decide (authority = guard)",
+        rule,
+        pending,
+        facts,
+    )
+
+
+def is_authoritative(compiled: CompiledPolicy, permission_mode: str | None) -> bool:
+    """Whether smllm's allows are answers (``authority = "gate"``, or the host bypasses its
+    own permissions) rather than abstentions."""
+    return compiled["authority"] == "gate" or permission_mode == "bypassPermissions"
+
+
+def ask_user(review: Escalation, pending: str | None, facts: dict[str, Any]) -> Verdict:
+    """The chain reached the ``user``: smllm answers ``ask`` and Claude Code's prompt decides."""
+    return Verdict("ask", "ask:user",
+                   f"smllm escalates this call for your review: {review.reason} "
+                   f"(rule {review.rule})",
+                   review.rule, pending, facts, review)
+
+
+def invalid_policy(error: str) -> Verdict:
+    """Every call is denied while the policy in effect does not compile."""
+    return Verdict(
+        "deny",
+        "deny:policy",
+        f"smllm's approval policy is invalid, so every call is denied (fail closed): {error}",
+        rule="policy.invalid",
+    )
+
+
+def decide(  # noqa: PLR0911 - one return per kind of outcome
+    tool: str,
+    tool_input: dict[str, Any],
+    *,
+    cwd: str,
+    project: str,
+    compiled: CompiledPolicy,
+    permission_mode: str | None = None,
+    home: str | None = None,
+) -> Verdict:
+    """The gate's verdict on one call, before any reviewer is consulted."""
+    error = compiled.get("error")
+    if error:
+        return invalid_policy(str(error))
+    a = assess(tool, tool_input, cwd=cwd, project=project, compiled=compiled, home=home)
+    facts: dict[str, Any] = {
+        "rule_source": a.source,
+        "findings": a.facts()[:20],
+        "mode": compiled["mode"],
+        "authority": compiled["authority"],
+    }
+    if a.scripts:
+        facts["scripts"] = dict(a.scripts)
+    authoritative = is_authoritative(compiled, permission_mode)
+    if compiled["mode"] == "yolo":
+        facts["rule_source"] = compiled["sources"]["mode"]
+        return Verdict("abstain", "allow:yolo",
+                       f"yolo mode: no approvals (analysis: {a.decision}, {a.reason})",
+                       rule="mode.yolo", facts=facts)
+    if a.decision == "deny":
+        return Verdict("deny", "deny:policy",
+                       f"smllm policy denies this call: {a.reason} (rule {a.rule}, {a.source})",
+                       rule=a.rule, facts=facts)
+    if a.decision == "allow":
+        return allowed("policy", a.reason, a.rule, None, authoritative, facts)
+    from smllm.gate import grants  # noqa: PLC0415 - json and pathlib: escalated calls only
+
+    grant = grants.find(project, tool, tool_input)
+    if grant is not None:
+        facts["grant"] = grant["id"]
+        return allowed("policy",
+                       f"allowed by the workspace amendment {grant['id']} "
+                       f"(granted by {grant.get('granted_by')})",
+                       f"amendment:{grant['id']}", None, authoritative, facts)
+    chain = tuple(compiled["reviewers"])
+    review = Escalation(chain, a.rule, a.source, a.reason, tuple(i.reason for i in a.items))
+    if chain and chain[0] == "user":
+        return ask_user(review, None, facts)
+    if not chain:
+        return no_reviewer_decided(review, [], None, facts)
+    return Verdict("ask", "review:" + ",".join(chain),
+                   f"smllm escalates this call to its reviewers ({', '.join(chain)}): "
+                   f"{a.reason} (rule {a.rule})",
+                   a.rule, None, facts, review)
+
+
+def no_reviewer_decided(review: Escalation, failures: list[dict[str, Any]],
+                        pending: str | None, facts: dict[str, Any]) -> Verdict:
+    """The chain ended without an answer: denied (fail closed)."""
+    errors = "; ".join(f"{f['kind']}: {f['error']}" for f in failures) or "no reviewer configured"
+    return Verdict(
+        "deny",
+        "deny:policy",
+        f"smllm escalated this call ({review.reason}) but no "
+        f"reviewer could decide ({errors}); denied (fail closed)",
+        "reviewer.fallback",
+        pending,
+        facts,
+        review,
+    )

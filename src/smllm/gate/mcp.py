@@ -132,7 +132,7 @@ def judge(tool_name: str, tool_input: dict[str, Any], ctx: Context,
 
 def _execute(tool_name: str, tool_input: dict[str, Any], strings: dict[str, str],
              verbs: set[str], ctx: Context, analyse_command: Any, out: Judgement) -> None:
-    from smllm.gate.shell import Finding  # noqa: PLC0415
+    from smllm.gate.shell import Finding  # noqa: PLC0415 - the analyser: a finding only
 
     command = next((strings[k] for k in _COMMAND_KEYS if k in strings), None)
     argv = next((tool_input[k] for k in _ARGV_KEYS if isinstance(tool_input.get(k), list)),
@@ -181,7 +181,7 @@ def _looks_sql(text: str) -> bool:
 
 def _sql(tool_name: str, text: str, out: Judgement) -> None:
     from smllm.gate import sql  # noqa: PLC0415 - only for MCP query tools
-    from smllm.gate.shell import Finding  # noqa: PLC0415
+    from smllm.gate.shell import Finding  # noqa: PLC0415 - the analyser: a finding only
 
     verdict = sql.classify(text)
     shown = verdict.statement.strip()[:60]
@@ -199,7 +199,7 @@ def _sql(tool_name: str, text: str, out: Judgement) -> None:
 
 def _paths(tool_name: str, tool_input: dict[str, Any], verbs: set[str], ctx: Context,
            out: Judgement) -> None:
-    from smllm.gate.shell import Finding  # noqa: PLC0415
+    from smllm.gate.shell import Finding  # noqa: PLC0415 - the analyser: a finding only
 
     values: list[tuple[str, str]] = [(k, tool_input[k]) for k in _PATH_KEYS
                                      if isinstance(tool_input.get(k), str)]
@@ -256,7 +256,7 @@ def _urls(tool_name: str, tool_input: dict[str, Any], with_text: bool, out: Judg
 def request_secrets(what: str, texts: list[str]) -> list[Finding]:
     """A finding when a request (a URL, a query, headers) carries a secret-looking value."""
     from smllm.audit import redact  # noqa: PLC0415 - only for calls that reach the web
-    from smllm.gate.shell import Finding  # noqa: PLC0415
+    from smllm.gate.shell import Finding  # noqa: PLC0415 - the analyser: a finding only
 
     for text in texts:
         kinds = redact.find(text)

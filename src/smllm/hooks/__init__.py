@@ -16,6 +16,12 @@ The contract (product.md §4, claude-code-contract.md §2):
 * Nothing heavy is imported here: each handler module is imported by name, on use; even
   the input parser is imported inside :func:`run`, so that ``from smllm.hooks import cli``
   itself cannot fail.
+
+Every event smllm knows is one row of :data:`TABLE`, from which the rest is derived:
+:data:`HANDLERS` and :data:`GATING` here, the input check's tool events, and what
+``smllm install`` registers (:data:`INSTALLED`: timeout and matcher). ``hooks/hooks.json``,
+the launcher's ``GATING`` and the startup test are checked against it, so an event added
+in one place only fails a test.
 """
 
 from __future__ import annotations
@@ -29,22 +35,35 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-#: host event -> handler module in this package (a static registry, imported lazily)
-HANDLERS: dict[str, str] = {
-    "SessionStart": "session_start",
-    "UserPromptSubmit": "user_prompt_submit",
-    "PreToolUse": "pre_tool_use",
-    "PermissionRequest": "permission_request",
-    "PostToolUse": "post_tool_use",
-    "PostToolUseFailure": "post_tool_use",
-    "Stop": "stop",
-    "SubagentStart": "subagent",
-    "SubagentStop": "subagent",
-    "SessionEnd": "session_end",
-}
+#: (event, gating: fails closed (else observes, fails open), tool: its input names a tool,
+#: handler module in smllm.hooks (None: journaled as ``host.event``, not installed),
+#: install timeout in seconds: PreToolUse and PermissionRequest may wait on a reviewer)
+TABLE: tuple[tuple[str, bool, bool, str | None, int | None], ...] = (
+    ("SessionStart", False, False, "session_start", 30),
+    ("UserPromptSubmit", False, False, "user_prompt_submit", 30),
+    ("PreToolUse", True, True, "pre_tool_use", 300),
+    ("PermissionRequest", False, True, "permission_request", 300),
+    ("PostToolUse", False, True, "post_tool_use", 30),
+    ("PostToolUseFailure", False, True, "post_tool_use", 30),
+    ("Stop", False, False, "stop", 30),
+    ("SubagentStart", False, False, "subagent", 30),
+    ("SubagentStop", False, False, "subagent", 30),
+    ("SessionEnd", False, False, "session_end", 30),
+    ("PermissionDenied", False, True, None, None),
+)
 
+#: event -> handler module (a static registry, imported lazily by name)
+HANDLERS: dict[str, str] = {name: handler for name, _, _, handler, _ in TABLE if handler}
 #: events whose hook decides (fail closed) rather than observes (fail open)
-GATING = frozenset({"PreToolUse"})
+GATING = frozenset(name for name, gating, _, _, _ in TABLE if gating)
+#: events whose input carries ``tool_name`` and ``tool_input``
+TOOL_EVENTS = frozenset(name for name, _, tool, _, _ in TABLE if tool)
+#: what ``smllm install`` and ``hooks/hooks.json`` register: event -> (timeout, matcher);
+#: a tool event matches every tool (``*``), the others take no matcher
+INSTALLED: dict[str, tuple[int, str | None]] = {
+    name: (timeout, "*" if tool else None)
+    for name, _, tool, handler, timeout in TABLE if handler and timeout
+}
 
 MAX_INPUT = 8 * 1024 * 1024
 
@@ -90,7 +109,7 @@ def run(event: str, raw: bytes) -> dict[str, Any] | None:
     """Handle one event; return the JSON output object (or None for no output)."""
     gating = event in GATING
     try:
-        from smllm.hooks._context import HookInputError  # noqa: PLC0415
+        from smllm.hooks._context import HookInputError  # noqa: PLC0415 - importing smllm.hooks must never fail
     except BaseException as exc:  # a broken install: _json, a syntax error, a missing file
         where = _report(event, exc)
         return _crash_deny(exc, where) if gating else None
@@ -110,7 +129,11 @@ def _crash_deny(exc: BaseException, where: str) -> dict[str, Any]:
 
 
 def _handle(event: str, raw: bytes) -> dict[str, Any] | None:
-    from smllm.hooks._context import HookContext, HookInputError, parse_input  # noqa: PLC0415
+    from smllm.hooks._context import (  # noqa: PLC0415 - importing smllm.hooks must never fail
+        HookContext,
+        HookInputError,
+        parse_input,
+    )
 
     if event not in HANDLERS:
         _journal_other(event, raw)
@@ -121,7 +144,7 @@ def _handle(event: str, raw: bytes) -> dict[str, Any] | None:
             f"hook input is {len(raw)} bytes or more, over the {limit}-byte limit",
             "raise SMLLM_MAX_INPUT if such inputs are expected",
         )
-    payload = parse_input(event, raw)
+    payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
     ctx = HookContext.create(event, payload)
     name = f"smllm.hooks.{HANDLERS[event]}"
     __import__(name)
@@ -132,8 +155,9 @@ def _handle(event: str, raw: bytes) -> dict[str, Any] | None:
 def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
     """Record a rejected input in its session's journal, if a session id can be found."""
     try:
-        from smllm import journal  # noqa: PLC0415
-        from smllm.hooks._context import salvage_session_id  # noqa: PLC0415
+        from smllm import journal  # noqa: PLC0415 - importing smllm.hooks must never fail
+        from smllm.hooks._context import salvage_session_id  # noqa: PLC0415 - importing smllm.hooks must never fail
+        from smllm.journal import records  # noqa: PLC0415 - importing smllm.hooks must never fail
 
         sid = salvage_session_id(raw)
         if sid is None:
@@ -142,12 +166,8 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
         path = journal.locate(sid, create=True, project=project)
         journal.append(
             path,
-            [
-                journal.fact(
-                    "hook.input_rejected",
-                    {"hook_event_name": event, "reason": reason, "input_bytes": len(raw)},
-                )
-            ],
+            [records.new("hook.input_rejected", hook_event_name=event, reason=reason,
+                         input_bytes=len(raw))],
         )
     except Exception:  # noqa: S110 - best effort: the decision matters more
         pass
@@ -155,16 +175,17 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
 
 def _journal_other(event: str, raw: bytes) -> None:
     """Events without a handler are journaled as ``host.event`` facts."""
-    from smllm.hooks._context import HookContext, parse_input  # noqa: PLC0415
+    from smllm.hooks._context import HookContext, parse_input  # noqa: PLC0415 - importing smllm.hooks must never fail
 
     try:
-        payload = parse_input(event, raw)
+        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
         ctx = HookContext.create(event, payload)
-        from smllm import journal  # noqa: PLC0415
+        from smllm import journal  # noqa: PLC0415 - importing smllm.hooks must never fail
+        from smllm.journal import records  # noqa: PLC0415 - importing smllm.hooks must never fail
 
         fields = {k: v for k, v in payload.items() if k not in ("transcript_path",)}
         with journal.transaction(ctx.log_path) as txn:
-            txn.append(journal.fact("host.event", fields))
+            txn.append(records.new("host.event", **fields))
     except Exception as exc:
         _report(event, exc)
 
@@ -172,9 +193,9 @@ def _journal_other(event: str, raw: bytes) -> None:
 def _report(event: str, exc: BaseException) -> str:
     """Write a crash report to the logs folder; return its path (never raises)."""
     try:
-        import traceback  # noqa: PLC0415
+        import traceback  # noqa: PLC0415 - a crash only
 
-        from smllm.base import clock, paths  # noqa: PLC0415
+        from smllm.base import clock, paths  # noqa: PLC0415 - importing smllm.hooks must never fail
 
         logs = paths.ensure_private_tree(paths.logs_root(), paths.state_root())
         path = os.path.join(logs, f"hook-{event}-{clock.now_ms()}-{os.getpid()}.log")
@@ -255,7 +276,7 @@ def _plain_json(value: object) -> str:
 def _encode(result: dict[str, Any]) -> bytes:
     """The output object as bytes: valid UTF-8 whatever its strings hold."""
     try:
-        from smllm.base import jsonfast  # noqa: PLC0415
+        from smllm.base import jsonfast  # noqa: PLC0415 - importing smllm.hooks must never fail
 
         return jsonfast.dumps_utf8(result)
     except BaseException:

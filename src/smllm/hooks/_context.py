@@ -14,9 +14,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-TOOL_EVENTS = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
-)
 
 
 class HookInputError(SmllmError):
@@ -44,8 +41,11 @@ def _check_ids(payload: dict[str, Any], event: str) -> None:
         raise HookInputError(exc.what, exc.fix) from None
 
 
-def parse_input(event: str, raw: bytes) -> dict[str, Any]:
-    """Decode and check one hook input; raise :class:`HookInputError` if malformed."""
+def parse_input(event: str, raw: bytes, *, tool_event: bool) -> dict[str, Any]:
+    """Decode and check one hook input; raise :class:`HookInputError` if malformed.
+
+    A ``tool_event`` (PreToolUse, PostToolUse, …: see ``smllm.hooks.TABLE``) must name its
+    tool and give its input."""
     if not raw.strip():
         raise HookInputError("hook input is empty", "the hook expects one JSON object on stdin")
     try:
@@ -65,7 +65,7 @@ def parse_input(event: str, raw: bytes) -> dict[str, Any]:
             f"hook input is for {name!r} but this hook handles {event!r}",
             "check the event name in the hook's command line",
         )
-    if event in TOOL_EVENTS:
+    if tool_event:
         _require(payload, "tool_name", str, event)
         _require(payload, "tool_input", dict, event)
         if event != "PermissionRequest":

@@ -10,31 +10,31 @@ from smllm.hooks._context import HookContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from smllm.base.shapes import UnknownEffect
 
 
-def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:
+def unknown_effects_text(unknown: list[UnknownEffect]) -> str:
     """What the agent is told at a resume about effects left in flight."""
-    from smllm.journal import reconcile  # noqa: PLC0415
+    from smllm.journal import reconcile  # noqa: PLC0415 - a resume after a crash only
 
     return reconcile.unknown_effects_text(unknown)
 
 
 def held_effect(ctx: HookContext) -> str | None:
     """Why this call must wait for reconciliation (a re-attempt of an unknown effect)."""
-    from smllm.journal import reconcile  # noqa: PLC0415
+    from smllm.journal import reconcile  # noqa: PLC0415 - PreToolUse only
 
     return reconcile.hold_reason(ctx)
 
 
 def machine_session_start(ctx: HookContext) -> str | None:
     """Bind the host session to an smllm session; the location text, if any."""
-    from smllm import machine  # noqa: PLC0415
+    from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
     if ctx.agent_id is not None or (not machine.is_bound(ctx.session_id)
                                     and not machine.find_configs(ctx.cwd)):
         return None  # no machine in play: skip loading the rest of the package
-    from smllm.machine import hostview  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
 
     return hostview.on_session_start(ctx)
 
@@ -45,7 +45,7 @@ def _unbound(ctx: HookContext) -> bool:
     Checked with the machine package's light ``__init__`` only, so that hooks of sessions
     without a machine never import the rest of it.
     """
-    from smllm import machine  # noqa: PLC0415
+    from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
     # a subagent works for the main agent's session; it never drives a machine
     return ctx.agent_id is not None or not machine.is_bound(ctx.session_id)
@@ -55,7 +55,7 @@ def machine_prompt(ctx: HookContext) -> str | None:
     """The current location, given to the agent with each prompt."""
     if _unbound(ctx):
         return None
-    from smllm.machine import hostview  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
 
     return hostview.on_prompt(ctx)
 
@@ -64,16 +64,16 @@ def machine_stop(ctx: HookContext) -> str | None:
     """The block reason when the machine refuses the stop (or cannot be loaded), else None."""
     if ctx.agent_id is not None:
         return None
-    from smllm import machine  # noqa: PLC0415
+    from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
     if not machine.is_bound(ctx.session_id):
         configs = machine.find_configs(ctx.cwd)
         if not configs:
             return None  # no machine in play
-        from smllm.machine import hostview  # noqa: PLC0415
+        from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
 
         return hostview.on_unbound_stop(ctx, configs)
-    from smllm.machine import hostview  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
 
     return hostview.on_stop(ctx)
 
@@ -83,7 +83,7 @@ def machine_tool_rule(ctx: HookContext) -> tuple[str, str] | None:
     (``allow``, reason) for smllm's own firing."""
     if _unbound(ctx):
         return None
-    from smllm.machine import hostview  # noqa: PLC0415
+    from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
 
     return hostview.tool_rule(ctx)
 
@@ -92,6 +92,6 @@ def ship_in_background(ctx: HookContext) -> None:
     """SessionEnd and Stop: start a detached shipper when a team store is configured."""
     if ctx.agent_id is not None:
         return
-    from smllm.store import trigger  # noqa: PLC0415
+    from smllm.store import trigger  # noqa: PLC0415 - SessionEnd and Stop only
 
     trigger.start()

@@ -10,21 +10,22 @@ prompt itself.
 
 from __future__ import annotations
 
-from smllm import journal
 from smllm.base import clock
-from smllm.gate import CHOICES
 from smllm.hooks._context import HookContext
-from smllm.journal import sidecar, transcript
+from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import OpenIntent
 
-def _matching_intent(open_intents: dict[str, Any], tool_name: str, tool_input: Any) -> str | None:
+
+def _matching_intent(open_intents: dict[str, OpenIntent], tool_name: str,
+                     tool_input: Any) -> str | None:
     best: tuple[int, str] | None = None
     for tool_use_id, entry in open_intents.items():
-        if not isinstance(entry, dict) or entry.get("prompted"):
+        if entry.get("prompted"):
             continue
         if entry.get("tool_name") == tool_name and entry.get("input") == tool_input:
             seq = int(entry.get("seq") or 0)
@@ -40,37 +41,27 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         transcript.ingest(txn, ctx.transcript)
         open_intents = dict(txn.state.get("open_intents") or {})
         tool_use_id = _matching_intent(open_intents, str(p["tool_name"]), p["tool_input"])
-        entry = dict(open_intents.get(tool_use_id) or {}) if tool_use_id else {}
+        entry: OpenIntent = open_intents[tool_use_id].copy() if tool_use_id else {}
         pending = entry.get("pending") or clock.new_id("pa-")
         txn.append(
-            journal.fact(
-                "approval.review",
-                {
-                    "state": "requested",
-                    "reviewer": "user",
-                    "pending_action_id": pending,
-                    "tool_use_id": tool_use_id,
-                    "operation": sidecar.operation(str(p["tool_name"])),
-                    "tool_name": p["tool_name"],
-                    "action": p["tool_input"],
-                    "choices": CHOICES,
-                    "permission_suggestions": p.get("permission_suggestions"),
-                },
+            records.approval_requested(
+                pending, tool_use_id, sidecar.operation(str(p["tool_name"])), p["tool_name"],
+                p["tool_input"], ["user"],
+                permission_suggestions=p.get("permission_suggestions"),
             )
         )
         if not entry.get("pending"):
             txn.append(
-                journal.fact(
+                records.new(
                     "approval_wait.effect.started",
-                    {
-                        "pending_action_id": pending,
-                        "tool_use_id": tool_use_id,
-                        "reviewers": ["user"],
-                    },
+                    pending_action_id=pending,
+                    tool_use_id=tool_use_id,
+                    reviewers=["user"],
                 )
             )
         if tool_use_id:
-            entry.update(prompted=True, pending=pending)
+            entry["prompted"] = True
+            entry["pending"] = pending
             open_intents[tool_use_id] = entry
             txn.set_state("open_intents", open_intents)
     return None

@@ -11,15 +11,18 @@ running) and ``approval_wait.effect.terminal``.
 from __future__ import annotations
 
 from smllm import journal
+from smllm.base.digest import tagged
 from smllm.hooks._context import HookContext
-from smllm.journal import sidecar, transcript
+from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import OpenIntent
 
-def authorized_by(intent: dict[str, Any]) -> str | None:
+
+def authorized_by(intent: OpenIntent) -> str | None:
     """Who let this call run, from its open-intent entry (None when unknown)."""
     decision = intent.get("decision")
     if not isinstance(decision, str):
@@ -36,8 +39,6 @@ def scripts_after(scripts: object) -> dict[str, str] | None:
     (a script edited between the check and the run is flagged; bypass-corpus K6)."""
     if not isinstance(scripts, dict) or not scripts:
         return None
-    from smllm.base.digest import tagged  # noqa: PLC0415
-
     out: dict[str, str] = {}
     for path, digest in scripts.items():
         try:
@@ -51,32 +52,13 @@ def scripts_after(scripts: object) -> dict[str, str] | None:
 
 
 def _close_user_wait(
-    txn: journal.Transaction, intent: dict[str, Any], tool_use_id: str, event: str
+    txn: journal.Transaction, intent: OpenIntent, tool_use_id: str, event: str
 ) -> None:
     pending = intent.get("pending")
     if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
         return
-    txn.append(
-        journal.fact(
-            "decision_applied",
-            {
-                "pending_action_id": pending,
-                "decision": "approved",
-                "policy_result": "allow",
-                "decision_source": {
-                    "kind": "user",
-                    "observed_via": event,
-                    "inferred": "the call ran after Claude Code's prompt",
-                },
-            },
-        )
-    )
-    txn.append(
-        journal.fact(
-            "approval_wait.effect.terminal",
-            {"pending_action_id": pending, "outcome": "approved", "tool_use_id": tool_use_id},
-        )
-    )
+    txn.extend(records.prompt_answer(str(pending), tool_use_id, approved=True,
+                                     observed_via=event))
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
@@ -94,21 +76,21 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         open_intents = dict(txn.state.get("open_intents") or {})
         intent = open_intents.pop(tool_use_id, None) or {}
         _close_user_wait(txn, intent, tool_use_id, ctx.event)
-        record: dict[str, Any] = {
-            "tool_use_id": tool_use_id,
-            "idempotency_key": sidecar.idempotency_key(ctx.session_id, tool_use_id),
-            "intent_sequence": intent.get("seq"),
-            "operation": sidecar.operation(str(p["tool_name"])),
-            "outcome": outcome,
-            "observed_via": "hook",
-            "authorized_by": authorized_by(intent),
-            "scripts_after": scripts_after(intent.get("scripts")),
-            "duration_ms": p.get("duration_ms"),
-        }
-        if failed:
-            record["error"] = p.get("error")
-        else:
-            record["output"] = p.get("tool_response")
-        txn.append(journal.fact("tool_batch.effect.terminal", record))
+        result = {"error": p.get("error")} if failed else {"output": p.get("tool_response")}
+        txn.append(
+            records.new(
+                "tool_batch.effect.terminal",
+                tool_use_id=tool_use_id,
+                idempotency_key=sidecar.idempotency_key(ctx.session_id, tool_use_id),
+                intent_sequence=intent.get("seq"),
+                operation=sidecar.operation(str(p["tool_name"])),
+                outcome=outcome,
+                observed_via="hook",
+                authorized_by=authorized_by(intent),
+                scripts_after=scripts_after(intent.get("scripts")),
+                duration_ms=p.get("duration_ms"),
+                **result,
+            )
+        )
         txn.set_state("open_intents", open_intents)
     return None

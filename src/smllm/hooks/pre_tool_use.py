@@ -1,7 +1,7 @@
 """PreToolUse: decide, then make the intent durable before the tool may run.
 
 Order: reconciliation hold → the state's tool rules → the approval gate
-(:func:`smllm.gate.evaluate`, which journals any approval chain first). Whatever
+(:func:`smllm.gate.review.evaluate`, which journals any approval chain first). Whatever
 the outcome, a ``side_effect_intent`` carrying ``policy_decision`` is fsynced before
 this hook returns; an allowed call also gets ``tool_batch.effect.started``. If the
 intent cannot be journaled, the call is denied (the caller turns the exception into
@@ -10,11 +10,11 @@ a deny).
 
 from __future__ import annotations
 
-from smllm import gate, journal
-from smllm.gate import protect
+from smllm import gate
+from smllm.gate import protect, review
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
-from smllm.journal import sidecar, transcript
+from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
             rule="machine.tools",
         )
     try:
-        return gate.evaluate(ctx)
+        return review.evaluate(ctx)
     except Exception as exc:  # fail closed, but still journal the intent
         return gate.Verdict(
             "deny",
@@ -78,9 +78,13 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     allowed = verdict.decision in ("allow", "abstain", "ask")
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
-        transcript.ingest(txn, ctx.transcript)
+        if verdict.pending_action_id is None:
+            # the review chain, when one ran, ingested the transcript before its first record:
+            # what the transcript gained since waits for the next hook, so the chain, the
+            # intent and the start stay together (seed 000's order)
+            transcript.ingest(txn, ctx.transcript)
         intent = txn.append(
-            journal.event(
+            records.new(
                 "side_effect_intent",
                 operation=op,
                 tool_name=p["tool_name"],
@@ -101,14 +105,12 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         )
         if allowed:
             txn.append(
-                journal.fact(
+                records.new(
                     "tool_batch.effect.started",
-                    {
-                        "tool_use_id": tool_use_id,
-                        "idempotency_key": key,
-                        "intent_sequence": intent.sequence,
-                        "operation": op,
-                    },
+                    tool_use_id=tool_use_id,
+                    idempotency_key=key,
+                    intent_sequence=intent.sequence,
+                    operation=op,
                 )
             )
             open_intents = dict(txn.state.get("open_intents") or {})

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from smllm import journal
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
-from smllm.journal import sidecar, transcript
+from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,13 +17,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript, flush=True)
         started = int(txn.state.get("started_at_ms") or ctx.now_ms)
-        txn.append(
-            journal.fact(
-                "session.end",
-                {"exit_reason": "clean", "host_reason": reason,
-                 "uptime_ms": max(0, ctx.now_ms - started)},
-            )
-        )
+        txn.append(records.new("session.end", exit_reason="clean", host_reason=reason,
+                               uptime_ms=max(0, ctx.now_ms - started)))
         txn.set_state("open", False)
     _features.ship_in_background(ctx)
     return None

@@ -20,28 +20,27 @@ import os
 from smllm import VERSION, journal
 from smllm.base import clock
 from smllm.hooks import _features
-from smllm.journal import sidecar, transcript
+from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import UnknownEffect
     from smllm.hooks._context import HookContext
 
 
 def _start_record(ctx: HookContext, source: str) -> journal.Entry:
     p = ctx.payload
-    return journal.fact(
+    return records.new(
         "session.start",
-        {
-            "session_id": ctx.session_id,
-            "source": source,
-            "cwd": ctx.cwd,
-            "transcript_path": p.get("transcript_path"),
-            "model": p.get("model"),
-            "host": "claude-code",
-            "build": {"display": f"smllm {VERSION}", "smllm": VERSION},
-        },
+        session_id=ctx.session_id,
+        source=source,
+        cwd=ctx.cwd,
+        transcript_path=p.get("transcript_path"),
+        model=p.get("model"),
+        host="claude-code",
+        build={"display": f"smllm {VERSION}", "smllm": VERSION},
     )
 
 
@@ -50,23 +49,19 @@ def _end_crashed(txn: journal.Transaction) -> None:
     started = int(txn.state.get("started_at_ms") or txn.now_ms)
     tail_at = clock.parse_iso_ms(txn.tail.recorded_at)
     last = max(tail_at or 0, started)
-    txn.append(
-        journal.fact(
-            "session.end",
-            {"exit_reason": "crash_inferred", "uptime_ms": max(0, last - started),
-             "host_reason": None},
-        )
-    )
+    txn.append(records.new("session.end", exit_reason="crash_inferred",
+                           uptime_ms=max(0, last - started), host_reason=None))
     txn.set_state("open", False)
 
 
-def _in_flight(txn: journal.Transaction, stream: str | None = None) -> list[dict[str, Any]]:
+def _in_flight(txn: journal.Transaction, stream: str | None = None) -> list[UnknownEffect]:
     """The intents still open in ``txn``'s sidecar, oldest first; removes them from it."""
     open_intents = txn.state.get("open_intents") or {}
     out = []
     for tid, v in sorted(open_intents.items(), key=lambda kv: int(kv[1].get("seq") or 0)):
-        u = {"sequence": v.get("seq"), "tool_use_id": tid, "operation": v.get("operation"),
-             "idempotency_key": v.get("key"), "input": v.get("input")}
+        u: UnknownEffect = {"sequence": v.get("seq"), "tool_use_id": tid,
+                            "operation": v.get("operation"), "idempotency_key": v.get("key"),
+                            "input": v.get("input")}
         if stream is not None:
             u["stream"] = stream
         out.append(u)
@@ -75,21 +70,19 @@ def _in_flight(txn: journal.Transaction, stream: str | None = None) -> list[dict
     return out
 
 
-def _close_subagents(main_log: str) -> list[dict[str, Any]]:
+def _close_subagents(main_log: str) -> list[UnknownEffect]:
     """Close every subagent log a crash left open; their unknown effects."""
-    from pathlib import Path  # noqa: PLC0415 - only after a crash, off the hot path
-
     root = os.path.join(os.path.dirname(main_log), "subagent")
     try:
         agents = sorted(os.listdir(root))
     except OSError:
         return []
-    unknown: list[dict[str, Any]] = []
+    unknown: list[UnknownEffect] = []
     for agent in agents:
         log = os.path.join(root, agent, journal.LOG_NAME)
         if not os.path.isfile(log):
             continue
-        with journal.transaction(Path(log)) as child:
+        with journal.transaction(log) as child:
             if not child.state.get("open"):
                 continue
             unknown += _in_flight(child, f"subagent/{agent}")
@@ -98,23 +91,21 @@ def _close_subagents(main_log: str) -> list[dict[str, Any]]:
 
 
 def _resume(ctx: HookContext, txn: journal.Transaction,
-            unknown: list[dict[str, Any]], crashed: bool) -> None:
+            unknown: list[UnknownEffect], crashed: bool) -> None:
     if crashed:
         _end_crashed(txn)
     resumed_from = txn.next_sequence - 1
     txn.append(
-        journal.fact(
+        records.new(
             "session.resumed",
-            {
-                "session_id": ctx.session_id,
-                "prior_turn_count": int(txn.state.get("turns", 0)),
-                "resumed_from_sequence": resumed_from,
-                "crash_inferred": crashed,
-                "unknown_effects": [u["sequence"] for u in unknown if "stream" not in u],
-                "unknown_subagent_effects": [
-                    {"stream": u["stream"], "sequence": u["sequence"]}
-                    for u in unknown if "stream" in u],
-            },
+            session_id=ctx.session_id,
+            prior_turn_count=int(txn.state.get("turns", 0)),
+            resumed_from_sequence=resumed_from,
+            crash_inferred=crashed,
+            unknown_effects=[u["sequence"] for u in unknown if "stream" not in u],
+            unknown_subagent_effects=[
+                {"stream": u["stream"], "sequence": u["sequence"]}
+                for u in unknown if "stream" in u],
         )
     )
     mine = {str(u["sequence"]): u for u in unknown if "stream" not in u}
@@ -126,7 +117,7 @@ def _resume(ctx: HookContext, txn: journal.Transaction,
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     source = str(ctx.payload.get("source") or "startup")
-    unknown: list[dict[str, Any]] = []
+    unknown: list[UnknownEffect] = []
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         crashed = bool(txn.state.get("open")) and source == "resume"
@@ -138,7 +129,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 unknown += _close_subagents(str(txn.path))
             _resume(ctx, txn, unknown, crashed)
         elif source == "compact":
-            txn.append(journal.fact("session.compacted", {"session_id": ctx.session_id}))
+            txn.append(records.new("session.compacted", session_id=ctx.session_id))
         else:
             if txn.state.get("open"):
                 _end_crashed(txn)

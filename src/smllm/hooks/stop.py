@@ -7,10 +7,9 @@ rule), and a stop with ``stop_hook_active`` is never blocked by the journal itse
 
 from __future__ import annotations
 
-from smllm import journal
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
-from smllm.journal import sidecar, transcript
+from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,10 +26,10 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         transcript.ingest(txn, ctx.transcript)
         turn = int(txn.state.get("turns", 0))
         if block:
-            txn.append(journal.event("stop_blocked", turn=turn, reason=block))
+            txn.append(records.new("stop_blocked", turn=turn, reason=block))
         else:
             txn.append(
-                journal.event(
+                records.new(
                     "completed",
                     turn=turn,
                     last_assistant_message=last[:PREVIEW] if isinstance(last, str) else None,

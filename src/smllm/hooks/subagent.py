@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from smllm import journal
 from smllm.hooks._context import HookContext, safe_transcript
-from smllm.journal import transcript
+from smllm.journal import records, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,17 +26,15 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     if ctx.event == "SubagentStart":
         with ctx.transaction(main=True) as parent:
             link = parent.append(
-                journal.fact("subagent.started", {"agent_id": agent_id, "agent_type": agent_type,
-                                                  "journal": _child_rel(agent_id)})
+                records.new("subagent.started", agent_id=agent_id, agent_type=agent_type,
+                            journal=_child_rel(agent_id))
             )
         with ctx.transaction() as child:
             child.append(
-                journal.fact(
-                    "session.start",
-                    {"session_id": ctx.session_id, "agent_id": agent_id, "agent_type": agent_type,
-                     "source": "subagent", "host": "claude-code",
-                     "parent": {"journal": f"../../{journal.LOG_NAME}",
-                                "sequence": link.sequence}},
+                records.new(
+                    "session.start", session_id=ctx.session_id, agent_id=agent_id,
+                    agent_type=agent_type, source="subagent", host="claude-code",
+                    parent={"journal": f"../../{journal.LOG_NAME}", "sequence": link.sequence},
                 )
             )
             child.set_state("started_at_ms", ctx.now_ms)
@@ -48,17 +46,16 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                           flush=True)
         started = int(child.state.get("started_at_ms") or ctx.now_ms)
         end = child.append(
-            journal.fact("session.end", {"exit_reason": "subagent_stop", "host_reason": None,
-                                         "uptime_ms": max(0, ctx.now_ms - started)})
+            records.new("session.end", exit_reason="subagent_stop", host_reason=None,
+                        uptime_ms=max(0, ctx.now_ms - started))
         )
         child.set_state("open", False)
     with ctx.transaction(main=True) as parent:
         parent.append(
-            journal.fact(
-                "subagent.stopped",
-                {"agent_id": agent_id, "agent_type": agent_type, "journal": _child_rel(agent_id),
-                 "child_sequence": end.sequence,
-                 "last_assistant_message": last[:PREVIEW] if isinstance(last, str) else None},
+            records.new(
+                "subagent.stopped", agent_id=agent_id, agent_type=agent_type,
+                journal=_child_rel(agent_id), child_sequence=end.sequence,
+                last_assistant_message=last[:PREVIEW] if isinstance(last, str) else None,
             )
         )
     return None

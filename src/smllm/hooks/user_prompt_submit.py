@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from smllm import journal
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
-from smllm.journal import sidecar, transcript
+from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,11 +18,10 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         transcript.ingest(txn, ctx.transcript)
         turn = int(txn.state.get("turns", 0)) + 1
         proposed = txn.append(
-            journal.event("proposed", turn=turn, prompt=p.get("prompt"),
+            records.new("proposed", turn=turn, prompt=p.get("prompt"),
                           prompt_id=p.get("prompt_id"), source=p.get("source"))
         )
-        accepted = journal.event("accepted", turn=turn, proposed_sequence=proposed.sequence)
-        txn.append(accepted)
+        txn.append(records.new("accepted", turn=turn, proposed_sequence=proposed.sequence))
         txn.set_state("turns", turn)
     location = _features.machine_prompt(ctx)
     if not location:

@@ -7,7 +7,6 @@ scratch when it is missing, corrupt or of an older schema, and brought up to dat
 look. No hook writes to it: a gating hook never waits on it.
 
 The query API (used by the CLI, the picker, ``--last`` and ``smllm serve``)::
-
     from smllm import index
     from smllm.index import Filters
 
@@ -47,14 +46,14 @@ __all__ = [
 
 def database_path() -> Path:
     """Where the index lives: ``<data dir>/index.sqlite3`` (0600)."""
-    from smllm.index import database  # noqa: PLC0415
+    from smllm.index import database  # noqa: PLC0415 - sqlite3: only when the index is queried
 
     return database.path()
 
 
 def refresh(*, rebuild: bool = False) -> RefreshStats:
     """Bring the index up to date with the journals; ``rebuild`` starts from empty."""
-    from smllm.index import database, refresher  # noqa: PLC0415
+    from smllm.index import database, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
     with database.connect() as db:
         return refresher.refresh(db, rebuild=rebuild)
@@ -64,7 +63,7 @@ def sessions(filters: Filters | None = None, *, by: Literal["started", "active"]
              fresh: bool = True) -> list[SessionRow]:
     """Host sessions matching ``filters``, newest first: by start, or by last record
     (``by="active"``). Refreshes the index first unless ``fresh`` is False."""
-    from smllm.index import database, queries, refresher  # noqa: PLC0415
+    from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
     with database.connect() as db:
         if fresh:
@@ -74,7 +73,7 @@ def sessions(filters: Filters | None = None, *, by: Literal["started", "active"]
 
 def latest(folder: str | None = None, *, fresh: bool = True) -> SessionRow | None:
     """The most recently active session that ran exactly in ``folder`` (any if None)."""
-    from smllm.index import database, queries, refresher  # noqa: PLC0415
+    from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
     with database.connect() as db:
         if fresh:
@@ -84,7 +83,7 @@ def latest(folder: str | None = None, *, fresh: bool = True) -> SessionRow | Non
 
 def search(filters: Filters | None = None, *, fresh: bool = True) -> list[Hit]:
     """Records matching ``filters``, newest first (intents with their effect joined)."""
-    from smllm.index import database, queries, refresher  # noqa: PLC0415
+    from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
     with database.connect() as db:
         if fresh:
@@ -97,7 +96,7 @@ def session(spec: str, *, fresh: bool = True) -> SessionRow | None:
 
     Raises :class:`smllm.base.errors.SessionNotFound` when the prefix is ambiguous.
     """
-    from smllm.index import database, queries, refresher  # noqa: PLC0415
+    from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
     with database.connect() as db:
         if fresh:

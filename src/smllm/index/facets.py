@@ -7,10 +7,13 @@ records of one main journal into the columns ``smllm sessions`` shows.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smllm.base import clock
 from smllm.journal import body_of, kind_of, line_hash
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import Record
 
 TEXT_LIMIT = 4096
 PROMPT_LIMIT = 500
@@ -65,7 +68,7 @@ def _tool_of(body: dict[str, Any]) -> str | None:
     return tool_name(body.get("operation")) or tool_name(body.get("tool_name"))
 
 
-def facets(rec: dict[str, Any]) -> Facets:  # noqa: PLR0911 - one return per kind
+def facets(rec: Record) -> Facets:  # noqa: PLR0911 - one return per kind
     """The facets of one parsed record."""
     kind = kind_of(rec)
     body = body_of(rec)
@@ -123,7 +126,7 @@ class Summary:
         self.termination = termination
         self.first_prompt = first_prompt
 
-    def add(self, rec: dict[str, Any], kind: str | None) -> None:
+    def add(self, rec: Record, kind: str | None) -> None:
         at = _str(rec.get("recorded_at"))
         ms = clock.parse_iso_ms(at)
         self.records += 1

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from smllm.base.clock import parse_iso_ms
+
 #: the decisions a stamp ``<decision>:<authorizer>`` can start with (closed set)
 DECISIONS: tuple[str, ...] = ("allow", "deny", "ask", "defer")
 
@@ -20,7 +22,6 @@ class Filters:
     """What to select. Every field is optional; the fields given must all match.
 
     Session filters (``sessions()`` and ``search()``):
-
     * ``session``: a host session id, or a unique prefix of one
     * ``project``: a folder; sessions that ran in it or below it
     * ``user``, ``host``: who and where (the team store records both; on one machine
@@ -29,7 +30,6 @@ class Filters:
       written (``search``) in ``[since_ms, until_ms)``
 
     Record filters (``search()`` only):
-
     * ``kind``: the record kind (``side_effect_intent``, ``tool_batch.effect.terminal``,
       ``approval.review``, ``session.start``, ...)
     * ``tool``: the tool, as in operations (``bash``, ``edit``, ``mcp__x__y``); ``Bash``
@@ -154,7 +154,6 @@ def parse_time(text: str, now_ms: int) -> int:
     value = text.strip()
     if len(value) >= 2 and value[:-1].isdigit() and value[-1] in _UNITS:
         return now_ms - int(value[:-1]) * _UNITS[value[-1]]
-    from smllm.base.clock import parse_iso_ms  # noqa: PLC0415
 
     padded = value.replace(" ", "T")
     if len(padded) == 10:

@@ -21,15 +21,15 @@ def host() -> str:
         return named
     import socket  # noqa: PLC0415 - a few milliseconds, only when asked
 
-    from smllm.store import settings  # noqa: PLC0415 - the user config, read once
+    from smllm.store import address  # noqa: PLC0415 - the user config, read once
 
-    return settings.configured_host() or socket.gethostname()
+    return address.configured_host() or socket.gethostname()
 
 
 @cache
 def user() -> str:
     """The OS user (``LOGNAME``/``USER``, else the password database)."""
-    import getpass  # noqa: PLC0415
+    import getpass  # noqa: PLC0415 - a new journal's origin only
 
     try:
         return getpass.getuser()
@@ -43,7 +43,7 @@ def version() -> str:
 
 def strip_credentials(url: str) -> str:
     """A URL without a user's password or token (``https://tok@host/x`` -> ``https://host/x``)."""
-    from urllib.parse import urlsplit, urlunsplit  # noqa: PLC0415
+    from urllib.parse import urlsplit, urlunsplit  # noqa: PLC0415 - a git remote only
 
     try:
         parts = urlsplit(url)
@@ -60,7 +60,7 @@ def git_remote(folder: str | None) -> str | None:
     """``remote.origin.url`` of the repository at ``folder`` (credentials removed)."""
     if not folder or not os.path.isdir(folder):
         return None
-    import subprocess  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415 - git: a new journal's origin only
 
     try:
         proc = subprocess.run(["git", "-C", folder, "config", "--get", "remote.origin.url"],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smllm import journal
 from smllm.base import paths
@@ -28,6 +28,9 @@ from smllm.index.facets import (
     facets,
 )
 from smllm.index.model import RefreshStats
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import Record
 
 CHUNK = 16 * 1024 * 1024
 MAIN = "main"
@@ -234,7 +237,7 @@ class _Reader:
             self.flush(rows)
             j.offset += cut + 1
 
-    def record(self, rec: dict[str, Any], raw: bytes, rows: list[list[Any]]) -> None:
+    def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
         j = self.j
         f = facets(rec)
         at = rec.get("recorded_at")
@@ -277,7 +280,7 @@ class _Reader:
             rows.clear()
             self.intents.clear()
 
-    def child(self, rec: dict[str, Any]) -> None:
+    def child(self, rec: Record) -> None:
         body = journal.body_of(rec)
         agent = body.get("agent_id")
         if not paths.is_safe_id(agent):

@@ -1,9 +1,11 @@
 """The journal: one append-only, hash-chained JSON Lines log per host session.
 
 ``log`` appends and reads records (re-exported here: ``journal.event``, ``journal.fact``,
-``journal.transaction``, ...); ``sidecar`` keeps the per-session counters beside the log;
-``transcript`` ingests Claude Code's transcript; ``verify`` checks the hash chain;
-``lookup`` finds sessions; ``recovery`` and ``reconcile`` deal with effects left in flight.
+``journal.transaction``, ...); ``records`` is the registry of record kinds every writer
+builds its records with (``records.new(kind, **fields)``); ``sidecar`` keeps the
+per-session counters beside the log; ``transcript`` ingests Claude Code's transcript;
+``verify`` checks the hash chain; ``lookup`` finds sessions; ``recovery`` and
+``reconcile`` deal with effects left in flight.
 """
 
 from smllm.journal.log import (

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any, Literal
 
+    from smllm.base.shapes import Record, SessionKey, SessionState
+
     Durability = Literal["durable", "live_only"]
     LineStatus = Literal["record", "unparseable", "torn"]
     StrPath = str | os.PathLike[str]
@@ -109,7 +111,7 @@ class Line:
     __slots__ = ("number", "offset", "raw", "record", "status")
 
     def __init__(self, number: int, offset: int, raw: bytes, status: LineStatus,
-                 record: dict[str, Any] | None = None) -> None:
+                 record: Record | None = None) -> None:
         self.number = number
         self.offset = offset
         self.raw = raw
@@ -224,21 +226,20 @@ def line_hash(raw: bytes) -> tuple[str | None, str | None]:
     return declared, tagged(raw[:-_HASH_SUFFIX_LEN] + b"}")
 
 
-def parse_line(raw: bytes) -> dict[str, Any] | None:
+def parse_line(raw: bytes) -> Record | None:
     """The record on ``raw`` (no newline), or None if it is not one."""
     try:
         obj = jsonfast.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
-    if isinstance(obj, dict) and isinstance(obj.get("sequence"), int):
-        return obj
-    return None
+    is_record = isinstance(obj, dict) and isinstance(obj.get("sequence"), int)
+    return obj if is_record else None  # obj: what the JSON decoder gave
 
 
 # --------------------------------------------------------------------- reading
 
 
-def kind_of(rec: dict[str, Any]) -> str | None:
+def kind_of(rec: Record) -> str | None:
     """``payload.event.kind // payload_type``: the name of a record."""
     payload = rec.get("payload")
     if isinstance(payload, dict):
@@ -249,7 +250,7 @@ def kind_of(rec: dict[str, Any]) -> str | None:
     return pt if isinstance(pt, str) else None
 
 
-def body_of(rec: dict[str, Any]) -> dict[str, Any]:
+def body_of(rec: Record) -> dict[str, Any]:
     """The fields of a record: ``payload.event`` or ``payload.record``."""
     payload = rec.get("payload")
     if isinstance(payload, dict):
@@ -283,7 +284,7 @@ def iter_lines(path: StrPath) -> Iterator[Line]:
         fh.close()
 
 
-def iter_records(path: StrPath) -> Iterator[dict[str, Any]]:
+def iter_records(path: StrPath) -> Iterator[Record]:
     """The parseable, complete records of a log, in order."""
     for line in iter_lines(path):
         if line.status == "record" and line.record is not None:
@@ -479,14 +480,14 @@ def locate(host_session_id: str, *, agent_id: str | None = None, create: bool = 
 
 
 def session_dir(host_session_id: str, *, create: bool = False) -> Path:
-    from pathlib import Path  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415 - for commands; hooks use the str API
 
     return Path(session_folder(host_session_id, create=create))
 
 
 def log_path(host_session_id: str, *, agent_id: str | None = None, create: bool = False) -> Path:
     """Like :func:`locate`, as a ``pathlib.Path`` (for commands, not the hot path)."""
-    from pathlib import Path  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415 - for commands; hooks use the str API
 
     return Path(locate(host_session_id, agent_id=agent_id, create=create))
 
@@ -497,7 +498,7 @@ def log_path(host_session_id: str, *, agent_id: str | None = None, create: bool 
 class Transaction:
     """Appends made under one hold of the log's lock, plus the sidecar state."""
 
-    def __init__(self, path: str, fd: int, tail: Tail, state: dict[str, Any],
+    def __init__(self, path: str, fd: int, tail: Tail, state: SessionState,
                  now_ms: int) -> None:
         self.path = path
         self.fd = fd
@@ -532,7 +533,7 @@ class Transaction:
     def extend(self, entries: Iterable[Entry]) -> list[Written]:
         return [self.append(e) for e in entries]
 
-    def set_state(self, key: str, value: Any) -> None:
+    def set_state(self, key: SessionKey, value: Any) -> None:
         if self.state.get(key) != value:
             self.state[key] = value
             self.state_dirty = True
@@ -635,10 +636,10 @@ def _state_file(path: str) -> str:
 #: state.json path -> ((inode, mtime, size), parsed): a hook reads its sidecar before the
 #: lock (transcript prefetch) and again under it; the second read reuses the parse when
 #: the file is the same one (a replace makes a new inode)
-_STATE_SEEN: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}
+_STATE_SEEN: dict[str, tuple[tuple[int, int, int], SessionState]] = {}
 
 
-def _read_state(path: str) -> dict[str, Any]:
+def _read_state(path: str) -> SessionState:
     try:
         fd = paths.open_regular(path, os.O_RDONLY)
     except FileNotFoundError:
@@ -651,7 +652,7 @@ def _read_state(path: str) -> dict[str, Any]:
         stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         cached = _STATE_SEEN.get(path)
         if cached is not None and cached[0] == stamp:  # read earlier in this process
-            return dict(cached[1])
+            return cached[1].copy()
         chunks = []
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -663,18 +664,20 @@ def _read_state(path: str) -> dict[str, Any]:
         return {}
     finally:
         os.close(fd)
-    if not isinstance(data, dict):
+    is_state = isinstance(data, dict)
+    if not is_state:
         return {}
-    _STATE_SEEN[path] = (stamp, data)
-    return dict(data)
+    state: SessionState = data  # data: what the JSON decoder gave
+    _STATE_SEEN[path] = (stamp, state)
+    return state.copy()
 
 
-def read_state(log: StrPath) -> dict[str, Any]:
+def read_state(log: StrPath) -> SessionState:
     """The sidecar of a log (``{}`` when missing or unreadable)."""
     return _read_state(_state_file(os.fspath(log)))
 
 
-def _write_state(path: str, state: dict[str, Any]) -> None:
+def _write_state(path: str, state: SessionState) -> None:
     paths.write_private(path, jsonfast.dumps_utf8(state), fault="state")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from smllm import index, journal
 from smllm.base import paths
+from smllm.base.clock import parse_iso_ms
 from smllm.base.errors import SessionNotFound
 
 LIST_HINT = "list them with `smllm sessions --all`, or give a path to session.jsonl"
@@ -34,8 +35,6 @@ def _stored(row: index.SessionRow) -> StoredSession:
 
 
 def _ms(at: str) -> int:
-    from smllm.base.clock import parse_iso_ms  # noqa: PLC0415
-
     return parse_iso_ms(at) or 0
 
 

@@ -15,15 +15,17 @@ import sys
 
 from smllm import journal
 from smllm.base import jsonfast
+from smllm.journal import sidecar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import UnknownEffect
     from smllm.hooks._context import HookContext
 
 
-def _describe(u: dict[str, Any]) -> str:
+def _describe(u: UnknownEffect) -> str:
     inp = u.get("input") or {}
     has_command = isinstance(inp, dict) and "command" in inp
     what = inp["command"] if has_command else jsonfast.dumps(inp)
@@ -31,7 +33,7 @@ def _describe(u: dict[str, Any]) -> str:
     return f"- {where}sequence {u.get('sequence')}: {u.get('operation')} {str(what)[:300]}"
 
 
-def unknown_effects_text(unknown: list[dict[str, Any]]) -> str:
+def unknown_effects_text(unknown: list[UnknownEffect]) -> str:
     lines = [
         "smllm: this session was resumed after a crash. These effects were announced "
         "(their intent is in the journal) but no outcome was recorded: their outcome is "
@@ -59,8 +61,6 @@ def _comparable(tool_input: Any) -> Any:
 
 def hold_reason(ctx: HookContext) -> str | None:
     """The reason to hold this call, if it repeats an unreconciled unknown effect."""
-    from smllm.journal import sidecar  # noqa: PLC0415
-
     state = journal.read_state(ctx.main_log_path)  # a link or FIFO there raises: deny
     unknown = state.get("unknown") or {}
     if not unknown:

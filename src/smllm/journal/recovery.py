@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from smllm import journal
 from smllm.base.errors import SmllmError
+from smllm.journal import records, sidecar
 
 
 class ReconcileError(SmllmError):
@@ -67,10 +68,7 @@ def _scan_effects(path: Path) -> tuple[dict[str, Any], dict[str, Effect], list[E
     effects: dict[str, Effect] = {}
     for rec in journal.iter_records(path):
         meta["records"] += 1
-        payload = rec.get("payload") or {}
-        ev = payload.get("event") if isinstance(payload, dict) else None
-        body = ev if isinstance(ev, dict) else (payload.get("record") or {})
-        kind = body.get("kind") if isinstance(ev, dict) else rec.get("payload_type")
+        kind, body = journal.kind_of(rec), journal.body_of(rec)
         if kind == "session.start" and meta["session_id"] is None:
             meta["session_id"], meta["cwd"] = body.get("session_id"), body.get("cwd")
         elif kind in ("session.start", "session.resumed"):
@@ -178,8 +176,6 @@ class Recorded:
 def record_outcome(path: Path, sequence: int, outcome: Outcome, *, verified_by: str,
                    note: str | None = None) -> Recorded:
     """Append the verified outcome of the unknown effect whose intent is ``sequence``."""
-    from smllm.journal import sidecar  # noqa: PLC0415
-
     with journal.transaction(path) as txn:
         _, _, started = _scan_effects(path)
         effect = next((e for e in started if e.sequence == sequence), None)
@@ -198,16 +194,16 @@ def record_outcome(path: Path, sequence: int, outcome: Outcome, *, verified_by: 
             )
         sidecar.ensure(txn)
         value = outcome.replace("-", "_")
-        terminal = txn.append(journal.fact("tool_batch.effect.terminal", {
-            "tool_use_id": effect.tool_use_id, "idempotency_key": effect.idempotency_key,
-            "intent_sequence": effect.sequence, "operation": effect.operation,
-            "outcome": value, "observed_via": "reconcile", "verified_by": verified_by,
-            "note": note}))
-        done = txn.append(journal.fact("effect.reconciled", {
-            "intent_sequence": effect.sequence, "tool_use_id": effect.tool_use_id,
-            "idempotency_key": effect.idempotency_key, "operation": effect.operation,
-            "outcome": value, "verified_by": verified_by, "note": note,
-            "terminal_sequence": terminal.sequence}))
+        terminal = txn.append(records.new(
+            "tool_batch.effect.terminal", tool_use_id=effect.tool_use_id,
+            idempotency_key=effect.idempotency_key, intent_sequence=effect.sequence,
+            operation=effect.operation, outcome=value, observed_via="reconcile",
+            verified_by=verified_by, note=note))
+        done = txn.append(records.new(
+            "effect.reconciled", intent_sequence=effect.sequence,
+            tool_use_id=effect.tool_use_id, idempotency_key=effect.idempotency_key,
+            operation=effect.operation, outcome=value, verified_by=verified_by, note=note,
+            terminal_sequence=terminal.sequence))
         unknown_state = dict(txn.state.get("unknown") or {})
         unknown_state.pop(str(sequence), None)
         txn.set_state("unknown", unknown_state)

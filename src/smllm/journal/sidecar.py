@@ -18,7 +18,7 @@ from smllm.base.digest import sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from smllm.base.shapes import OpenIntent, Record, SessionState
 
 
 def idempotency_key(session_id: str, tool_use_id: str) -> str:
@@ -39,43 +39,42 @@ def operation(tool_name: str) -> str:
     return "tool:" + "".join(out)
 
 
-def _ms(rec: dict[str, Any]) -> int:
+def _ms(rec: Record) -> int:
     return clock.parse_iso_ms(str(rec.get("recorded_at", ""))) or 0
 
 
-def rebuild(path: str) -> dict[str, Any]:
+def rebuild(path: str) -> SessionState:
     """Recompute the sidecar's counters from the log itself.
 
     An intent is open from its ``tool_batch.effect.started`` (whatever smllm stamped on
     it: ``allow:…``, ``defer:host``, ``ask:user``) until its terminal record.
     """
-    state: dict[str, Any] = {"open": False, "turns": 0, "open_intents": {}}
-    intents: dict[str, dict[str, Any]] = {}
+    state: SessionState = {"open": False, "turns": 0, "open_intents": {}}
+    open_intents: dict[str, OpenIntent] = {}
+    intents: dict[str, OpenIntent] = {}
     for rec in journal.iter_records(path):
-        payload = rec.get("payload") or {}
-        pt = rec.get("payload_type")
-        ev = payload.get("event") if isinstance(payload, dict) else None
-        body = payload.get("record") if isinstance(payload, dict) else None
-        if pt in ("session.start", "session.resumed"):
+        kind, body = journal.kind_of(rec), journal.body_of(rec)
+        if kind in ("session.start", "session.resumed"):
             state["open"] = True
             state["started_at_ms"] = _ms(rec)
-        elif pt == "session.end":
+        elif kind == "session.end":
             state["open"] = False
-        elif pt == "tool_batch.effect.started" and isinstance(body, dict):
+        elif kind == "tool_batch.effect.started":
             tid = body.get("tool_use_id")
             if isinstance(tid, str) and tid in intents:
-                state["open_intents"][tid] = intents.pop(tid)
-        elif pt == "tool_batch.effect.terminal" and isinstance(body, dict):
-            state["open_intents"].pop(body.get("tool_use_id"), None)
-        elif isinstance(ev, dict) and ev.get("kind") == "accepted":
-            state["turns"] = int(ev.get("turn") or state["turns"] + 1)
-        elif isinstance(ev, dict) and ev.get("kind") == "side_effect_intent":
-            intents[str(ev.get("tool_use_id"))] = {
+                open_intents[tid] = intents.pop(tid)
+        elif kind == "tool_batch.effect.terminal":
+            open_intents.pop(str(body.get("tool_use_id")), None)
+        elif kind == "accepted":
+            state["turns"] = int(body.get("turn") or state.get("turns", 0) + 1)
+        elif kind == "side_effect_intent":
+            intents[str(body.get("tool_use_id"))] = {
                 "seq": rec["sequence"],
-                "key": ev.get("idempotency_key"),
-                "operation": ev.get("operation"),
-                "input": ev.get("input"),
+                "key": body.get("idempotency_key"),
+                "operation": body.get("operation"),
+                "input": body.get("input"),
             }
+    state["open_intents"] = open_intents
     return state
 
 
@@ -83,5 +82,9 @@ def ensure(txn: journal.Transaction) -> None:
     """Fill ``txn.state`` from the log when the sidecar is missing."""
     if txn.state or txn.tail.sequence == 0:
         return
-    for key, value in rebuild(txn.path).items():
-        txn.set_state(key, value)
+    rebuilt = rebuild(txn.path)
+    txn.set_state("open", rebuilt.get("open", False))
+    txn.set_state("turns", rebuilt.get("turns", 0))
+    txn.set_state("open_intents", rebuilt.get("open_intents", {}))
+    if "started_at_ms" in rebuilt:
+        txn.set_state("started_at_ms", rebuilt["started_at_ms"])

@@ -14,10 +14,14 @@ import os
 
 from smllm import journal
 from smllm.base import jsonfast
+from smllm.journal import records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
+
+    from smllm.base.shapes import OpenIntent
 
 READ_LIMIT = 4 * 1024 * 1024
 EMITTED_MEMORY = 64
@@ -34,7 +38,7 @@ def _preview(content: Any) -> str:
 
 
 def _model_call(msg: dict[str, Any]) -> journal.Entry:
-    return journal.event(
+    return records.new(
         "model.call",
         message_id=msg["id"],
         model=msg.get("model"),
@@ -57,7 +61,7 @@ def refused_by_person(detail: str) -> bool:
     return any(text in detail for text in USER_REFUSALS)
 
 
-def _authorized_by(intent: dict[str, Any], outcome: str, detail: str = "") -> str | None:
+def _authorized_by(intent: OpenIntent, outcome: str, detail: str = "") -> str | None:
     """Who let the call run, or who stopped it (the approval gate's terminal field).
 
     ``deny:user`` only where the transcript shows a person refusing; a prompt shown where
@@ -80,7 +84,7 @@ class _Ingest:
         self.txn = txn
         self.pending: dict[str, dict[str, Any]] = st.get("pending", {})
         self.results: dict[str, dict[str, Any]] = st.get("results", {})
-        self.open: dict[str, Any] = dict(txn.state.get("open_intents", {}))
+        self.open: dict[str, OpenIntent] = dict(txn.state.get("open_intents", {}))
         self.emitted: list[str] = list(st.get("emitted", []))
 
     def emit_pending(self, keep: str | None = None) -> None:
@@ -91,7 +95,7 @@ class _Ingest:
         self.txn.append(_model_call(self.pending.pop(mid)))
         self.emitted = [*self.emitted[-(EMITTED_MEMORY - 1):], mid]
 
-    def _close_user_wait(self, intent: dict[str, Any], tid: str, outcome: str,
+    def _close_user_wait(self, intent: OpenIntent, tid: str, outcome: str,
                          detail: str) -> None:
         """A host prompt the gate is waiting on: its answer, as observed (approval gate)."""
         pending = intent.get("pending")
@@ -99,19 +103,9 @@ class _Ingest:
             return
         approved = outcome != "refused_by_host"
         person = approved or refused_by_person(detail)
-        source = {"kind": "user" if person else "host", "observed_via": "transcript",
-                  "inferred": "the call ran after Claude Code's prompt" if approved else
-                  "a person refused the call at Claude Code's prompt" if person else
-                  "Claude Code refused the call without a person's answer"}
-        if not person:
-            source["host_said"] = detail[:500]
-        self.txn.append(journal.fact("decision_applied", {
-            "pending_action_id": pending, "decision": "approved" if approved else "rejected",
-            "policy_result": "allow" if approved else "deny",
-            "decision_source": source}))
-        self.txn.append(journal.fact("approval_wait.effect.terminal", {
-            "pending_action_id": pending, "outcome": "approved" if approved else "rejected",
-            "tool_use_id": tid}))
+        self.txn.extend(records.prompt_answer(str(pending), tid, approved=approved,
+                                              by_person=person, observed_via="transcript",
+                                              host_said=None if person else detail[:500]))
 
     def close_results(self) -> None:
         for tid, res in self.results.items():
@@ -122,18 +116,16 @@ class _Ingest:
             detail = str(res.get("preview", ""))
             self._close_user_wait(intent, tid, outcome, detail)
             self.txn.append(
-                journal.fact(
+                records.new(
                     "tool_batch.effect.terminal",
-                    {
-                        "tool_use_id": tid,
-                        "idempotency_key": intent.get("key"),
-                        "intent_sequence": intent.get("seq"),
-                        "operation": intent.get("operation"),
-                        "outcome": outcome,
-                        "observed_via": "transcript",
-                        "authorized_by": _authorized_by(intent, outcome, detail),
-                        "detail": res.get("preview", ""),
-                    },
+                    tool_use_id=tid,
+                    idempotency_key=intent.get("key"),
+                    intent_sequence=intent.get("seq"),
+                    operation=intent.get("operation"),
+                    outcome=outcome,
+                    observed_via="transcript",
+                    authorized_by=_authorized_by(intent, outcome, detail),
+                    detail=res.get("preview", ""),
                 )
             )
         self.results = {}
@@ -211,7 +203,7 @@ def _read_from(transcript: str, offset: int) -> tuple[int, bytes, int] | None:
     return offset, data, size
 
 
-def _offset(st: dict[str, Any], transcript: str) -> int:
+def _offset(st: Mapping[str, Any], transcript: str) -> int:
     offset = st.get("offset") if st.get("path") == transcript else 0
     return offset if isinstance(offset, int) and offset >= 0 else 0
 

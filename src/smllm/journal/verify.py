@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from smllm import journal
+from smllm.base.shapes import Record
 
 ENVELOPE_KEYS = ("sequence", "recorded_at", "record_type", "durability", "payload_type", "payload")
 
@@ -62,7 +62,7 @@ class _Checker:
     def fail(self, line: int, what: str) -> None:
         self.report.problems.append(Problem(line, what))
 
-    def record(self, line: journal.Line, rec: dict[str, Any]) -> None:
+    def record(self, line: journal.Line, rec: Record) -> None:
         n = line.number
         missing = [k for k in ENVELOPE_KEYS if k not in rec]
         if missing:
@@ -94,7 +94,7 @@ class _Checker:
         self.prev_line = n
         self.invariants(n, rec)
 
-    def invariants(self, n: int, rec: dict[str, Any]) -> None:
+    def invariants(self, n: int, rec: Record) -> None:
         kind = journal.kind_of(rec)
         body = journal.body_of(rec)
         if kind == journal.TAIL_MISSING:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from smllm.base import paths
+from smllm.base.errors import SmllmError
 
 #: the harness name in bindings and audit lines
 HARNESS = "claude"
@@ -67,8 +68,7 @@ def check(project: str) -> list[str]:
     (how to fix)``), for ``smllm doctor``. Slow path: it compiles them all."""
     from pathlib import Path  # noqa: PLC0415 - slow path
 
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.machine import catalog, loader  # noqa: PLC0415
+    from smllm.machine import catalog, loader  # noqa: PLC0415 - doctor only: compiles every machine
 
     configs = find_configs(project)
     problems: list[str] = []

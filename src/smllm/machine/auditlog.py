@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import AuditLine
 
 
 def when(ms: int) -> str:
@@ -13,7 +16,7 @@ def when(ms: int) -> str:
             f"{t.tm_hour:02d}:{t.tm_min:02d} UTC")
 
 
-def _where(rec: dict[str, Any]) -> str:
+def _where(rec: AuditLine) -> str:
     before, after = rec.get("from"), rec.get("to")
     moved = f"{before or 'idle'} → {after or 'idle'}" if before != after else before or "idle"
     if rec.get("machine"):
@@ -21,7 +24,7 @@ def _where(rec: dict[str, Any]) -> str:
     return moved
 
 
-def format_line(rec: dict[str, Any]) -> str:
+def format_line(rec: AuditLine) -> str:
     """One audit line as text: ``… agent  fire enter  fix i-419405 idle → TRIAGE  accepted``."""
     call = rec["call"] + (f" {rec['event']}" if rec.get("event") else "")
     outcome = rec["outcome"] + (f": {rec['reason']}" if rec.get("reason") else "")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from smllm.base import jsonfast, paths
+from smllm.base.digest import sha256_hex
 from smllm.base.errors import ConfigError, MachineDefinitionError
 from smllm.machine import CONFIG_DIR, locations
 
@@ -18,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    Machines = dict[str, dict[str, Any]]
+    from smllm.base.shapes import Machines
 
 CACHE_VERSION = 3
 
@@ -44,8 +45,6 @@ def _cache_file(configs: list[str]) -> str:
     """One cache file per list of configs: their paths, spelled safely (a digest if long)."""
     name = "!".join(configs).replace("%", "%25").replace(os.sep, "%2F").replace("!", "%21")
     if len(name) > 200:
-        from smllm.base.digest import sha256_hex  # noqa: PLC0415
-
         name = sha256_hex(name.encode("utf-8", "surrogateescape"))[:32]
     return os.path.join(locations.cache_dir(), "machines", f"{name}.json")
 
@@ -74,7 +73,7 @@ def _parse_toml(path: str) -> tuple[dict[str, Any], str]:
             data = f.read()
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc}", "check the file") from None
-    from smllm.base import tomlread  # noqa: PLC0415
+    from smllm.base import tomlread  # noqa: PLC0415 - tomllib: a cache miss only
 
     try:
         text = data.decode("utf-8")
@@ -96,7 +95,7 @@ def read_config(path: str) -> list[str]:
     """The machine files a config names, as absolute paths (slow path: tomllib, pydantic)."""
     doc, text = _parse_toml(path)
     try:
-        from smllm.machine import _config  # noqa: PLC0415
+        from smllm.machine import _config  # noqa: PLC0415 - pydantic: a cache miss only
     except ImportError as exc:  # the plugin's python3 before its environment is built
         raise ConfigError(
             f"cannot validate {path}: {exc}",
@@ -112,7 +111,7 @@ def _compile(configs: list[str], cache: str) -> Machines:
     from pathlib import Path  # noqa: PLC0415 - the slow path
 
     try:
-        from smllm.machine import loader  # noqa: PLC0415
+        from smllm.machine import loader  # noqa: PLC0415 - yaml, jsonschema: a cache miss
     except ImportError as exc:  # the plugin's python3 before its environment is built
         raise ConfigError(
             f"cannot compile the state machines: {exc}",

@@ -78,7 +78,7 @@ def _has_server(data: dict[str, Any]) -> bool:
 
 
 def _our_hooks(data: dict[str, Any]) -> bool:
-    from smllm.setup import settings  # noqa: PLC0415
+    from smllm.setup import settings  # noqa: PLC0415 - json, re: reading a settings file only
 
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import CompiledMachine, Transition
 
 Format = Literal["mermaid", "dot"]
 
 
-def _label(event: str, t: dict[str, Any]) -> str:
+def _label(event: str, t: Transition) -> str:
     guard = t.get("guard")
     if guard is None:
         return event
@@ -16,7 +19,7 @@ def _label(event: str, t: dict[str, Any]) -> str:
     return f"{event} [{desc}]"
 
 
-def _edges(machine: dict[str, Any]) -> list[tuple[str, str, str]]:
+def _edges(machine: CompiledMachine) -> list[tuple[str, str, str]]:
     out = []
     for name, st in machine["states"].items():
         for event, trans in st["on"].items():
@@ -24,7 +27,7 @@ def _edges(machine: dict[str, Any]) -> list[tuple[str, str, str]]:
     return out
 
 
-def mermaid(machine: dict[str, Any], current: str | None = None) -> str:
+def mermaid(machine: CompiledMachine, current: str | None = None) -> str:
     """``stateDiagram-v2`` text; ``current`` gets the ``current`` class."""
     lines = ["stateDiagram-v2", f"    [*] --> {machine['initial']}"]
     lines += [f"    {a} --> {b}: {label.replace(':', ' ')}" for a, b, label in _edges(machine)]
@@ -35,7 +38,7 @@ def mermaid(machine: dict[str, Any], current: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dot(machine: dict[str, Any], current: str | None = None) -> str:
+def dot(machine: CompiledMachine, current: str | None = None) -> str:
     """Graphviz DOT text; ``current`` is filled."""
     q = json.dumps
     lines = [f"digraph {q(machine['id'])} {{", "    rankdir=LR;",
@@ -51,5 +54,5 @@ def dot(machine: dict[str, Any], current: str | None = None) -> str:
     return "\n".join([*lines, "}"]) + "\n"
 
 
-def draw(machine: dict[str, Any], fmt: Format, current: str | None = None) -> str:
+def draw(machine: CompiledMachine, fmt: Format, current: str | None = None) -> str:
     return mermaid(machine, current) if fmt == "mermaid" else dot(machine, current)

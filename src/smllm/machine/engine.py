@@ -13,10 +13,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import AuditLine, CompiledMachine, Machines
     from smllm.machine import guards
     from smllm.machine.texts import Offer
-
-    Machines = dict[str, dict[str, Any]]
 
 #: consecutive blocks in one ``stop_hook_active`` chain before a stop is let through
 STOP_CHAIN_CAP = 4
@@ -30,15 +29,15 @@ def new_state(key: str) -> dict[str, Any]:
             "instances": {}, "yielded": False, "blocks": 0, "chain": 0, "auditSize": 0}
 
 
-def line(at: int, key: str, call: str, **fields: Any) -> dict[str, Any]:
+def line(at: int, key: str, call: str, **fields: Any) -> AuditLine:
     """One audit line, with seed 001's fields in seed 001's order."""
-    rec: dict[str, Any] = {"at": at, "session": key, "source": "agent", "call": call}
-    for name in ("event", "machine", "instance", "from", "to"):
-        rec[name] = fields.get(name)
-    for name, empty in (("params", {}), ("offered", []), ("outcome", "accepted"),
-                        ("reason", None), ("trace", []), ("binding", None), ("reply", None)):
-        rec[name] = fields.get(name, empty)
-    return rec
+    get = fields.get
+    return {"at": at, "session": key, "source": "agent", "call": call,
+            "event": get("event"), "machine": get("machine"), "instance": get("instance"),
+            "from": get("from"), "to": get("to"), "params": get("params", {}),
+            "offered": get("offered", []), "outcome": get("outcome", "accepted"),
+            "reason": get("reason"), "trace": get("trace", []), "binding": get("binding"),
+            "reply": get("reply")}
 
 
 def channel(state: dict[str, Any]) -> str:
@@ -132,7 +131,7 @@ class Decision:
 
     __slots__ = ("line", "text")
 
-    def __init__(self, line: dict[str, Any], text: str | None) -> None:
+    def __init__(self, line: AuditLine, text: str | None) -> None:
         self.line = line
         self.text = text
 
@@ -335,7 +334,7 @@ def location_text(state: dict[str, Any], machines: Machines) -> str:
 
 # ---- apply and replay ---------------------------------------------------------------
 
-def apply(state: dict[str, Any], rec: dict[str, Any], machines: Machines) -> None:
+def apply(state: dict[str, Any], rec: AuditLine, machines: Machines) -> None:
     """Fold one audit line into the session's state."""
     state["last"] = rec["at"]
     if rec.get("binding") is not None:
@@ -364,16 +363,17 @@ def apply(state: dict[str, Any], rec: dict[str, Any], machines: Machines) -> Non
         return
     inst["status"] = "active"
     state["focus"] = iid
+    machine = machines[str(rec["machine"])]
     if event not in ("enter", "resume"):
-        _apply_transition(inst, rec, machines[rec["machine"]])
-    if machines[rec["machine"]]["states"][inst["state"]]["final"]:
+        _apply_transition(inst, rec, machine)
+    if machine["states"][inst["state"]]["final"]:
         inst["status"] = "done"
         state["focus"] = None
 
 
-def _apply_transition(inst: dict[str, Any], rec: dict[str, Any],
-                      machine: dict[str, Any]) -> None:
-    candidates = machine["states"][rec["from"]]["on"][rec["event"]]
+def _apply_transition(inst: dict[str, Any], rec: AuditLine,
+                      machine: CompiledMachine) -> None:
+    candidates = machine["states"][str(rec["from"])]["on"][str(rec["event"])]
     chosen = next((e["transition"] for e in rec["trace"] if "transition" in e), 0)
     t = candidates[chosen]
     if t["setRef"] and machine["ref"]:
@@ -381,7 +381,7 @@ def _apply_transition(inst: dict[str, Any], rec: dict[str, Any],
     inst["state"] = rec["to"]
 
 
-def _apply_stop(state: dict[str, Any], rec: dict[str, Any]) -> None:
+def _apply_stop(state: dict[str, Any], rec: AuditLine) -> None:
     active = any(e.get("stopHookActive") for e in rec["trace"])
     if rec["outcome"] == "block":
         state["blocks"] = state.get("blocks", 0) + 1
@@ -392,7 +392,7 @@ def _apply_stop(state: dict[str, Any], rec: dict[str, Any]) -> None:
         state["yielded"] = False
 
 
-def replay(key: str, lines: list[dict[str, Any]], machines: Machines) -> dict[str, Any]:
+def replay(key: str, lines: list[AuditLine], machines: Machines) -> dict[str, Any]:
     """The state a session's audit leads to."""
     state = new_state(key)
     for rec in lines:

@@ -11,6 +11,7 @@ guard fails. Every evaluation adds one entry to the audit's ``trace``.
 from __future__ import annotations
 
 import os
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def evaluate(guard: dict[str, Any], params: dict[str, str], env: dict[str, str],
     if kind == "command":
         return _command(guard, p, params, env, cwd)
     if kind == "paramMatches":
-        import re  # noqa: PLC0415
+        import re  # noqa: PLC0415 - paramMatches guards only
 
         value = params.get(p["param"], "")
         ok = re.fullmatch(p["pattern"], value) is not None
@@ -83,10 +84,9 @@ def _describe(guard: dict[str, Any], default: str) -> str:
 
 def _command(guard: dict[str, Any], p: dict[str, Any], params: dict[str, str],
              env: dict[str, str], cwd: str) -> Result:
-    import contextlib  # noqa: PLC0415 - only when a machine has command guards
-    import signal  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
-    import time  # noqa: PLC0415
+    import contextlib  # noqa: PLC0415 - command guards only
+    import signal  # noqa: PLC0415 - command guards only
+    import subprocess  # noqa: PLC0415 - command guards only
 
     run = str(p["run"])
     expect = p.get("expect", "pass")

@@ -16,13 +16,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import Machines
     from smllm.hooks._context import HookContext
-    from smllm.machine.engine import Machines
 
 
 
 def _key(ctx: HookContext) -> str | None:
-    from smllm.machine import locations  # noqa: PLC0415
+    from smllm.machine import locations  # noqa: PLC0415 - the machine engine: a bound session only
 
     if ctx.agent_id is not None:
         return None  # a subagent works for the main agent's session; it does not drive it
@@ -46,7 +46,7 @@ def on_session_start(ctx: HookContext) -> str | None:
     """Bind (audit ``bind``), export SMLLM_SESSION, and return the text to show, if any."""
     if ctx.agent_id is not None:
         return None
-    from smllm.machine import channel, session  # noqa: PLC0415
+    from smllm.machine import channel, session  # noqa: PLC0415 - the machine engine: a bound session only
 
     try:
         bound = session.bind(HARNESS, ctx.session_id, ctx.cwd, now_ms=ctx.now_ms,
@@ -65,7 +65,7 @@ def _location(ctx: HookContext) -> tuple[dict[str, Any], Machines] | None:
     key = _key(ctx)
     if key is None:
         return None
-    from smllm.machine import session  # noqa: PLC0415
+    from smllm.machine import session  # noqa: PLC0415 - the machine engine: a bound session only
 
     try:
         return session.location(key)
@@ -78,7 +78,7 @@ def on_prompt(ctx: HookContext) -> str | None:
     found = _location(ctx)
     if found is None:
         return None
-    from smllm.machine import engine  # noqa: PLC0415
+    from smllm.machine import engine  # noqa: PLC0415 - the machine engine: a bound session only
 
     state, machines = found
     if engine.focused(state) is None and not any(
@@ -103,7 +103,7 @@ def on_stop(ctx: HookContext) -> str | None:
     key = _key(ctx)
     if key is None:
         return None
-    from smllm.machine import session  # noqa: PLC0415
+    from smllm.machine import session  # noqa: PLC0415 - the machine engine: a bound session only
 
     active = bool(ctx.payload.get("stop_hook_active"))
     try:
@@ -117,7 +117,7 @@ def on_unbound_stop(ctx: HookContext, configs: list[str]) -> str | None:
     """A session with configured machines that never bound (SessionStart could not load
     them): block with the error, like a broken policy denies. As with any block, the stop
     that follows it (``stop_hook_active``) is let through: it never traps the agent."""
-    from smllm.machine import catalog  # noqa: PLC0415
+    from smllm.machine import catalog  # noqa: PLC0415 - the machine engine: a bound session only
 
     try:
         catalog.load(configs)
@@ -135,7 +135,7 @@ def tool_rule(ctx: HookContext) -> tuple[str, str] | None:
     """``("deny", reason)`` when the current state's ``meta.tools`` forbid this call;
     ``("allow", reason)`` for smllm's own firing, which Claude Code would otherwise ask
     about (and, where nobody can answer, refuse)."""
-    from smllm.machine import catalog, engine, tools  # noqa: PLC0415
+    from smllm.machine import catalog, engine, tools  # noqa: PLC0415 - the machine engine: a bound session only
 
     tool = str(ctx.payload.get("tool_name"))
     tool_input = ctx.payload.get("tool_input") or {}

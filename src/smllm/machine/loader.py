@@ -10,11 +10,14 @@ from __future__ import annotations
 import difflib
 import re
 from pathlib import Path as FsPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smllm.base.errors import MachineDefinitionError
 from smllm.machine import _schema, _yaml
 from smllm.machine._yaml import Marked, Path
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import CompiledMachine
 
 #: event names the engine owns; a machine may not declare them
 RESERVED = ("enter", "yield", "pause", "unmatched", "resume")
@@ -225,7 +228,7 @@ def _finishable(ctx: _Ctx, states: dict[str, Any]) -> None:
                      "add a transition that leads towards a final state")
 
 
-def compile_marked(marked: Marked, where: str, file: str) -> dict[str, Any]:
+def compile_marked(marked: Marked, where: str, file: str) -> CompiledMachine:
     """Validate parsed data and return the compiled machine."""
     _schema.validate(marked, where)
     ctx = _Ctx(marked, where)
@@ -261,7 +264,7 @@ def display_path(path: FsPath) -> str:
         return str(path)
 
 
-def load(path: FsPath) -> dict[str, Any]:
+def load(path: FsPath) -> CompiledMachine:
     """Read, validate and compile one machine file."""
     where = display_path(path)
     try:

@@ -16,10 +16,13 @@ import os
 from smllm.base import faults, jsonfast, paths
 from smllm.base.errors import SessionNotFound
 from smllm.base.lockfile import locked
+from smllm.machine import binding_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from smllm.base.shapes import AuditLine
 
 
 def root() -> str:
@@ -113,7 +116,7 @@ def write_state(key: str, state: dict[str, Any]) -> None:
     paths.write_private(path, jsonfast.dumps(state).encode("utf-8"))
 
 
-def append_audit(key: str, line: dict[str, Any]) -> int:
+def append_audit(key: str, line: AuditLine) -> int:
     """Append one audit line and fsync it; return the audit's new size in bytes."""
     path = os.path.join(ensure(audit_dir()), f"{_id(key)}.jsonl")
     data = (dumps(line) + "\n").encode("utf-8")
@@ -133,7 +136,7 @@ def append_audit(key: str, line: dict[str, Any]) -> int:
         os.close(fd)
 
 
-def read_audit(key: str) -> list[dict[str, Any]]:
+def read_audit(key: str) -> list[AuditLine]:
     """Every complete audit line of a session (a torn last line is skipped)."""
     try:
         with open(audit_path(key), "rb") as f:
@@ -141,7 +144,7 @@ def read_audit(key: str) -> list[dict[str, Any]]:
     except FileNotFoundError:
         raise SessionNotFound(f"no smllm session {key!r}",
                               "run `smllm session list` to see the sessions") from None
-    out: list[dict[str, Any]] = []
+    out: list[AuditLine] = []
     for chunk in raw.split(b"\n"):
         if not chunk.strip():
             continue
@@ -149,15 +152,14 @@ def read_audit(key: str) -> list[dict[str, Any]]:
             obj = jsonfast.loads(chunk)
         except ValueError:
             continue
-        if isinstance(obj, dict):
-            out.append(obj)
+        is_line = isinstance(obj, dict)
+        if is_line:
+            out.append(obj)  # obj: what the JSON decoder gave
     return out
 
 
 def read_binding(harness: str, host: str) -> str | None:
     try:
-        from smllm.machine import binding_file  # noqa: PLC0415
-
         with open(binding_file(harness, host), encoding="utf-8") as f:
             key = f.read().strip()
     except (OSError, ValueError):

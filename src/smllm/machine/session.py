@@ -19,7 +19,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from smllm.machine.engine import Decision, Machines
+    from smllm.base.shapes import Machines
+    from smllm.machine.engine import Decision
 
 
 class NoSession(SmllmError):
@@ -53,8 +54,8 @@ def _current(key: str) -> tuple[dict[str, Any], Machines]:
         machines = _machines_for(state)
     else:
         lines = locations.read_audit(key)
-        first = next((ln for ln in lines if ln.get("binding")), None)
-        machines = catalog.load(list((first or {}).get("binding", {}).get("configs") or []))
+        binding = next((ln["binding"] for ln in lines if ln.get("binding")), None) or {}
+        machines = catalog.load(list(binding.get("configs") or []))
         try:
             state = engine.replay(key, lines, machines)
         except KeyError as exc:

@@ -13,6 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import CompiledMachine
+
 #: one offered event: (name, description, [(param, required, pattern, enum, description)])
 Param = tuple[str, bool, "str | None", "list[str] | None", str]
 Offer = tuple[str, str, list[Param]]
@@ -25,13 +27,13 @@ def digest(text: str | None) -> str | None:
     return digest_of(text.encode("utf-8"))
 
 
-def label(inst: dict[str, Any], machine: dict[str, Any] | None) -> str:
+def label(inst: dict[str, Any], machine: CompiledMachine | None) -> str:
     """``bug BUG-7``: the instance's kind and its ref, or its id until it has one."""
     kind = machine["kind"] if machine else "task"
     return f"{kind} {inst.get('ref') or inst['id']}"
 
 
-def header(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None) -> str:
+def header(key: str, inst: dict[str, Any] | None, machine: CompiledMachine | None) -> str:
     if inst is None:
         return f"session {key} · idle\n"
     return f"session {key} · {inst['machine']} › {inst['state']} · {label(inst, machine)}\n"
@@ -78,7 +80,7 @@ def _instructions(prompt: str | None) -> str:
     return f"<instructions>\n{prompt}\n</instructions>\n" if prompt else ""
 
 
-def arrived(key: str, inst: dict[str, Any], machine: dict[str, Any], how: str, *,
+def arrived(key: str, inst: dict[str, Any], machine: CompiledMachine, how: str, *,
             params: dict[str, str], prompt: str | None, final: bool) -> str:
     """The reply to an accepted fire that entered a state (seed: ``enter``, ``reproduced``)."""
     text = "<smllm>\n" + header(key, inst, machine) + f"Arrived by: {how}\n"
@@ -89,7 +91,7 @@ def arrived(key: str, inst: dict[str, Any], machine: dict[str, Any], how: str, *
     return text + "</smllm>\n"
 
 
-def stayed(key: str, inst: dict[str, Any], machine: dict[str, Any], event: str,
+def stayed(key: str, inst: dict[str, Any], machine: CompiledMachine, event: str,
            params: dict[str, str]) -> str:
     """The reply to an accepted fire whose transition stays without re-entering."""
     return ("<smllm>\n" + header(key, inst, machine)
@@ -97,7 +99,7 @@ def stayed(key: str, inst: dict[str, Any], machine: dict[str, Any], event: str,
             + _params_line(params) + "</smllm>\n")
 
 
-def refused(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None, *,
+def refused(key: str, inst: dict[str, Any] | None, machine: CompiledMachine | None, *,
             reason: str, offers: list[Offer], output: str | None = None,
             channel: str = "mcp") -> str:
     """The reply to a refused fire: the reason, then what may be fired instead."""
@@ -107,7 +109,7 @@ def refused(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | Non
     return text + events_block(key, offers, channel) + "</smllm>\n"
 
 
-def offer(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None,
+def offer(key: str, inst: dict[str, Any] | None, machine: CompiledMachine | None,
           offers: list[Offer], *, prompt: str | None = None, note: str | None = None,
           channel: str = "mcp") -> str:
     """What the agent may fire here (the stop block, the bind text, locations)."""
@@ -118,7 +120,7 @@ def offer(key: str, inst: dict[str, Any] | None, machine: dict[str, Any] | None,
     return text + "</smllm>\n"
 
 
-def yielded(key: str, inst: dict[str, Any], machine: dict[str, Any], note: str | None) -> str:
+def yielded(key: str, inst: dict[str, Any], machine: CompiledMachine, note: str | None) -> str:
     text = "<smllm>\n" + header(key, inst, machine)
     text += (f"Yielded: {label(inst, machine)} stays in {inst['state']}; "
              "you may stop now, and continue from here later.\n")

@@ -12,7 +12,10 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import ToolRules
 
 PATH_KEYS = ("file_path", "notebook_path", "path")
 _FIRE = re.compile(r"\s*smllm\s+(fire|status)(\s[^;&|`$<>\n\\()]*)?\s*")
@@ -94,7 +97,7 @@ def always_allowed(tool: str, tool_input: dict[str, Any]) -> bool:
     return False
 
 
-def check(rules: dict[str, Any] | None, tool: str, tool_input: dict[str, Any],
+def check(rules: ToolRules | None, tool: str, tool_input: dict[str, Any],
           root: str) -> str | None:
     """Why the state's rules forbid this call, or None when they allow it."""
     if not rules or always_allowed(tool, tool_input):

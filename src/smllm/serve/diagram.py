@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from smllm.machine.draw import _edges
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import CompiledMachine
 
 BOX_H = 38
 COL_GAP = 120
@@ -40,7 +43,7 @@ class Box:
         return self.y + BOX_H / 2
 
 
-def _ranks(machine: dict[str, Any]) -> dict[str, int]:
+def _ranks(machine: CompiledMachine) -> dict[str, int]:
     """Shortest distance (in transitions) of every state from the initial one."""
     states = machine["states"]
     rank = {machine["initial"]: 0}
@@ -61,7 +64,7 @@ def _ranks(machine: dict[str, Any]) -> dict[str, int]:
     return rank
 
 
-def layout(machine: dict[str, Any]) -> dict[str, Box]:
+def layout(machine: CompiledMachine) -> dict[str, Box]:
     ranks = _ranks(machine)
     columns: dict[int, list[str]] = {}
     for name in machine["states"]:
@@ -96,7 +99,7 @@ def _curve(a: Box, b: Box, lane: int) -> tuple[str, float, float]:
             f"{x1:.1f},{y1:.1f}", (x0 + x1) / 2, depth - 6)
 
 
-def svg(machine: dict[str, Any], current: dict[str, list[str]] | None = None) -> str:
+def svg(machine: CompiledMachine, current: dict[str, list[str]] | None = None) -> str:
     """The SVG of ``machine``; ``current`` maps a state to the instances standing in it."""
     current = current or {}
     boxes = layout(machine)

@@ -10,20 +10,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smllm.base import paths
 from smllm.base.errors import SessionNotFound, SmllmError
-from smllm.machine import engine, locations
+from smllm.machine import catalog, engine, loader, locations
 from smllm.machine.auditlog import when
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import AuditLine, Machines
 
 
 @dataclass
 class MachineSession:
     key: str
     state: dict[str, Any]
-    audit: list[dict[str, Any]]
-    machines: dict[str, dict[str, Any]] = field(default_factory=dict)
+    audit: list[AuditLine]
+    machines: Machines = field(default_factory=dict)
     error: str | None = None
 
     @property
@@ -47,10 +50,8 @@ class MachineSession:
         return out
 
 
-def _load_machines(configs: list[str]) -> dict[str, dict[str, Any]]:
-    from smllm.machine import catalog, loader  # noqa: PLC0415
-
-    machines: dict[str, dict[str, Any]] = {}
+def _load_machines(configs: list[str]) -> Machines:
+    machines: Machines = {}
     for config in configs:
         for file in catalog.read_config(config):
             machine = loader.load(Path(file))
@@ -68,15 +69,15 @@ def load(key: str) -> MachineSession:
     audit = locations.read_audit(key)
     if not audit:
         raise SessionNotFound(f"no smllm session {key!r}", "pick one on the machines page")
-    first = next((ln for ln in audit if ln.get("binding")), None)
-    configs = list(((first or {}).get("binding") or {}).get("configs") or [])
+    binding = next((ln["binding"] for ln in audit if ln.get("binding")), None)
+    configs = list((binding or {}).get("configs") or [])
     session = MachineSession(key, engine.new_state(key), audit)
     try:
         session.machines = _load_machines(configs)
         session.state = engine.replay(key, audit, session.machines)
     except (SmllmError, KeyError, OSError) as exc:
         session.error = f"the machines of this session do not load: {exc}"
-        session.state["binding"] = (first or {}).get("binding")
+        session.state["binding"] = binding
         session.state["last"] = audit[-1].get("at")
     return session
 
@@ -97,7 +98,7 @@ def summary(session: MachineSession) -> dict[str, Any]:
     }
 
 
-def audit_row(rec: dict[str, Any]) -> dict[str, Any]:
+def audit_row(rec: AuditLine) -> dict[str, Any]:
     """One audit line in columns (seed 001's fields)."""
     return {
         "at": when(int(rec.get("at") or 0)), "source": rec.get("source"),

@@ -20,11 +20,15 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smllm import journal
 from smllm.audit.export import KNOWN_KINDS
 from smllm.audit.ledger import EDIT_TOOLS, tool_of
+from smllm.base import jsonfast
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import Record
 
 _CHUNK = 1 << 20
 _OMITTED = b'{"omitted_live_only":{'
@@ -53,8 +57,6 @@ def journal_text(value: Any) -> str:
     """A JSON value as compact text (strings as they are)."""
     if isinstance(value, str):
         return value
-    from smllm.base import jsonfast  # noqa: PLC0415
-
     return jsonfast.dumps(value)
 
 
@@ -222,7 +224,7 @@ class StreamScan:
             return
         self._record(self.lines, rec, raw)
 
-    def _record(self, line: int, rec: dict[str, Any], raw: bytes) -> None:
+    def _record(self, line: int, rec: Record, raw: bytes) -> None:
         self.records += 1
         seq = rec["sequence"]
         at = rec.get("recorded_at")

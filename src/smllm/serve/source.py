@@ -30,6 +30,7 @@ from smllm import index, journal
 from smllm.base import clock, paths
 from smllm.base.errors import SessionNotFound, SmllmError
 from smllm.index import Filters, Hit, SessionRow
+from smllm.index.model import parse_time as index_time
 from smllm.serve.sessionscan import SessionScan, StreamScan
 
 if TYPE_CHECKING:
@@ -47,10 +48,8 @@ def parse_time(value: str | None, name: str) -> int | None:
     """Unix ms of ``2026-08-02``, ``2026-08-02T10:15`` or an age (``12h``, ``7d``)."""
     if not value:
         return None
-    from smllm.index.model import parse_time as parse  # noqa: PLC0415
-
     try:
-        return parse(value, clock.now_ms())
+        return index_time(value, clock.now_ms())
     except ValueError:
         raise FilterError(f"{name} {value!r} is not a UTC date, time or age",
                           "write 2026-08-02, 2026-08-02T10:15 or 7d") from None
@@ -250,7 +249,7 @@ class StoreSource:
     columns: tuple[str, ...] = ("git_remote", "smllm_version")
 
     def __init__(self, url: str) -> None:
-        from smllm.store.connection import connect  # noqa: PLC0415
+        from smllm.store.connection import connect  # noqa: PLC0415 - the team store only
 
         self.conn: psycopg.Connection[Any] = connect(url, autocommit=True)
         self.lock = threading.Lock()
@@ -263,17 +262,17 @@ class StoreSource:
         self.conn.close()
 
     def sessions(self, flt: SessionFilter, offset: int, limit: int) -> Page:
-        from smllm.store import queries  # noqa: PLC0415
+        from smllm.store import reader  # noqa: PLC0415 - the team store only
 
         with self.lock:
-            rows = queries.sessions(self.conn, flt.filters())
+            rows = reader.sessions(self.conn, flt.filters())
         return _page(_ended(rows, flt), offset, limit)
 
     def search(self, flt: SearchFilter, offset: int, limit: int, redactor: Any) -> Page:
-        from smllm.store import queries  # noqa: PLC0415
+        from smllm.store import reader  # noqa: PLC0415 - the team store only
 
         with self.lock:
-            hits = queries.search(self.conn, flt.filters())
+            hits = reader.search(self.conn, flt.filters())
         return _page(_shown(hits, flt, redactor), offset, limit)
 
     def _host(self, session_id: str) -> str:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smllm import journal
 from smllm.audit import approvals, redact
 from smllm.audit.export import KNOWN_KINDS
 from smllm.audit.ledger import EDIT_TOOLS, HTML_COLOURS, action_text, parse_ms, tool_of
-from smllm.serve.sessionscan import ChainIndex, Effect, SessionScan, StreamScan
+from smllm.serve.sessionscan import ChainIndex, Effect, SessionScan, StreamScan, what_ran
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import Record
 
 SUMMARY_LIMIT = 400
 #: lanes of the timeline: the ledger's four, then the rest
@@ -48,10 +51,12 @@ class Redactor:
     def value(self, value: Any) -> Any:
         return value if self.raw else redact.redact_value(value)
 
-    def record(self, rec: dict[str, Any]) -> dict[str, Any]:
+    def record(self, rec: Record) -> Record:
         if self.raw or "payload" not in rec:
             return rec
-        return {**rec, "payload": redact.redact_value(rec["payload"])}
+        out = rec.copy()
+        out["payload"] = redact.redact_value(rec["payload"])
+        return out
 
 
 def clip(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -141,8 +146,6 @@ def summarize(kind: str, body: dict[str, Any]) -> str:  # noqa: C901, PLR0911, P
         return (f"{body.get('model') or '?'} · {body.get('stop_reason') or '?'}"
                 f"{_tokens(body.get('usage'))}" + (f" · {n} tool use(s)" if n else ""))
     if kind == "side_effect_intent":
-        from smllm.serve.sessionscan import what_ran  # noqa: PLC0415
-
         rule = f" ({body['rule']})" if body.get("rule") else ""
         return f"{tool_of(body)}: {what_ran(body)} — {body.get('policy_decision')}{rule}"
     if kind == "tool_batch.effect.started":

@@ -21,8 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import smllm
+from smllm import machine
 from smllm.base.errors import ConfigError
-from smllm.setup import install, settings
+from smllm.machine import catalog
+from smllm.setup import firing, install, settings
 
 Status = Literal["ok", "info", "warn", "error"]
 MANAGED = Path("/etc/claude-code/managed-settings.json")
@@ -47,8 +50,6 @@ class Registration:
 
 
 def smllm_itself() -> Finding:
-    import smllm  # noqa: PLC0415
-
     where = Path(smllm.__file__).parent
     return Finding("ok", f"smllm {smllm.VERSION} at {where} (python {sys.executable})")
 
@@ -125,7 +126,6 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
 def firing_rules(scope: str, sf: settings.SettingsFile, label: str) -> list[Finding]:
     """A file with smllm's hooks but not the allow rules install adds with them: agents
     in a state machine would be asked (or, where nobody can answer, refused) to fire."""
-    from smllm.setup import firing  # noqa: PLC0415
 
     if scope not in ("user", "project", "local") or firing.present(sf.data, scope):
         return []
@@ -227,8 +227,6 @@ def _plugin_installs(name: str) -> list[Finding]:
 def running_plugin() -> list[Finding]:
     """When doctor itself runs from the plugin (a slash command), say so."""
     root = os.environ.get("CLAUDE_PLUGIN_ROOT")
-    import smllm  # noqa: PLC0415
-
     if not root or Path(root).resolve() not in Path(smllm.__file__).resolve().parents:
         return []
     cache = (settings.claude_config_dir() / "plugins" / "cache").resolve()
@@ -287,7 +285,6 @@ def features(project: Path) -> list[Finding]:
 def machines(project: Path) -> list[Finding]:
     """The state machines configured for ``project``: each problem with file:line:col (an
     error: the Stop hook blocks while they cannot be loaded), or which ones load."""
-    from smllm import machine  # noqa: PLC0415
 
     configs = machine.find_configs(str(project))
     if not configs:
@@ -295,7 +292,6 @@ def machines(project: Path) -> list[Finding]:
     problems = machine.check(str(project))
     if problems:
         return [Finding("error", f"machines: {p}") for p in problems]
-    from smllm.machine import catalog  # noqa: PLC0415
 
     ids = ", ".join(catalog.load(configs)) or "none named"
     return [Finding("ok", f"machines: {ids} ({', '.join(configs)})")]

@@ -26,39 +26,31 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import difflib
 import hashlib
 import json
 import os
 import shlex
+import site
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import smllm
 from smllm.base import paths
 from smllm.base.errors import InstallError, UsageError
+from smllm.hooks import INSTALLED
 from smllm.setup import firing, settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-#: product.md §4's events -> timeout in seconds. PreToolUse and PermissionRequest may
-#: wait on a reviewer (LLM judge, command); the others only journal.
-EVENTS: dict[str, int] = {
-    "SessionStart": 30,
-    "UserPromptSubmit": 30,
-    "PreToolUse": 300,
-    "PermissionRequest": 300,
-    "PostToolUse": 30,
-    "PostToolUseFailure": 30,
-    "Stop": 30,
-    "SubagentStart": 30,
-    "SubagentStop": 30,
-    "SessionEnd": 30,
-}
-#: events whose matcher is a tool name: register for every tool
-TOOL_EVENTS = frozenset({"PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure"})
+#: the events smllm registers -> timeout in seconds (from the table in smllm.hooks)
+EVENTS: dict[str, int] = {name: timeout for name, (timeout, _) in INSTALLED.items()}
+#: events whose matcher is a tool name: registered for every tool (``*``)
+TOOL_EVENTS = frozenset(name for name, (_, matcher) in INSTALLED.items() if matcher)
 
 Action = Literal["install", "uninstall"]
 
@@ -121,9 +113,7 @@ def resolve_target(project: str | None, user: bool, local: bool) -> Target:
 
 def import_paths() -> list[str]:
     """Where this interpreter finds smllm and its dependencies (for hooks run with ``-S``)."""
-    import site  # noqa: PLC0415
 
-    import smllm  # noqa: PLC0415
 
     found = [str(Path(smllm.__file__).resolve().parent.parent), *site.getsitepackages()]
     return list(dict.fromkeys(p for p in found if os.path.isdir(p)))
@@ -151,7 +141,6 @@ def interpreter() -> tuple[str, list[str]]:
     if not python or not os.path.isabs(python):
         raise InstallError("cannot tell which Python runs smllm (sys.executable is empty)",
                            "run `smllm install` with the interpreter smllm is installed in")
-    import smllm  # noqa: PLC0415
 
     here = str(Path(smllm.__file__).resolve())
     if _imports_the_same(python, ["-I", "-S"], _path_prefix(), here):
@@ -185,8 +174,8 @@ def hook_command(event: str, python: str, flags: list[str]) -> str:
 def desired(python: str, flags: list[str]) -> dict[str, dict[str, Any]]:
     """The matcher group install adds for each event."""
     out: dict[str, dict[str, Any]] = {}
-    for event, timeout in EVENTS.items():
-        group: dict[str, Any] = {"matcher": "*"} if event in TOOL_EVENTS else {}
+    for event, (timeout, matcher) in INSTALLED.items():
+        group: dict[str, Any] = {"matcher": matcher} if matcher else {}
         group["hooks"] = [{"type": "command", "command": hook_command(event, python, flags),
                            "timeout": timeout}]
         out[event] = group
@@ -508,8 +497,6 @@ def _same_data(original: Any, data: dict[str, Any]) -> bool:
 
 def diff(plan: Plan) -> str:
     """A unified diff of the planned change (and of its companion's)."""
-    import difflib  # noqa: PLC0415
-
     text = ""
     for p in plan.plans:
         name = str(p.target.path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,8 +197,6 @@ def smllm_event_of(hook: Any) -> str | None:
 
 def interpreter_of(hook: dict[str, Any]) -> str | None:
     """The interpreter an ``smllm install`` hook runs (the command's first word)."""
-    import shlex  # noqa: PLC0415
-
     try:
         words = shlex.split(str(hook.get("command", "")))
     except ValueError:

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from smllm import journal
 from smllm.base.errors import SessionNotFound
+from smllm.index import origin
 from smllm.index.model import Filters
+from smllm.store import reader
 
 if TYPE_CHECKING:
     import psycopg
@@ -50,9 +52,7 @@ class StoreReport:
 
 
 def _which(conn: psycopg.Connection[Any], spec: str, host: str | None) -> tuple[str, str]:
-    from smllm.store import queries  # noqa: PLC0415
-
-    rows = queries.sessions(conn, Filters(session=spec, host=host, limit=6))
+    rows = reader.sessions(conn, Filters(session=spec, host=host, limit=6))
     exact = [r for r in rows if r.session_id == spec]
     rows = exact or rows
     if not rows:
@@ -140,7 +140,6 @@ def verify(conn: psycopg.Connection[Any], spec: str, host: str | None = None) ->
     stored = _stored(conn, host_name, sid)
     report.rows = sum(len(v) for v in stored.values())
     report.streams = len(stored)
-    from smllm.index import origin  # noqa: PLC0415
 
     local_here = host_name == origin.host()
     for stream in sorted(stored, key=lambda s: (s != "main", s)):

@@ -20,7 +20,7 @@ APPLICATION = "smllm"
 def require_psycopg() -> Any:
     """The psycopg module, or an error that says how to install it."""
     try:
-        import psycopg  # noqa: PLC0415
+        import psycopg  # noqa: PLC0415 - the team extra, to connect only
     except ImportError:
         raise SmllmError(
             "the team store needs psycopg 3, which is not installed",
@@ -32,7 +32,7 @@ def require_psycopg() -> Any:
 def conninfo_dict(url: str) -> dict[str, Any]:
     """The libpq parameters of a URL or ``key=value`` string."""
     require_psycopg()
-    from psycopg import conninfo  # noqa: PLC0415
+    from psycopg import conninfo  # noqa: PLC0415 - the team extra, to read a URL only
 
     try:
         return dict(conninfo.conninfo_to_dict(url))
@@ -50,7 +50,7 @@ def first_line(exc: BaseException) -> str:
 def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection[Any]:
     """An open connection to the store at ``url``."""
     psycopg_mod = require_psycopg()
-    from smllm.store.settings import shown  # noqa: PLC0415
+    from smllm.store.address import shown  # noqa: PLC0415 - address.py imports this module
 
     conninfo_dict(url)
     try:

@@ -25,7 +25,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from smllm import journal
 from smllm.base import faults
@@ -33,7 +33,11 @@ from smllm.base.errors import StoreError
 from smllm.index import database, origin, refresher
 from smllm.index.facets import continues, declared_hash, facets
 from smllm.store import schema
+from smllm.store.address import shown
 from smllm.store.connection import connect, first_line
+
+if TYPE_CHECKING:
+    from smllm.base.shapes import Record
 
 BATCH_ROWS = 20_000
 #: while shipping, the reader thread would keep the GIL for the interpreter's default 5 ms
@@ -138,7 +142,7 @@ def copy_fields(values: tuple[object, ...]) -> str:
             .replace("\r", "\\r").replace(_SEP, "\t").replace(_NULL, "\\N"))
 
 
-def encode_row(host: str, src: Source, raw: bytes, rec: dict[str, Any]) -> bytes:
+def encode_row(host: str, src: Source, raw: bytes, rec: Record) -> bytes:
     """One ``COPY ... FROM STDIN`` text-format row for a journal line."""
     f = facets(rec)
     at = rec.get("recorded_at")
@@ -159,7 +163,7 @@ class _Batch:
         self.cursors: dict[str, tuple[int, int, str]] = {}
 
 
-def _lines(src: Source) -> Iterator[tuple[int, bytes, dict[str, Any]] | None]:
+def _lines(src: Source) -> Iterator[tuple[int, bytes, Record] | None]:
     """(offset after the line, line, record) from the cursor on; a None first means the
     journal does not continue the cursor's chain (read it again from the start)."""
     with open(src.path, "rb") as fh:
@@ -370,8 +374,6 @@ def ship(url: str, *, sessions: set[str] | None = None, recheck: bool = False) -
     except Exception as exc:
         psycopg = __import__("psycopg")
         if isinstance(exc, psycopg.Error):
-            from smllm.store.settings import shown  # noqa: PLC0415
-
             raise StoreError(f"shipping to {shown(url)} failed: {first_line(exc)}",
                              "nothing was lost: the journals are the outbox; ship again "
                              "once the store is reachable") from None

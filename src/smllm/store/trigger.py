@@ -42,7 +42,7 @@ def configured() -> bool:
 
 def _try_lock(path: str) -> int | None:
     """An fd holding ``path``'s exclusive lock, or None if another process holds it."""
-    import fcntl  # noqa: PLC0415
+    import fcntl  # noqa: PLC0415 - a shipper to start only
 
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -88,13 +88,13 @@ def start() -> bool:
 
 def _pass(log: list[str]) -> bool:
     """Ship everything once; False when the store cannot take it now."""
-    from smllm.base import clock  # noqa: PLC0415
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.store import settings, shipper  # noqa: PLC0415
+    from smllm.base import clock  # noqa: PLC0415 - the detached shipper only
+    from smllm.base.errors import SmllmError  # noqa: PLC0415 - the detached shipper only
+    from smllm.store import address, shipper  # noqa: PLC0415 - the detached shipper only
 
     at = clock.iso_utc(clock.now_ms())
     try:
-        found = settings.configured_url()
+        found = address.configured_url()
         if found is None:
             return False
         report = shipper.ship(found[0])
@@ -103,7 +103,7 @@ def _pass(log: list[str]) -> bool:
         return False
     if report.sent or report.conflict_count:
         log.append(f"{at} shipped {report.sent} record(s) to "
-                   f"{settings.shown(found[0])}: {report.inserted} new, "
+                   f"{address.shown(found[0])}: {report.inserted} new, "
                    f"{report.conflict_count} conflict(s)")
         log += [f"{at} {c.text()}" for c in report.conflicts]
     return True
@@ -115,7 +115,7 @@ def main() -> None:
     again = os.path.join(folder, "again")
     lock = os.path.join(folder, "lock")
     import contextlib  # noqa: PLC0415 - the detached process, not the hook
-    import fcntl  # noqa: PLC0415
+    import fcntl  # noqa: PLC0415 - a shipper to start only
 
     while True:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)

@@ -20,10 +20,11 @@ import os
 
 from smllm.base import jsonfast, paths
 from smllm.base.digest import sha256_hex
+from smllm.base.errors import SmllmError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from smllm.base.shapes import CompiledPolicy
 
 PROJECT_FILE = os.path.join(".smllm", "policy.toml")
 USER_FILE = "policy.toml"
@@ -72,7 +73,7 @@ def _stamp(path: str) -> str:
     return f"{path}:{st.st_mtime_ns}:{st.st_size}"
 
 
-def load(project: str | os.PathLike[str]) -> dict[str, Any]:
+def load(project: str | os.PathLike[str]) -> CompiledPolicy:
     """The compiled policy for ``project`` (cached; never raises for a bad file)."""
     candidates = _candidates(project)
     key_src = "\n".join([_stamp(_DEFAULTS), *(_stamp(p) for p in candidates)])
@@ -80,7 +81,7 @@ def load(project: str | os.PathLike[str]) -> dict[str, Any]:
     cache = os.path.join(paths.cache_root(), f"policy-{key}.json")
     try:
         with open(cache, "rb") as fh:
-            data: dict[str, Any] = jsonfast.loads(fh.read())
+            data: CompiledPolicy = jsonfast.loads(fh.read())
         if data.get("version") == 1:
             return data
     except (OSError, ValueError):
@@ -90,11 +91,10 @@ def load(project: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
-def _build(policy_files: list[str]) -> dict[str, Any]:
-    from pathlib import Path  # noqa: PLC0415 - slow path only
+def _build(policy_files: list[str]) -> CompiledPolicy:
+    from pathlib import Path  # noqa: PLC0415 - a cache miss only
 
-    from smllm.base.errors import SmllmError  # noqa: PLC0415
-    from smllm.gate.policy import _compile as compiler  # noqa: PLC0415
+    from smllm.gate.policy import _compile as compiler  # noqa: PLC0415 - re, TOML: cache miss
 
     try:
         return compiler.compile_files([Path(p) for p in policy_files])
@@ -102,7 +102,7 @@ def _build(policy_files: list[str]) -> dict[str, Any]:
         return {"version": 1, "error": exc.render(), "sources": {}}
 
 
-def _save(cache: str, data: dict[str, Any]) -> None:
+def _save(cache: str, data: CompiledPolicy) -> None:
     try:
         paths.ensure_private_tree(os.path.dirname(cache), paths.state_root())
         paths.write_private(cache, jsonfast.dumps(data).encode())

@@ -1,6 +1,6 @@
 """The slow path: read the policy files, validate them, compile them to plain JSON data.
 
-Each file's TOML is validated into a typed :class:`~smllm.gate.policy._model.PolicyFile`
+Each file's TOML is validated into a typed :class:`~smllm.gate.policy._policy_file.PolicyFile`
 (pydantic); the checks that span keys (a reviewer listed twice, a built-in rule id, a
 rule that matches nothing, the command reviewer without ``argv``) follow here. Every
 error names ``file:line`` and says how to fix it. The compiled form is a dict that
@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+from smllm.base import tomlread
 from smllm.base.errors import PolicyError
+from smllm.gate import reviewers
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from smllm.gate.policy import _model
+    from smllm.base.shapes import CompiledPolicy
+    from smllm.gate.policy import _policy_file
 
 MODES = ("on-request", "untrusted", "deny-unmatched", "yolo")
 AUTHORITIES = ("guard", "gate")
-REVIEWERS = ("user", "llm_judge", "command")
+REVIEWERS = tuple(reviewers.REVIEWERS)
 DECISIONS = ("allow", "ask", "deny")
 TOP_KEYS = ("mode", "authority", "reviewers", "llm_judge", "command", "rule", "sensitive",
             "sandbox")
@@ -34,8 +36,6 @@ DEFAULTS = Path(__file__).resolve().parents[2] / "data" / "policy_defaults.toml"
 
 
 def _toml(path: Path) -> tuple[dict[str, Any], list[str]]:
-    from smllm.base import tomlread  # noqa: PLC0415
-
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -121,7 +121,7 @@ def load_defaults() -> dict[str, dict[str, str]]:
     return out
 
 
-def _sections(pf: _model.PolicyFile, out: dict[str, Any]) -> None:
+def _sections(pf: _policy_file.PolicyFile, out: dict[str, Any]) -> None:
     for key in ("llm_judge", "command"):
         section = getattr(pf, key)
         if section is not None:
@@ -129,7 +129,7 @@ def _sections(pf: _model.PolicyFile, out: dict[str, Any]) -> None:
 
 
 def _rules(
-    pf: _model.PolicyFile,
+    pf: _policy_file.PolicyFile,
     lines: _Lines,
     builtin: dict[str, dict[str, str]],
     out: dict[str, Any],
@@ -174,7 +174,7 @@ def _rules(
         )
 
 
-def compile_files(files: list[Path]) -> dict[str, Any]:
+def compile_files(files: list[Path]) -> CompiledPolicy:
     """Compile the policy files (lowest precedence first) with the built-in defaults."""
     builtin = load_defaults()
     out: dict[str, Any] = {
@@ -205,21 +205,21 @@ def compile_files(files: list[Path]) -> dict[str, Any]:
             where=out["sources"]["reviewers"],
         )
     out["rules"].reverse()  # the most specific level (project, read last) first
-    return out
+    return cast("CompiledPolicy", out)  # its shape: validated field by field above
 
 
-def _validate(doc: dict[str, Any], lines: _Lines) -> _model.PolicyFile:
+def _validate(doc: dict[str, Any], lines: _Lines) -> _policy_file.PolicyFile:
     try:
-        from smllm.gate.policy import _model  # noqa: PLC0415 - pydantic, only for a file
+        from smllm.gate.policy import _policy_file  # noqa: PLC0415 - pydantic, only for a file
     except ImportError as exc:  # the plugin's python3 before its environment is built
         raise PolicyError(
             f"cannot validate the policy: {exc}",
             "install smllm's dependencies (pydantic); the plugin builds its environment in "
             "the background, so try again in a minute", where=str(lines.path)) from None
-    return _model.validate(doc, _model.Lines(lines.top, lines.table_key, lines.rule))
+    return _policy_file.validate(doc, _policy_file.Lines(lines.top, lines.table_key, lines.rule))
 
 
-def _scalars(pf: _model.PolicyFile, lines: _Lines, out: dict[str, Any]) -> None:
+def _scalars(pf: _policy_file.PolicyFile, lines: _Lines, out: dict[str, Any]) -> None:
     if pf.mode is not None:
         out["mode"] = pf.mode
         out["sources"]["mode"] = lines.top("mode")

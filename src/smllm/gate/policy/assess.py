@@ -22,6 +22,7 @@ TYPE_CHECKING = False  # typing, dataclasses and pathlib cost milliseconds per t
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import CompiledPolicy
     from smllm.gate.shell import Decision
 
 READ_ONLY_TOOLS = frozenset(
@@ -132,15 +133,15 @@ def _tool_match(pattern: str, tool: str) -> bool:
     return any(_glob(tool, p.strip()) for p in pattern.split("|"))
 
 
-def _builtin(compiled: dict[str, Any], rule: str, decision: Decision) -> tuple[Decision, str]:
+def _builtin(compiled: CompiledPolicy, rule: str, decision: Decision) -> tuple[Decision, str]:
     over = compiled.get("overrides", {}).get(rule)
     if over:
         return over["decision"], over["source"]
-    src = compiled.get("builtin", {}).get(rule, {}).get("source", "built-in")
-    return decision, str(src)
+    builtin = compiled.get("builtin", {}).get(rule)
+    return decision, builtin["source"] if builtin else "built-in"
 
 
-def sensitive_paths(compiled: dict[str, Any], project: str) -> tuple[str, ...]:
+def sensitive_paths(compiled: CompiledPolicy, project: str) -> tuple[str, ...]:
     """Paths no call may write without review: smllm's own data, plus the policy's list."""
     data, state, config = paths.data_root(), paths.state_root(), paths.config_root()
     extra = [
@@ -162,7 +163,7 @@ def assess(
     *,
     cwd: str,
     project: str,
-    compiled: dict[str, Any],
+    compiled: CompiledPolicy,
     home: str | None = None,
 ) -> Assessment:
     """The static decision on one call."""
@@ -228,7 +229,7 @@ def _bash(  # noqa: PLR0917 - private helper, called once
     tool_input: dict[str, Any],
     cwd: str,
     project: str,
-    compiled: dict[str, Any],
+    compiled: CompiledPolicy,
     home: str,
     items: list[Item],
     commands: list[dict[str, Any]],
@@ -286,7 +287,7 @@ def _bash(  # noqa: PLR0917 - private helper, called once
     return known_safe and not analysis.findings, explicit_all
 
 
-def _context(cwd: str, project: str, compiled: dict[str, Any], home: str) -> Any:
+def _context(cwd: str, project: str, compiled: CompiledPolicy, home: str) -> Any:
     from smllm.gate.shell._model import Context  # noqa: PLC0415 - file and MCP tools only
 
     return Context(
@@ -299,7 +300,7 @@ def _file_tool(  # noqa: PLR0917 - private helper, called once
     tool_input: dict[str, Any],
     cwd: str,
     project: str,
-    compiled: dict[str, Any],
+    compiled: CompiledPolicy,
     home: str,
     targets: list[dict[str, str | None]],
 ) -> list[Item]:
@@ -340,7 +341,7 @@ def _read_tool(  # noqa: PLR0917 - private helper, called once
     tool_input: dict[str, Any],
     cwd: str,
     project: str,
-    compiled: dict[str, Any],
+    compiled: CompiledPolicy,
     home: str,
 ) -> list[Item]:
     """Read/Grep/Glob of a credential store (or Grep through a folder holding them)."""
@@ -360,7 +361,7 @@ def _read_tool(  # noqa: PLR0917 - private helper, called once
     return []
 
 
-def _web_tool(tool_name: str, tool_input: dict[str, Any], compiled: dict[str, Any]
+def _web_tool(tool_name: str, tool_input: dict[str, Any], compiled: CompiledPolicy
               ) -> list[Item]:
     """WebFetch/WebSearch carrying a secret-looking value in the URL, query or prompt."""
     from smllm.gate.mcp import request_secrets  # noqa: PLC0415 - web calls only
@@ -378,13 +379,13 @@ def _mcp_tool(  # noqa: PLR0917 - private helper, called once
     tool_input: dict[str, Any],
     cwd: str,
     project: str,
-    compiled: dict[str, Any],
+    compiled: CompiledPolicy,
     home: str,
     targets: list[dict[str, str | None]],
 ) -> list[Item]:
     """What an MCP tool does, judged like the built-in tools (see smllm.gate.mcp)."""
     from smllm.gate import mcp  # noqa: PLC0415 - MCP calls only
-    from smllm.gate.shell import analyse  # noqa: PLC0415
+    from smllm.gate.shell import analyse  # noqa: PLC0415 - MCP calls that run commands
 
     def analyse_command(command: str) -> tuple[list[Any], list[dict[str, str | None]]]:
         a = analyse(command, cwd=cwd, home=home, root=str(project),
@@ -414,7 +415,7 @@ def _conclude(
     commands: list[dict[str, Any]],
     known_safe: bool,
     explicit: bool,
-    compiled: dict[str, Any],
+    compiled: CompiledPolicy,
 ) -> Assessment:
     decision = _worst([i.decision for i in items])
     mode = compiled.get("mode", "on-request")

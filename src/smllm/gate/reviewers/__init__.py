@@ -11,14 +11,22 @@ garbage) is a failure, which never allows: the chain moves on, or the call is de
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
-Choice = Literal["allow_once", "always_allow_in_workspace", "reject"]
-CHOICES: tuple[Choice, ...] = ("allow_once", "always_allow_in_workspace", "reject")
-REVIEWERS: dict[str, str] = {
+from smllm.journal.records import CHOICES
+
+if TYPE_CHECKING:
+    from smllm.journal.records import Choice
+
+#: every reviewer a policy may name -> the module that asks it (None: Claude Code's prompt,
+#: which :mod:`smllm.gate.review` delegates to with ``ask``). The policy compiler accepts
+#: exactly these names.
+REVIEWERS: dict[str, str | None] = {
+    "user": None,
     "llm_judge": "smllm.gate.reviewers.llm_judge",
     "command": "smllm.gate.reviewers.command",
 }
@@ -90,10 +98,11 @@ def parse_verdict(text: str) -> tuple[Choice, str]:
 
 def review(kind: str, request: Request, config: dict[str, Any]) -> Result:
     """Ask the machine reviewer ``kind``; never raises."""
-    import importlib  # noqa: PLC0415
-
     try:
-        module = importlib.import_module(REVIEWERS[kind])
+        name = REVIEWERS[kind]
+        if name is None:
+            raise ValueError(f"the {kind} reviewer is not a program smllm runs")
+        module = importlib.import_module(name)
         result: Result = module.review(request, config)
         return result
     except Exception as exc:  # a failing reviewer never allows

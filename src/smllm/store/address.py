@@ -36,7 +36,7 @@ def _store_table() -> dict[str, Any]:
         raise ConfigError(f"cannot read {file}: {exc.strerror}") from exc
     if "[store]" not in text:
         return {}
-    from smllm.base import tomlread  # noqa: PLC0415
+    from smllm.base import tomlread  # noqa: PLC0415 - tomllib: only when no URL is given
 
     try:
         doc = tomlread.loads(text)
@@ -66,7 +66,7 @@ def configured_host() -> str | None:
 
 def has_password(url: str) -> bool:
     """Whether a libpq URL or ``key=value`` string carries a password."""
-    from smllm.store.connection import conninfo_dict  # noqa: PLC0415
+    from smllm.store.connection import conninfo_dict  # noqa: PLC0415 - psycopg: to read a URL only
 
     return bool(conninfo_dict(url).get("password"))
 
@@ -109,7 +109,7 @@ def resolve(given: str | None, option: str) -> str:
 
 def shown(url: str) -> str:
     """``url`` with any password replaced by ``***`` (for messages and logs)."""
-    from smllm.store.connection import conninfo_dict  # noqa: PLC0415
+    from smllm.store.connection import conninfo_dict  # noqa: PLC0415 - psycopg: to read a URL only
 
     try:
         params = conninfo_dict(url)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from smllm.base.clock import iso_utc
 from smllm.index.facets import tool_name
 from smllm.index.model import Filters, Hit, SessionRow
 
@@ -37,8 +38,6 @@ def _like(text: str) -> str:
 
 
 def _ts(ms: int) -> str:
-    from smllm.base.clock import iso_utc  # noqa: PLC0415
-
     return iso_utc(ms)
 
 

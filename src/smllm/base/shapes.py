@@ -1,0 +1,239 @@
+"""The shapes of the plain data that flows between smllm's parts, for the type checker.
+
+Compiled forms are cached as JSON and read back on the hot path with the standard
+library only, so they travel as plain dicts; these ``TypedDict`` s say what each holds.
+Hot modules import this module only under ``if TYPE_CHECKING:`` (it imports ``typing``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+# --------------------------------------------------------------------- the policy
+
+Mode = Literal["on-request", "untrusted", "deny-unmatched", "yolo"]
+Authority = Literal["guard", "gate"]
+RuleDecision = Literal["allow", "ask", "deny"]
+
+
+class _RuleRequired(TypedDict):
+    id: str
+    decision: RuleDecision
+    source: str
+    reason: str
+
+
+class PolicyRule(_RuleRequired, total=False):
+    """A ``[[rule]]`` of a policy file, compiled: matchers present only when given."""
+
+    tool: str
+    command: str
+    path: str
+
+
+class BuiltinRule(TypedDict):
+    """A built-in rule (``policy_defaults.toml``)."""
+
+    decision: RuleDecision
+    about: str
+    source: str
+
+
+class RuleOverride(TypedDict):
+    """A policy file's change of a built-in rule's decision."""
+
+    decision: RuleDecision
+    source: str
+
+
+class CompiledPolicy(TypedDict, total=False):
+    """The compiled policy (``policy.load``): ``error`` set and nothing else when invalid."""
+
+    version: int
+    error: str | None
+    mode: Mode
+    authority: Authority
+    reviewers: list[str]
+    llm_judge: dict[str, Any]
+    command: dict[str, Any]
+    overrides: dict[str, RuleOverride]
+    rules: list[PolicyRule]
+    sensitive: list[str]
+    builtin: dict[str, BuiltinRule]
+    sources: dict[str, str]
+
+
+class Grant(TypedDict):
+    """A workspace amendment (``policy-grants.json``)."""
+
+    id: str
+    workspace: str
+    tool_name: str
+    match: str
+    granted_by: str
+    session_id: str
+    pending_action_id: str
+    created_at: str
+    revoked_at: str | None
+
+
+# --------------------------------------------------------------------- the journal
+
+
+class Record(TypedDict, total=False):
+    """One journal line read back (the envelope; ``hash`` last). ``payload`` is
+    ``{"event": {"kind": …}}`` for an event, ``{"kind": …, "record": {…}}`` for a fact."""
+
+    sequence: int
+    recorded_at: str
+    record_type: Literal["event", "fact"]
+    durability: Literal["durable", "live_only"]
+    payload_type: str | None
+    payload: dict[str, Any]
+    id: str
+    causation_id: str | None
+    v: int
+    skipped: int
+    prev: str
+    hash: str
+
+
+class OpenIntent(TypedDict, total=False):
+    """A tool call whose effect started and has no terminal record yet (by tool_use_id)."""
+
+    seq: int
+    key: str | None
+    operation: str | None
+    input: Any
+    tool_name: str
+    decision: str
+    pending: str | None
+    scripts: dict[str, str] | None
+    prompted: bool
+
+
+class UnknownEffect(TypedDict, total=False):
+    """An intent found in flight at a resume: its outcome is unknown until reconciled."""
+
+    sequence: int | None
+    tool_use_id: str
+    operation: str | None
+    idempotency_key: str | None
+    input: Any
+    stream: str
+
+
+class TranscriptCursor(TypedDict, total=False):
+    """Where transcript ingestion stopped, and what it holds back until complete."""
+
+    path: str
+    offset: int
+    pending: dict[str, dict[str, Any]]
+    results: dict[str, dict[str, Any]]
+    emitted: list[str]
+
+
+class SessionState(TypedDict, total=False):
+    """``state.json`` beside a log: a cache of facts the log holds (see journal.sidecar)."""
+
+    open: bool
+    started_at_ms: int
+    turns: int
+    open_intents: dict[str, OpenIntent]
+    unknown: dict[str, UnknownEffect]
+    transcript: TranscriptCursor
+
+
+SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript"]
+
+
+# --------------------------------------------------------------------- state machines
+
+
+class ParamSpec(TypedDict):
+    """One parameter of a machine event."""
+
+    required: bool
+    pattern: str | None
+    enum: list[str] | None
+    description: str
+
+
+class EventSpec(TypedDict):
+    """A machine event: ``meta.events.<name>``, compiled."""
+
+    description: str
+    params: dict[str, ParamSpec]
+
+
+class Transition(TypedDict):
+    """One transition of a state on an event, compiled (``target`` None: stay)."""
+
+    target: str | None
+    setRef: bool
+    guard: dict[str, Any] | None
+    reenter: bool
+    description: str | None
+
+
+class ToolRules(TypedDict):
+    """A state's ``meta.tools``: allow (None: everything) and deny patterns."""
+
+    allow: list[str] | None
+    deny: list[str]
+
+
+class MachineState(TypedDict):
+    """One state of a compiled machine."""
+
+    final: bool
+    entryPoint: bool
+    prompt: str | None
+    description: str | None
+    tools: ToolRules | None
+    on: dict[str, list[Transition]]
+
+
+class InstanceRef(TypedDict):
+    """``meta.instance.ref``: the parameter that names an instance."""
+
+    param: str
+    pattern: str | None
+    description: str
+
+
+class CompiledMachine(TypedDict):
+    """A machine file, validated and compiled (``machine.loader.load``; cached as JSON)."""
+
+    id: str
+    description: str | None
+    file: str
+    initial: str
+    kind: str
+    ref: InstanceRef | None
+    events: dict[str, EventSpec]
+    states: dict[str, MachineState]
+
+
+#: machine id -> compiled machine: the machines a session may run
+Machines = dict[str, CompiledMachine]
+
+#: One line of an smllm session's audit (seed 001's fields, in its order).
+AuditLine = TypedDict("AuditLine", {
+    "at": int,
+    "session": str,
+    "source": str,
+    "call": str,
+    "event": str | None,
+    "machine": str | None,
+    "instance": str | None,
+    "from": str | None,
+    "to": str | None,
+    "params": dict[str, str],
+    "offered": list[Any],
+    "outcome": str,
+    "reason": str | None,
+    "trace": list[dict[str, Any]],
+    "binding": dict[str, Any] | None,
+    "reply": str | None,
+})
