@@ -46,15 +46,16 @@ SAMPLES = ("rm -rf build", "ls -la", "sudo rm -rf /home/user")
 
 
 #: the stamps the corpus meets under each mode x authority (a check that the comparison
-#: covers every kind of outcome, not one failure mode repeated)
+#: covers every kind of outcome, not one failure mode repeated); self-protection denies in
+#: every mode, yolo included
 STAMPS = {
     **{(m, a): {"ask:user", "deny:policy", "allow:policy"} | ({"defer:host"} if a == "guard"
                                                               else set())
        for m in ("on-request", "untrusted") for a in AUTHORITIES},
     ("deny-unmatched", "guard"): {"defer:host", "allow:policy", "deny:policy"},
     ("deny-unmatched", "gate"): {"allow:policy", "deny:policy"},
-    ("yolo", "guard"): {"allow:yolo"},
-    ("yolo", "gate"): {"allow:yolo"},
+    ("yolo", "guard"): {"allow:yolo", "deny:policy"},
+    ("yolo", "gate"): {"allow:yolo", "deny:policy"},
 }
 
 

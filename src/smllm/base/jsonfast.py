@@ -103,7 +103,7 @@ def dumps_utf8(obj: object) -> bytes:
     except UnicodeEncodeError:
         pass
     if _encode_ascii is None:
-        import json  # noqa: PLC0415
+        import json  # noqa: PLC0415 - without the C accelerator only
 
         return json.dumps(obj, separators=(",", ":")).encode("ascii")
     if isinstance(obj, str):

@@ -13,7 +13,7 @@ from typing import Any
 from smllm import journal
 from smllm.base.errors import PolicyError, UsageError
 from smllm.commands import _output
-from smllm.gate import decide, grants, policy
+from smllm.gate import decide, grants, policy, protected
 from smllm.gate.policy.assess import assess
 from smllm.journal import records
 
@@ -98,8 +98,12 @@ def explain(args: argparse.Namespace) -> int:
     tool_input = _tool_input(args.tool, list(args.input))
     project = policy.project_root(cwd)
     compiled = policy.load(project)
-    v = decide(args.tool, tool_input, cwd=cwd, project=project, compiled=compiled,
-               permission_mode=args.permission_mode)
+    # the hook's order: self-protection first (its root is the folder Claude Code runs in),
+    # then the policy
+    root = os.environ.get("CLAUDE_PROJECT_DIR") or ""
+    v = protected(args.tool, tool_input, cwd, root if os.path.isabs(root) else cwd) or decide(
+        args.tool, tool_input, cwd=cwd, project=project, compiled=compiled,
+        permission_mode=args.permission_mode)
     out: dict[str, Any] = {
         "decision": v.policy_decision, "answer": ANSWERS[v.decision], "rule": v.rule,
         "source": v.facts.get("rule_source") or compiled.get("error"), "reason": v.reason,

@@ -25,6 +25,7 @@ nothing and stamps ``allow:yolo``.
 
 from __future__ import annotations
 
+from smllm.gate import protect
 from smllm.gate.policy.assess import assess
 
 TYPE_CHECKING = False  # typing costs milliseconds on every tool call
@@ -100,6 +101,21 @@ def allowed(  # noqa: PLR0917 - the parts of an allow
         pending,
         facts,
     )
+
+
+def protected(tool: str, tool_input: dict[str, Any], cwd: str,
+              root: str) -> Verdict | None:
+    """Self-protection, before any policy and in every mode: a call that would change
+    smllm's protected set (:mod:`smllm.gate.protect`) is denied; so is one that cannot be
+    checked (fail closed). ``root`` is the folder Claude Code runs in."""
+    try:
+        guarded = protect.check(tool, tool_input, cwd, root)
+    except Exception as exc:
+        guarded = (f"smllm could not check this call against its protected set and denies "
+                   f"it (fail closed): {type(exc).__name__}: {exc}")
+    if guarded is None:
+        return None
+    return Verdict("deny", "deny:policy", guarded, rule="protect.self")
 
 
 def is_authoritative(compiled: CompiledPolicy, permission_mode: str | None) -> bool:

@@ -11,7 +11,7 @@ a deny).
 from __future__ import annotations
 
 from smllm import gate
-from smllm.gate import protect, review
+from smllm.gate import review
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
 from smllm.journal import records, sidecar, transcript
@@ -38,14 +38,10 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
     if held:
         return gate.Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
     p = ctx.payload
-    try:
-        guarded = protect.check(str(p["tool_name"]), p["tool_input"], ctx.cwd,
-                                ctx.project or ctx.cwd)
-    except Exception as exc:  # fail closed, but still journal the intent
-        guarded = (f"smllm could not check this call against its protected set and denies "
-                   f"it (fail closed): {type(exc).__name__}: {exc}")
+    guarded = gate.protected(str(p["tool_name"]), p["tool_input"], ctx.cwd,
+                             ctx.project or ctx.cwd)
     if guarded is not None:  # self-protection: before any policy, in every mode
-        return gate.Verdict("deny", "deny:policy", guarded, rule="protect.self")
+        return guarded
     rule = _features.machine_tool_rule(ctx)
     if rule is not None:
         decision, reason = rule

@@ -23,9 +23,10 @@ from typing import Any, Literal
 
 import smllm
 from smllm import machine
+from smllm.base import paths
 from smllm.base.errors import ConfigError
 from smllm.machine import catalog
-from smllm.setup import firing, install, settings
+from smllm.setup import firing, install, sandbox, settings
 
 Status = Literal["ok", "info", "warn", "error"]
 MANAGED = Path("/etc/claude-code/managed-settings.json")
@@ -299,8 +300,6 @@ def machines(project: Path) -> list[Finding]:
 
 def boundary(project: Path, regs: list[Registration], plugin_on: bool) -> list[Finding]:
     """Is the trust boundary enforced (Claude Code's sandbox) or advisory (the gate alone)?"""
-    from smllm.setup import sandbox  # noqa: PLC0415
-
     if not regs and not plugin_on:
         return []
     data: dict[str, Any] = {}
@@ -318,8 +317,6 @@ def boundary(project: Path, regs: list[Registration], plugin_on: bool) -> list[F
 
 def store_folders() -> list[Finding]:
     """smllm's own folders: private (0700), ours, no links; and repairs the hooks made."""
-    from smllm.base import paths  # noqa: PLC0415
-
     out: list[Finding] = []
     roots = dict.fromkeys([paths.data_root(), paths.state_root(), paths.config_root()])
     for root in roots:

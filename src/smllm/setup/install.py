@@ -42,7 +42,7 @@ import smllm
 from smllm.base import paths
 from smllm.base.errors import InstallError, UsageError
 from smllm.hooks import INSTALLED
-from smllm.setup import firing, settings
+from smllm.setup import firing, sandbox, settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -286,8 +286,6 @@ def project_of(target: Target) -> Path:
 
 def _sandboxed(target: Target, data: dict[str, Any], original: str | None) -> dict[str, Any]:
     """``data`` with smllm's sandbox block (setup/sandbox.py) merged into the user's own."""
-    from smllm.setup import sandbox  # noqa: PLC0415
-
     before = _original_sandbox(original)
     ours = sandbox.block(project_of(target), available=not sandbox.missing_tools())
     return sandbox.with_block(data, ours, before)
@@ -348,8 +346,6 @@ def plan_install(target: Target, python: str, flags: list[str], *, hooks: bool =
 
 
 def _sandbox_summary(target: Target, hooks: bool) -> str:
-    from smllm.setup import sandbox  # noqa: PLC0415
-
     lacking = sandbox.missing_tools()
     where = "" if hooks else f" in {target.path}"
     if lacking:

@@ -31,6 +31,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import smllm
+from smllm.gate import protect
+
 #: credential stores hidden from sandboxed commands unless the policy allows reading them
 CREDENTIALS = ("~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
                "~/.gnupg", "~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.npmrc",
@@ -55,12 +58,12 @@ def _policy(project: Path) -> tuple[dict[str, Any], list[str]]:
     table: dict[str, Any] = {}
     sensitive: list[str] = []
     try:
-        from smllm.gate import policy  # noqa: PLC0415
+        from smllm.gate import policy  # noqa: PLC0415 - may fail: then the defaults
 
         files = policy.files(project)
     except Exception:  # no policy support: defaults
         return table, sensitive
-    from smllm.base import tomlread  # noqa: PLC0415
+    from smllm.base import tomlread  # noqa: PLC0415 - tomllib: policy files only
 
     for name in files:
         try:
@@ -78,9 +81,6 @@ def _policy(project: Path) -> tuple[dict[str, Any], list[str]]:
 def protected(project: Path) -> list[str]:
     """The protected set (:func:`smllm.gate.protect.protected_paths`), plus the installed code
     as resolved, a virtual environment, and the policy's ``sensitive`` paths."""
-    import smllm  # noqa: PLC0415
-    from smllm.gate import protect  # noqa: PLC0415
-
     out = [*protect.protected_paths(str(project)), str(Path(smllm.__file__).resolve().parent)]
     if sys.prefix != sys.base_prefix:  # a virtual environment: its interpreter and packages
         out.append(sys.prefix)
