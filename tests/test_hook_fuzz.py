@@ -20,6 +20,7 @@ import pytest
 from tests.helpers import PYTHON, REPO
 
 from smllm.base.errors import SmllmError
+from smllm.hooks import TOOL_EVENTS
 from smllm.hooks._context import parse_input
 from smllm.setup import install
 
@@ -136,7 +137,7 @@ def _inputs(tmp: Path) -> list[tuple[str, bytes]]:
 
 def _valid(event: str, data: bytes) -> bool:
     try:
-        parse_input(event, data)
+        parse_input(event, data, tool_event=event in TOOL_EVENTS)
     except (SmllmError, RecursionError, MemoryError):
         return False
     return True
