@@ -57,10 +57,15 @@ def test_machine_draw_dot_marks_the_current_state(project: Project) -> None:
     assert '    "ASSESS" -> "APPROVED" [label="approve"];\n' in proc.stdout
 
 
-def test_session_list_orders_by_activity_and_aligns(project: Project) -> None:
+def test_session_list_orders_by_activity_and_aligns(project: Project,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """Sessions are listed most recently active first, in aligned columns."""
+    t0 = 1_760_000_000_000  # one clock step per call: no two calls share a millisecond
+    monkeypatch.setenv("SMLLM_NOW", str(t0))
     _, first, _ = project.fire(None, "enter", stateMachine="fix")
+    monkeypatch.setenv("SMLLM_NOW", str(t0 + 1000))
     _, second, _ = project.fire(None, "enter", stateMachine="release")
+    monkeypatch.setenv("SMLLM_NOW", str(t0 + 2000))
     project.fire(first, "pause")
     rows = project.cli("session", "list").stdout.splitlines()
     assert [first, second] == [r.split()[0] for r in rows]
