@@ -52,6 +52,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("search", ["search", "--all", "--json"], "list"),
     ("search-counts", ["search", "--all", "--count-by", "kind", "--json"], "list"),
     ("policy-test", ["policy", "test", "{corpus}", "--json"], "report"),
+    ("policy-explain", ["policy", "explain", "--json", "--", "rm -rf build"], "report"),
+    ("policy-explain", ["policy", "explain", "--json", "--", "ls"], "report"),
     ("install", ["uninstall", "--project", "{p}", "--json"], "report"),
 ]
 
@@ -61,7 +63,6 @@ NO_JSON = {
     "mcp": "speaks the MCP protocol (JSON-RPC) on stdio",
     "export": "writes a JSON document; stdout is only its path (--schema prints its schema)",
     "machine draw": "prints a diagram (Mermaid or DOT)",
-    "policy explain": "has --json of its own (the policy commands' output)",
     "serve": "runs the web viewer; every page's data is JSON at its /api/ twin",
 }
 

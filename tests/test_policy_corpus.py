@@ -34,14 +34,17 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_misses_are_printed_and_fail(project: Path) -> None:
-    """Each miss names file:line, what was expected and decided, the rule and reason."""
+    """Each miss names file:line, what was expected, the hook's decision and its stamp, the
+    rule and the reason the agent would be given."""
     proc = smllm("policy", "test", "corpus.tsv", cwd=project)
     expected = (
-        "corpus.tsv:5: expected allow, got ask: rm -rf build\n"
-        "    fs.delete-recursive-workspace: deletes recursively build\n"
-        "corpus.tsv:10: expected ask, got deny: make wipe\n"
-        "    fs.delete-recursive-critical: make wipe: deletes recursively ~/, a protected "
-        "location\n"
+        "corpus.tsv:5: expected allow, got ask (ask:user): rm -rf build\n"
+        "    fs.delete-recursive-workspace: smllm escalates this call for your review: "
+        "deletes recursively build (rule fs.delete-recursive-workspace)\n"
+        "corpus.tsv:10: expected ask, got deny (deny:policy): make wipe\n"
+        "    fs.delete-recursive-critical: smllm policy denies this call: make wipe: deletes "
+        "recursively ~/, a protected location (rule fs.delete-recursive-critical, "
+        "smllm/data/policy_defaults.toml:53)\n"
         "6 commands: 4 as expected, 2 misses\n"
     )
     home = str(Path.home())

@@ -13,8 +13,7 @@ from typing import Any
 from smllm import journal
 from smllm.base.errors import PolicyError, UsageError
 from smllm.commands import _output
-from smllm.gate import decide, grants, policy, protected
-from smllm.gate.policy.assess import assess
+from smllm.gate import Verdict, decide, grants, policy, protected
 from smllm.journal import records
 
 #: Claude Code's permission modes (claude-code-contract.md: ``permission_mode``)
@@ -125,7 +124,7 @@ def explain(args: argparse.Namespace) -> int:
 
 def _emit(args: argparse.Namespace, out: dict[str, Any]) -> None:
     if args.json:
-        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+        _output.write(out)
         return
     source = f" ({out['source']})" if out["source"] else ""
     lines = [f"decision: {out['decision']} (answer: {out['answer']})",
@@ -222,7 +221,16 @@ def read_corpus(path: Path) -> list[tuple[int, str, str]]:
     return entries
 
 
+def _outcome(v: Verdict) -> str:
+    """What a corpus line's expectation is checked against: ``deny``, ``ask`` (escalated:
+    to Claude Code's prompt or to smllm's reviewers) or ``allow`` (smllm lets the call
+    through: an allow, a deferral to Claude Code's own permissions, or yolo)."""
+    return {"deny": "deny", "ask": "ask"}.get(v.decision, "allow")
+
+
 def corpus_cmd(args: argparse.Namespace) -> int:
+    """Every corpus command through what the PreToolUse hook decides (self-protection, then
+    :func:`smllm.gate.decide`), compared with its expectation."""
     corpus = Path(args.file)
     entries = read_corpus(corpus)
     cwd = os.path.abspath(args.cwd or os.getcwd())
@@ -232,17 +240,22 @@ def corpus_cmd(args: argparse.Namespace) -> int:
         raise PolicyError(str(compiled["error"]))
     misses: list[dict[str, Any]] = []
     for number, expected, command in entries:
-        a = assess("Bash", {"command": command}, cwd=cwd, project=project, compiled=compiled)
-        if a.decision not in EXPECTATIONS[expected]:
-            misses.append({"line": number, "expected": expected, "actual": a.decision,
-                           "command": command, "rule": a.rule, "reason": a.reason})
+        tool_input = {"command": command}
+        v = protected("Bash", tool_input, cwd, project) or decide(
+            "Bash", tool_input, cwd=cwd, project=project, compiled=compiled)
+        actual = _outcome(v)
+        if actual not in EXPECTATIONS[expected]:
+            misses.append({"line": number, "expected": expected, "actual": actual,
+                           "decision": v.policy_decision, "command": command,
+                           "rule": v.rule or "", "reason": v.reason})
     if args.json:
         _output.write({"file": str(corpus), "total": len(entries), "misses": misses})
     else:
         for m in misses:
             shown = str(m["command"]).replace("\n", "\\n")
             sys.stdout.write(f"{corpus}:{m['line']}: expected {m['expected']}, got "
-                             f"{m['actual']}: {shown}\n    {m['rule']}: {m['reason']}\n")
+                             f"{m['actual']} ({m['decision']}): {shown}\n"
+                             f"    {m['rule']}: {m['reason']}\n")
         passed = len(entries) - len(misses)
         sys.stdout.write(f"{len(entries)} commands: {passed} as expected, {len(misses)} "
                          f"{'miss' if len(misses) == 1 else 'misses'}\n")
