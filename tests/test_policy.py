@@ -142,6 +142,12 @@ EXPLAIN = [
      "ask", "fs.delete-recursive-workspace"),
     ("", ["--tool", "Write", "--", '{"file_path": "/etc/passwd", "content": "x"}'],
      "deny:policy", "deny", "file.sensitive"),
+    # untrusted mode: a command that writes a file through a redirection is not read-only
+    ('mode = "untrusted"\n', ["--", "echo hi > notes.txt"], "ask:user", "ask", "mode.untrusted"),
+    ('mode = "untrusted"\n', ["--", "ls >> listing.txt"], "ask:user", "ask", "mode.untrusted"),
+    ('mode = "untrusted"\n', ["--", "ls > /dev/null 2>&1"], "defer:host", "none",
+     "default.allow"),
+    ('mode = "untrusted"\n', ["--", "ls 2>&1 | head"], "defer:host", "none", "default.allow"),
 ]
 
 

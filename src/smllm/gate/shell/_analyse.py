@@ -230,7 +230,22 @@ def judge_simple(cmd: Simple, ctx: Context) -> tuple[list[Finding], bool]:
         if store is not None:
             findings.append(Finding("exfil.read-credentials", "ask",
                                     f"reads the credential store {store}", store))
-    return findings, safe and not findings
+    return findings, safe and not findings and not _writes_a_file(cmd)
+
+
+#: redirection targets that are not files: writing to them changes nothing on disk
+_NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
+
+
+def _writes_a_file(cmd: Simple) -> bool:
+    """Whether a redirection writes a file: such a command is not read-only, even when every
+    finding about the write was allowed (``echo hi > notes.txt`` in the workspace)."""
+    for r in cmd.redirects:
+        if r.op in (">", ">|", "&>", "<>", ">>", "&>>", ">&"):
+            value = r.target.value if r.target is not None else None
+            if value is None or not (value in _NOT_FILES or _fd_duplication(value)):
+                return True
+    return False
 
 
 _RESERVED = frozenset(
