@@ -6,7 +6,8 @@
 #
 # 1. creates an isolated virtual environment (reused when it exists):
 #      $SMLLM_VENV, else $SMLLM_HOME/venv, else ${XDG_DATA_HOME:-~/.local/share}/smllm/venv
-# 2. pip-installs this clone of smllm into it (not editable: the clone can move later)
+# 2. pip-installs this clone of smllm into it (not editable: the clone can move later),
+#    with its extras `serve` (the web viewer) and `team` (the PostgreSQL team store)
 # 3. puts the `smllm` command on PATH the way pipx and `uv tool` do: a link in your bin
 #    folder ($SMLLM_BIN_DIR, else $XDG_BIN_HOME, else ~/.local/bin) to the environment's
 #    smllm; when new login shells would not have that folder on PATH, it adds one line to
@@ -19,7 +20,8 @@
 #
 # Knobs: PYTHON (interpreter to build the venv with, default python3), SMLLM_VENV,
 #        SMLLM_BIN_DIR, SMLLM_NO_MODIFY_PATH=1,
-#        SMLLM_PIP_ARGS (extra pip arguments, e.g. --index-url or --find-links).
+#        SMLLM_PIP_ARGS (extra pip arguments, e.g. --index-url or --find-links),
+#        SMLLM_EXTRAS (default "serve,team"; empty for smllm alone).
 set -euo pipefail
 
 say() { printf 'smllm-installer: %s\n' "$*"; }
@@ -57,10 +59,11 @@ else
     || die "could not create a virtual environment (on Debian/Ubuntu: apt install python3-venv)"
 fi
 
-say "installing smllm from $REPO into it"
+EXTRAS="${SMLLM_EXTRAS-serve,team}"
+say "installing smllm${EXTRAS:+[$EXTRAS]} from $REPO into it"
 # shellcheck disable=SC2086 # SMLLM_PIP_ARGS is a list of words on purpose
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-  ${SMLLM_PIP_ARGS:-} "$REPO${SMLLM_EXTRAS:+[$SMLLM_EXTRAS]}" \
+  ${SMLLM_PIP_ARGS:-} "$REPO${EXTRAS:+[$EXTRAS]}" \
   || die "pip could not install smllm (check access to the package index, or set SMLLM_PIP_ARGS)"
 
 # ---------------------------------------------------------------- smllm on PATH

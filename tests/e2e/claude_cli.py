@@ -32,7 +32,6 @@ import fcntl
 import hashlib
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -139,14 +138,16 @@ def ensure_claude(version: str = CLAUDE_VERSION) -> Path:
 
 
 def runtime_requirements() -> list[str]:
-    """pyproject's runtime dependencies plus its build requirements."""
-    text = (REPO / "pyproject.toml").read_text()
-    found: list[str] = []
-    for key in ("requires", "dependencies"):
-        match = re.search(rf"^{key}\s*=\s*\[(.*?)\]", text, re.S | re.M)
-        if match:
-            found += re.findall(r'"([^"]+)"', match.group(1))
-    return [*found, "wheel"]
+    """pyproject's build requirements, runtime dependencies and the extras the installer
+    installs by default (``serve`` and ``team``)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: tomli is one of smllm's dependencies there
+        import tomli as tomllib  # type: ignore[no-redef]
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())
+    extras = data["project"]["optional-dependencies"]
+    return [*data["build-system"]["requires"], *data["project"]["dependencies"],
+            *extras["serve"], *extras["team"], "wheel"]
 
 
 def wheels_dir() -> Path:
