@@ -154,14 +154,79 @@ def test_authority(project: Path, authority: str, mode: str, command: str, expec
     assert (expected, stamp) == (decision(out), intents("s-auth")[0]["policy_decision"])
 
 
-def test_judge_approval_under_guard_defers_to_host(project: Path, judge: JudgeServer) -> None:
-    """Under guard, even a judge approval does not make Claude Code more permissive."""
-    policy(project, 'reviewers = ["llm_judge"]\n')
-    judge.verdict("allow_once", "fine")
-    out = pre(project, "s-guard", "rm -rf stale_cache.txt", "t1", judge_env(judge))
-    intent = intents("s-guard")[0]
-    expected = ("abstain", "defer:host", "allow:llm_judge")
-    assert expected == (decision(out), intent["policy_decision"], intent["smllm_verdict"])
+def _command_reviewer(tmp_path: Path, verdict: str) -> str:
+    """A [command] table whose program answers ``verdict`` for every call."""
+    script = tmp_path / f"review_{verdict}.py"
+    script.write_text("import json, sys\njson.load(sys.stdin)\n"
+                      f"print(json.dumps({{'verdict': {verdict!r}, 'reason': 'said so'}}))\n")
+    return f'[command]\nargv = ["{sys.executable}", "{script}"]\n'
+
+
+def _post(project: Path, sid: str, command: str, tid: str) -> None:
+    payload = base("PostToolUse", sid, cwd=str(project), tool_name="Bash",
+                   tool_input={"command": command}, tool_use_id=tid,
+                   tool_response={"stdout": ""}, duration_ms=1)
+    hook("PostToolUse", payload, cwd=project)
+
+
+@pytest.mark.parametrize("authority", ["guard", "gate"])
+@pytest.mark.parametrize(("reviewer", "verdict", "answer", "stamp", "authorized_by"), [
+    ("llm_judge", "allow_once", "allow", "allow:llm_judge", ["allow:llm_judge"]),
+    ("llm_judge", "reject", "deny", "deny:llm_judge", []),
+    ("command", "allow_once", "allow", "allow:command", ["allow:command"]),
+    ("command", "reject", "deny", "deny:command", []),
+])
+def test_machine_reviewer_answer_takes_effect_under_either_authority(
+    project: Path, judge: JudgeServer, tmp_path: Path, authority: str, reviewer: str,
+    verdict: str, answer: str, stamp: str, authorized_by: list[str],
+) -> None:
+    """A judge's or command's approval answers allow and a rejection deny, under guard as
+    under gate: the intent and the terminal record name the reviewer, and no approval is
+    left in smllm_verdict while the host decides."""
+    extra = (_command_reviewer(tmp_path, verdict) if reviewer == "command" else
+             "[llm_judge]\ntimeout = 2\n")
+    policy(project, f'authority = "{authority}"\nreviewers = ["{reviewer}"]\n{extra}')
+    judge.verdict(verdict, "said so")
+    sid = f"s-{reviewer}-{verdict}-{authority}"
+    out = pre(project, sid, "rm -rf stale_cache.txt", "t1", judge_env(judge))
+    if answer == "allow":
+        _post(project, sid, "rm -rf stale_cache.txt", "t1")
+    intent = intents(sid)[0]
+    applied = bodies(sid, "decision_applied")[0]
+    reason = f"{'approved' if answer == 'allow' else 'rejected'} by the {reviewer} reviewer: said so"
+    assert (answer, stamp, None, reason, reason, applied["decision_source"]["kind"],
+            authorized_by) == (
+        decision(out), intent["policy_decision"], intent.get("smllm_verdict"), intent["reason"],
+        out["hookSpecificOutput"]["permissionDecisionReason"], reviewer,
+        [r["authorized_by"] for r in bodies(sid, "tool_batch.effect.terminal")])
+
+
+def test_failed_judge_passes_to_the_command_reviewer_under_guard(
+    project: Path, tmp_path: Path,
+) -> None:
+    """Under guard, a judge that cannot be reached passes the call to the next reviewer, a
+    command, whose approval takes effect (allow:command)."""
+    policy(project, 'reviewers = ["llm_judge", "command"]\n[llm_judge]\ntimeout = 1\n'
+           + _command_reviewer(tmp_path, "allow_once"))
+    env = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "ANTHROPIC_API_KEY": "k"}
+    out = pre(project, "s-next", "rm -rf stale_cache.txt", "t1", env)
+    stages = [(r["stage"], r["outcome"]) for r in bodies("s-next", "stage_requirement_resolved")]
+    assert ("allow", "allow:command", [("llm_judge", "failed"), ("command", "approved")]) == (
+        decision(out), intents("s-next")[0]["policy_decision"], stages)
+
+
+def test_grant_made_by_a_judge_takes_effect_under_guard(project: Path,
+                                                          judge: JudgeServer) -> None:
+    """Under guard, a judge's "always allow in this workspace" allows this call and, through
+    its grant, the same call later (allow:policy, rule amendment:<id>), without asking again."""
+    policy(project, 'reviewers = ["llm_judge"]\n[llm_judge]\ntimeout = 2\n')
+    judge.verdict("always_allow_in_workspace", "routine cache cleanup")
+    env = judge_env(judge)
+    outs = [decision(pre(project, "s-gg", "rm -rf stale_cache.txt", t, env)) for t in ("t1", "t2")]
+    grant = bodies("s-gg", "policy.amendment")[0]
+    assert (["allow", "allow"], [("allow:llm_judge", "fs.delete-recursive-workspace"),
+                                 ("allow:policy", f"amendment:{grant['id']}")], 1) == (
+        outs, [(i["policy_decision"], i["rule"]) for i in intents("s-gg")], len(judge.bodies))
 
 
 @pytest.mark.parametrize(("text", "where"), [

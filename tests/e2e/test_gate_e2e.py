@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -189,3 +190,47 @@ def test_always_allow_amendment(claude: Harness) -> None:
         {"verdict": "reject", "reason": "not now"})}], permission_mode="default")
     assert (0, True, ("Bash", "deny:llm_judge")) == (
         revoked.returncode, (claude.project / "stale_cache.txt").exists(), _stamps(third)[-1])
+
+
+def _rm_script(claude: Harness) -> list[dict[str, Any]]:
+    return [{"tool_use": {"name": "Bash", "input": {"command": "rm -rf stale_cache.txt",
+                                                    "description": "delete the stale cache"}}},
+            {"text": "done"}]
+
+
+def test_judge_approval_takes_effect_under_guard(claude: Harness) -> None:
+    """Under the default authority (guard) and Claude Code's default permission mode, the
+    judge's approval of an escalated rm -rf lets it run: the intent, the terminal record
+    and the ledger say allow:llm_judge, and Claude Code showed no prompt of its own."""
+    _sample(claude, 'reviewers = ["llm_judge"]\n[llm_judge]\ntimeout = 20\n')
+    verdict = {"verdict": "allow_once", "reason": "a stale cache file the user asked to delete"}
+    run = claude.run("delete the stale cache", script=_rm_script(claude),
+                     judge=[{"text": json.dumps(verdict)}], permission_mode="default")
+    export = claude.project.parent / "judged.json"
+    exported = claude.smllm("export", "--journal", str(run.journal_path), "--out", str(export))
+    ledger = claude.smllm("ledger", str(export), "--json")
+    auth = [row["auth"] for row in map(json.loads, ledger.stdout.splitlines())
+            if row.get("what") == "bash"]
+    assert (False, [("Bash", "allow:llm_judge")], ["allow:llm_judge"], [], (0, 0),
+            ["allow:llm_judge"]) == (
+        (claude.project / "stale_cache.txt").exists(), _stamps(run),
+        [r.get("authorized_by") for r in _records(run, "tool_batch.effect.terminal")],
+        run.hook_responses("PermissionRequest"), (exported.returncode, ledger.returncode),
+        auth), run.stderr
+
+
+def test_command_reviewer_rejection_under_guard(claude: Harness) -> None:
+    """A command reviewer's rejection under guard denies the call: the file stays, the intent
+    says deny:command, and the model receives the reviewer's reason."""
+    reviewer = claude.project.parent / "reviewer.py"
+    reviewer.write_text("import json, sys\njson.load(sys.stdin)\nprint(json.dumps({'verdict': "
+                        "'reject', 'reason': 'keep-the-quokka-cache: ask the owner first'}))\n")
+    _sample(claude, f'reviewers = ["command"]\n[command]\nargv = ["{sys.executable}", '
+                    f'"{reviewer}"]\n')
+    run = claude.run("delete the stale cache", script=_rm_script(claude),
+                     permission_mode="default")
+    stages = [(r.get("stage"), r.get("outcome")) for r in _records(run,
+                                                                    "stage_requirement_resolved")]
+    assert (True, [("Bash", "deny:command")], [("command", "rejected")], True) == (
+        (claude.project / "stale_cache.txt").exists(), _stamps(run), stages,
+        run.model_saw("keep-the-quokka-cache")), run.stderr

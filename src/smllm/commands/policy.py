@@ -13,7 +13,17 @@ from typing import Any
 from smllm import journal
 from smllm.base.errors import PolicyError, UsageError
 from smllm.commands import _output
-from smllm.gate import Verdict, decide, grants, policy, protected
+from smllm.gate import (
+    Escalation,
+    Verdict,
+    ask_user,
+    decide,
+    grants,
+    no_reviewer_decided,
+    policy,
+    protected,
+    reviewed,
+)
 from smllm.journal import records
 
 #: Claude Code's permission modes (claude-code-contract.md: ``permission_mode``)
@@ -115,11 +125,52 @@ def explain(args: argparse.Namespace) -> int:
                reviewers=compiled["reviewers"], facts=v.facts.get("findings") or [])
     if v.review is not None:
         out["escalation"] = {"rule": v.review.rule, "reason": v.review.reason,
-                             "reviewers": list(v.review.reviewers)}
+                             "reviewers": list(v.review.reviewers),
+                             "outcomes": review_outcomes(v.review, v.facts)}
     if "grant" in v.facts:
         out["grant"] = v.facts["grant"]
     _emit(args, out)
     return 0
+
+
+def _shown(v: Verdict) -> dict[str, Any]:
+    return {"decision": v.policy_decision, "answer": ANSWERS[v.decision], "rule": v.rule}
+
+
+def review_outcomes(review: Escalation, facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the hook answers for each answer a reviewer of the chain may give (explain asks
+    no reviewer): a machine reviewer's approval, rejection or failure, and the ``user``'s
+    prompt, which ends the chain. Built with the very functions the hook uses."""
+    out: list[dict[str, Any]] = []
+    chain = review.reviewers
+    for i, name in enumerate(chain):
+        if name == "user":
+            out.append({"reviewer": name, "delegates": _shown(ask_user(review, None, facts))})
+            break
+        fails: dict[str, Any] = ({"next": chain[i + 1]} if i + 1 < len(chain) else
+                                 _shown(no_reviewer_decided(review, [], None, facts)))
+        out.append({"reviewer": name,
+                    "approves": _shown(reviewed(review, name, True, "", None, facts)),
+                    "rejects": _shown(reviewed(review, name, False, "", None, facts)),
+                    "fails": fails})
+    return out
+
+
+def _outcome_lines(outcomes: list[dict[str, Any]]) -> list[str]:
+    def said(o: dict[str, Any]) -> str:
+        return f"{o['decision']} (answer: {o['answer']})"
+
+    lines = []
+    for o in outcomes:
+        if "delegates" in o:
+            lines.append(f"review:   {o['reviewer']}: {said(o['delegates'])}, Claude Code's "
+                         "own prompt decides")
+            continue
+        fails = o["fails"]
+        then = f"the next reviewer ({fails['next']})" if "next" in fails else said(fails)
+        lines.append(f"review:   {o['reviewer']} approves: {said(o['approves'])}; rejects: "
+                     f"{said(o['rejects'])}; fails: {then}")
+    return lines
 
 
 def _emit(args: argparse.Namespace, out: dict[str, Any]) -> None:
@@ -129,6 +180,8 @@ def _emit(args: argparse.Namespace, out: dict[str, Any]) -> None:
     source = f" ({out['source']})" if out["source"] else ""
     lines = [f"decision: {out['decision']} (answer: {out['answer']})",
              f"rule:     {out['rule']}{source}", f"reason:   {out['reason']}"]
+    if str(out["decision"]).startswith("review:"):  # machine reviewers first: what they may do
+        lines += _outcome_lines(out["escalation"]["outcomes"])
     if "mode" in out:
         lines.append(f"policy:   mode {out['mode']}, authority {out['authority']}, "
                      f"reviewers {', '.join(out['reviewers']) or '(none)'}")

@@ -16,11 +16,15 @@ reviewer chain still to consult (:attr:`Verdict.review`), which :mod:`smllm.gate
 runs and journals. When the chain starts with the ``user`` the verdict already is the
 hook's answer (``ask:user``: Claude Code's own prompt decides).
 
-Authority (product §6): under ``authority = "guard"`` (default) an allow is an
-abstention (``defer:host``) so Claude Code's own permissions decide, unless the host
-runs in ``bypassPermissions``; ``authority = "gate"`` makes smllm's allows
-authoritative (``allow:policy``, ``allow:llm_judge``, …). ``mode = "yolo"`` answers
-nothing and stamps ``allow:yolo``.
+Authority (product §6): under ``authority = "guard"`` (default) an allow of the policy is
+an abstention (``defer:host``) so Claude Code's own permissions decide, unless the host
+runs in ``bypassPermissions``; ``authority = "gate"`` makes the policy's allows
+authoritative (``allow:policy``). A machine reviewer's answer takes effect under either
+authority (:func:`reviewed`): configuring ``llm_judge`` or ``command`` is the user's
+opt-in for it to approve the calls it reviews, so its approval answers ``allow``
+(``allow:llm_judge``, ``allow:command``), and so does a workspace grant it made. Claude
+Code's own deny rules still win over that allow. ``mode = "yolo"`` answers nothing and
+stamps ``allow:yolo``.
 """
 
 from __future__ import annotations
@@ -181,11 +185,13 @@ def decide(  # noqa: PLR0911 - one return per kind of outcome
 
     grant = grants.find(project, tool, tool_input)
     if grant is not None:
+        # a grant is a machine reviewer's "always allow in this workspace": it takes effect
+        # as that reviewer's own approval does, under either authority (reviewed())
         facts["grant"] = grant["id"]
         return allowed("policy",
                        f"allowed by the workspace amendment {grant['id']} "
                        f"(granted by {grant.get('granted_by')})",
-                       f"amendment:{grant['id']}", None, authoritative, facts)
+                       f"amendment:{grant['id']}", None, True, facts)
     chain = tuple(compiled["reviewers"])
     review = Escalation(chain, a.rule, a.source, a.reason, tuple(i.reason for i in a.items))
     if chain and chain[0] == "user":
@@ -196,6 +202,20 @@ def decide(  # noqa: PLR0911 - one return per kind of outcome
                    f"smllm escalates this call to its reviewers ({', '.join(chain)}): "
                    f"{a.reason} (rule {a.rule})",
                    a.rule, None, facts, review)
+
+
+def reviewed(review: Escalation, reviewer: str, approved: bool, reason: str,  # noqa: PLR0917
+             pending: str | None, facts: dict[str, Any]) -> Verdict:
+    """A machine reviewer's answer (``llm_judge``, ``command``), which takes effect under
+    either authority: configuring the reviewer is the user's opt-in for it to approve the
+    calls it reviews. An approval answers ``allow`` (``allow:<reviewer>``; Claude Code's
+    own deny rules still win over it), a rejection ``deny`` (``deny:<reviewer>``)."""
+    if approved:
+        return Verdict("allow", f"allow:{reviewer}",
+                       f"approved by the {reviewer} reviewer: {reason}", review.rule, pending,
+                       facts)
+    return Verdict("deny", f"deny:{reviewer}", f"rejected by the {reviewer} reviewer: {reason}",
+                   review.rule, pending, facts, review)
 
 
 def no_reviewer_decided(review: Escalation, failures: list[dict[str, Any]],

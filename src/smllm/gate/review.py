@@ -11,21 +11,15 @@ grants. When it escalates, the review chain runs here and is journaled before
 
 The ``user`` reviewer is Claude Code's own prompt: the chain stops there with ``ask``
 (``stage_requirement_resolved`` ``delegated``), and the person's answer is observed later.
+A machine reviewer's answer takes effect under either authority
+(:func:`smllm.gate.reviewed`): its approval answers ``allow``, its rejection ``deny``.
 The journal lock is never held while a reviewer is thinking.
 """
 
 from __future__ import annotations
 
 from smllm.base import clock
-from smllm.gate import (
-    Verdict,
-    allowed,
-    ask_user,
-    decide,
-    is_authoritative,
-    no_reviewer_decided,
-    policy,
-)
+from smllm.gate import Verdict, ask_user, decide, no_reviewer_decided, policy, reviewed
 from smllm.journal import records, sidecar, transcript
 
 TYPE_CHECKING = False  # typing costs milliseconds on every tool call
@@ -98,8 +92,7 @@ def _review(ctx: HookContext, esc: Escalation, compiled: CompiledPolicy, project
             _append(ctx, [_stage(pending, reviewer, "failed", error=result.error,
                                  decision_source=result.source)])
             continue
-        authoritative = is_authoritative(compiled, p.get("permission_mode"))
-        return _decided(ctx, result, esc, pending, project, authoritative, facts)
+        return _decided(ctx, result, esc, pending, project, facts)
     _append(ctx, [
         records.new("decision_applied", pending_action_id=pending, decision="rejected",
                     policy_result="deny",
@@ -111,12 +104,7 @@ def _review(ctx: HookContext, esc: Escalation, compiled: CompiledPolicy, project
 
 
 def _decided(  # noqa: PLR0917 - private helper, called once
-    ctx: HookContext,
-    result: Result,
-    esc: Escalation,
-    pending: str,
-    project: str,
-    authoritative: bool,
+    ctx: HookContext, result: Result, esc: Escalation, pending: str, project: str,
     facts: dict[str, Any],
 ) -> Verdict:
     p = ctx.payload
@@ -144,9 +132,4 @@ def _decided(  # noqa: PLR0917 - private helper, called once
     entries.append(records.new("approval_wait.effect.terminal", pending_action_id=pending,
                                outcome=outcome, tool_use_id=str(p["tool_use_id"])))
     _append(ctx, entries)
-    if approved:
-        return allowed(result.kind, f"approved by the {result.kind} reviewer: {result.reason}",
-                       esc.rule, pending, authoritative, facts)
-    return Verdict("deny", f"deny:{result.kind}",
-                   f"rejected by the {result.kind} reviewer: {result.reason}",
-                   esc.rule, pending, facts, esc)
+    return reviewed(esc, result.kind, approved, result.reason, pending, facts)
