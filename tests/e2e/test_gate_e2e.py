@@ -234,3 +234,20 @@ def test_command_reviewer_rejection_under_guard(claude: Harness) -> None:
     assert (True, [("Bash", "deny:command")], [("command", "rejected")], True) == (
         (claude.project / "stale_cache.txt").exists(), _stamps(run), stages,
         run.model_saw("keep-the-quokka-cache")), run.stderr
+
+
+def test_claude_code_deny_rule_wins_over_a_judge_approval(claude: Harness) -> None:
+    """A deny rule in Claude Code's own settings still refuses a call the judge approved:
+    the file stays, and the terminal record says the host refused it."""
+    _sample(claude, 'reviewers = ["llm_judge"]\n[llm_judge]\ntimeout = 20\n')
+    settings = claude.home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text()) if settings.exists() else {}
+    data.setdefault("permissions", {}).setdefault("deny", []).append("Bash(rm -rf *)")
+    claude.write_settings(data, which="user")
+    verdict = {"verdict": "allow_once", "reason": "a stale cache file"}
+    run = claude.run("delete the stale cache", script=_rm_script(claude),
+                     judge=[{"text": json.dumps(verdict)}], permission_mode="default")
+    assert (True, [("Bash", "allow:llm_judge")], ["deny:host"]) == (
+        (claude.project / "stale_cache.txt").exists(), _stamps(run),
+        [r.get("authorized_by") for r in _records(run, "tool_batch.effect.terminal")]), \
+        run.stderr
