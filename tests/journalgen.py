@@ -82,3 +82,5 @@ def append(path: str, entries: Sequence[journal.Entry], start_ms: int) -> None:
         os.write(fd, b"".join(out))
     finally:
         os.close(fd)
+    if out:  # the head beside the log, as every writer leaves it
+        journal.write_head(path, seq + len(out), prev)

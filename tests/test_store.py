@@ -171,6 +171,87 @@ def test_verify_store_reports_edited_and_deleted_rows_and_a_cut_tail(
         bad.returncode, bad.stdout.splitlines())
 
 
+@pytest.mark.parametrize("cut", [1, 3])
+def test_plain_verify_counts_a_cut_tail_from_the_store_once_the_head_file_is_gone(
+        team: dict[str, Any], cut: int) -> None:
+    """With a store configured, plain `smllm verify` asks it for the shipped head: after
+    `head -n -K` on the log and the deletion of the head file beside it (the attacker's
+    moves), verify still reports the K records cut, from the store's head."""
+    alice = team["alice"]
+    path = alice.write("a12-anchor", start_ms=T0, effects=[Effect("make"), Effect("make test")])
+    assert 0 == alice.ship().returncode
+    alice.env["SMLLM_STORE_URL"] = alice.url
+    store = f"the team store ({alice.url})"
+    ok = alice.smllm("verify", "a12-anchor")
+    assert (0, f"ok: {path}: 10 records, hash chain intact, invariants hold\n"
+               f"  {store} holds this journal up to sequence 10\n") == (ok.returncode, ok.stdout)
+    kept = subprocess.run(["head", "-n", f"-{cut}", path], capture_output=True, check=True)
+    Path(path).write_bytes(kept.stdout)
+    os.unlink(os.path.join(os.path.dirname(path), journal.HEAD_NAME))
+    bad = alice.smllm("verify", "a12-anchor")
+    assert (1, f"FAILED: {path}:{11 - cut}: {cut} record(s) missing at the end of the log: it "
+               f"ends at sequence {10 - cut}, {store} says sequence 10\n"
+               f"  {store} holds this journal up to sequence 10\n") == (
+        bad.returncode, bad.stdout)
+    report = json.loads(alice.smllm("verify", "a12-anchor", "--json").stdout)
+    assert (False, cut, [
+        {"kind": "head", "where": "the head recorded beside it (head)", "available": False,
+         "sequence": None, "error": "no head file beside the log"},
+        {"kind": "store", "where": store, "available": True, "sequence": 10, "error": None},
+    ]) == (report["ok"], report["missing"], report["anchors"])
+
+
+def test_plain_verify_with_both_heads_counts_the_cut_once(team: dict[str, Any]) -> None:
+    """The head file and the store both see the cut: two problems, one count of missing
+    records; a journal not shipped yet is said to be so."""
+    alice = team["alice"]
+    path = alice.write("a13-both", start_ms=T0, effects=[Effect("make")])
+    alice.env["SMLLM_STORE_URL"] = alice.url
+    store = f"the team store ({alice.url})"
+    unshipped = alice.smllm("verify", "a13-both")
+    assert (0, f"ok: {path}: 7 records, hash chain intact, invariants hold\n"
+               f"  {store} holds no record of this journal yet (not shipped)\n") == (
+        unshipped.returncode, unshipped.stdout)
+    assert 0 == alice.ship().returncode
+    lines = Path(path).read_bytes().splitlines(keepends=True)
+    Path(path).write_bytes(b"".join(lines[:-2]))
+    report = json.loads(alice.smllm("verify", "a13-both", "--json").stdout)
+    assert (2, [f"2 record(s) missing at the end of the log: it ends at sequence 5, {where} "
+                "says sequence 7" for where in ("the head recorded beside it (head)", store)]
+            ) == (report["missing"], [p["what"] for p in report["problems"]])
+
+
+def test_plain_verify_with_the_store_down_says_it_is_unavailable(tmp_path: Path) -> None:
+    """An unreachable store is an unavailable anchor: a line and a JSON entry saying why,
+    never a crash; the cut is still found through the head file when it is there, and
+    without it verify says that nothing vouches for the end of the log."""
+    path = write_session("v1-down", cwd=str(tmp_path), start_ms=T0, effects=[Effect("make")])
+    folder = tmp_path / "no-server"
+    down = f"postgresql://alice@/db?host={folder}"
+    env = {"SMLLM_STORE_URL": down}
+    error = (f"cannot reach the team store {down}: connection is bad: connection to server on "
+             f'socket "{folder}/.s.PGSQL.5432" failed: No such file or directory (check that '
+             "the server runs, the URL, and the password in ~/.pgpass or PGPASSWORD)")
+    lines = Path(path).read_bytes().splitlines(keepends=True)
+    Path(path).write_bytes(b"".join(lines[:-2]))
+    cut = smllm("verify", "v1-down", env=env)
+    os.unlink(os.path.join(os.path.dirname(path), journal.HEAD_NAME))
+    blind = smllm("verify", "v1-down", env=env)
+    report = json.loads(smllm("verify", "v1-down", "--json", env=env).stdout)
+    assert [
+        (1, f"FAILED: {path}:6: 2 record(s) missing at the end of the log: it ends at sequence "
+            f"5, the head recorded beside it (head) says sequence 7\n"
+            f"  the team store is unavailable: {error}; the end of the log was checked "
+            "against its head file only\n", ""),
+        (0, f"ok: {path}: 5 records, hash chain intact, invariants hold\n"
+            f"  the team store is unavailable: {error}; nothing outside the log vouches for "
+            "its end, so records cut from it cannot be seen\n", ""),
+        {"kind": "store", "where": f"the team store ({down})", "available": False,
+         "sequence": None, "error": error},
+    ] == [(cut.returncode, cut.stdout, cut.stderr), (blind.returncode, blind.stdout,
+                                                     blind.stderr), report["anchors"][1]]
+
+
 def test_writer_cannot_update_or_delete_and_rls_separates_developers(
         team: dict[str, Any]) -> None:
     """The writer role's UPDATE and DELETE fail (grants), the owner's too (trigger); with

@@ -10,6 +10,8 @@ import pytest
 
 from helpers import smllm
 from smllm import journal
+from smllm.base import paths
+from smllm.journal import lookup
 from smllm.journal.verify import verify
 
 
@@ -113,3 +115,19 @@ def test_idempotency_key_twice_is_an_invariant_break(tmp_path: Path) -> None:
     first = verify(path).first()
     assert first is not None
     assert (2, "idempotency key idem-same already used on line 1") == (first.line, first.what)
+
+
+@pytest.mark.parametrize(("rel", "expected"), [
+    ("2026/01/05/s-1/session.jsonl", ("s-1", "main")),
+    ("2026/01/05/s-1.0123456789ab/session.jsonl", ("s-1.0123456789ab", "main")),
+    ("2026/01/05/s-1/subagent/agent-7/session.jsonl", ("s-1", "subagent/agent-7")),
+    ("2026/01/05/s-1/other/agent-7/session.jsonl", None),
+    ("by-id/s-1/session.jsonl", None),
+    ("2026/01/05/s-1/state.json", None),
+    ("../elsewhere/2026/01/05/s-1/session.jsonl", None),
+])
+def test_journal_identity_names_it_as_the_store_does(rel: str,
+                                                     expected: tuple[str, str] | None) -> None:
+    """A journal's (session id, stream) for the team store comes from where it lies in this
+    machine's session store; a file elsewhere has none."""
+    assert expected == lookup.identity(paths.sessions_dir() / rel)

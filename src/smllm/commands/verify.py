@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from smllm.base.errors import UsageError
 from smllm.commands import _output
 from smllm.journal import lookup
-from smllm.journal.verify import verify
+from smllm.journal.verify import Anchor, Report, verify
 from smllm.store import address, audit, schema
 from smllm.store.connection import connect
 
@@ -54,20 +55,42 @@ def _run_store(args: argparse.Namespace) -> int:
     return 1
 
 
+def _store_line(anchor: Anchor, report: Report) -> str:
+    """What the team store said of the journal's head, as one line."""
+    if not anchor.available:
+        head = any(a.kind == "head" and a.available for a in report.anchors)
+        then = ("the end of the log was checked against its head file only" if head else
+                "nothing outside the log vouches for its end, so records cut from it "
+                "cannot be seen")
+        return f"  the team store is unavailable: {anchor.error}; {then}"
+    if not anchor.sequence:
+        return f"  {anchor.where} holds no record of this journal yet (not shipped)"
+    return f"  {anchor.where} holds this journal up to sequence {anchor.sequence}"
+
+
 def run(args: argparse.Namespace) -> int:
     if args.store is not None:
         return _run_store(args)
     if args.host is not None:
         raise UsageError("--host applies to --store only")
     path = lookup.resolve(args.session) if args.session else lookup.latest().path
-    report = verify(path)
+    stored = audit.head_anchor(path)  # a second head outside the machine, when configured
+    report = verify(path, [stored] if stored is not None else [])
     if args.json:
         _output.write({
             "path": str(path), "ok": report.ok, "records": report.records, "lines": report.lines,
             "torn": report.torn, "repaired": report.repaired, "missing": report.missing,
             "problems": [{"line": p.line, "what": p.what} for p in report.problems],
+            "anchors": [a.as_json() for a in report.anchors],
         })
         return 0 if report.ok else 1
+    code = _print(path, report)
+    if stored is not None:
+        sys.stdout.write(_store_line(stored, report) + "\n")
+    return code
+
+
+def _print(path: Path, report: Report) -> int:
     notes = []
     if report.torn:
         notes.append(f"{report.torn} torn line(s) at the end (a crash mid-write; nothing lost)")

@@ -73,3 +73,18 @@ def resolve(spec: str) -> Path:
     if row is not None and row.journal:
         return Path(row.journal)
     raise SessionNotFound(f"no session {spec!r} in {paths.sessions_dir()}", LIST_HINT)
+
+
+def identity(path: Path) -> tuple[str, str] | None:
+    """(session id, stream) of a journal in this machine's store, as the index and the team
+    store name it (``main``, or ``subagent/<agent id>``); None for a file elsewhere."""
+    root = os.path.realpath(paths.sessions_dir())
+    parts = os.path.relpath(os.path.realpath(path), root).split(os.sep)
+    # YYYY/MM/DD/<session>/session.jsonl or YYYY/MM/DD/<session>/subagent/<agent>/session.jsonl
+    if parts[0] == os.pardir or parts[-1] != journal.LOG_NAME or len(parts) not in (5, 7):
+        return None
+    if not all(p.isdigit() for p in parts[:3]):
+        return None
+    if len(parts) == 5:
+        return parts[3], "main"
+    return (parts[3], f"subagent/{parts[5]}") if parts[4] == "subagent" else None

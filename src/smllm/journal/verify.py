@@ -5,15 +5,17 @@ not an error; an unparseable line in the middle is accepted only when the next
 record declares it in ``skipped`` (the writer that repaired it saw it).
 
 Records cut off the end of a log leave a valid chain, so the log alone cannot show
-them: verify compares the log's last record with the head recorded outside it (the
-``head`` file beside the log, :data:`smllm.journal.HEAD_NAME`; more anchors, such as a
-team store, can be added to :func:`anchors`) and says how many records are missing. A
-writer that found the log shorter than its head recorded that in the log itself
-(``journal.tail_missing``), which verify reports too.
+them: verify compares the log's last record with the heads recorded outside it (the
+``head`` file beside the log, :data:`smllm.journal.HEAD_NAME`, and the caller's own, such
+as the team store's copy: :func:`smllm.store.audit.head_anchor`) and says how many records
+are missing. An anchor that could not be read is kept in the report as unavailable; it
+never vouches for the log. A writer that found the log shorter than its head recorded
+that in the log itself (``journal.tail_missing``), which verify reports too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +40,7 @@ class Report:
     repaired: int = 0
     missing: int = 0
     problems: list[Problem] = field(default_factory=list)
+    anchors: list[Anchor] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -120,32 +123,48 @@ class _Checker:
 
 
 class Anchor:
-    """A head of the log recorded outside it: where, and the last record it saw."""
+    """A head of the log recorded outside it: which (``head``, ``store``), where, and the
+    last record it saw (sequence 0: it holds none yet), or why it could not be read."""
 
-    __slots__ = ("hash", "sequence", "where")
+    __slots__ = ("error", "hash", "kind", "sequence", "where")
 
-    def __init__(self, where: str, sequence: int, digest: str | None) -> None:
+    def __init__(self, kind: str, where: str, sequence: int | None, digest: str | None,
+                 error: str | None = None) -> None:
+        self.kind = kind
         self.where = where
         self.sequence = sequence
         self.hash = digest
+        self.error = error
+
+    @property
+    def available(self) -> bool:
+        return self.error is None and self.sequence is not None
+
+    def as_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "where": self.where, "available": self.available,
+                "sequence": self.sequence, "error": self.error}
 
 
 def anchors(path: Path) -> list[Anchor]:
-    """The heads of ``path`` recorded outside it (today: the ``head`` file beside it)."""
+    """The heads of ``path`` recorded beside it: the ``head`` file."""
+    where = f"the head recorded beside it ({journal.HEAD_NAME})"
     try:
         head = journal.read_head(path)
-    except OSError:
-        head = None
-    where = f"the head recorded beside it ({journal.HEAD_NAME})"
-    return [Anchor(where, head[0], head[1])] if head is not None else []
+    except OSError as exc:
+        return [Anchor("head", where, None, None, f"unreadable: {exc.strerror or exc}")]
+    if head is None:
+        return [Anchor("head", where, None, None, "no head file beside the log")]
+    return [Anchor("head", where, head[0], head[1])]
 
 
-def verify(path: Path) -> Report:
-    """Check ``path``; the report lists problems in line order."""
+def verify(path: Path, more: Iterable[Anchor] = ()) -> Report:
+    """Check ``path`` against its own head and the anchors in ``more``; the report lists
+    problems in line order."""
     report = Report(path)
     checker = _Checker(report)
-    heads = anchors(path)
-    checker.wanted = {a.sequence for a in heads}
+    report.anchors = [*anchors(path), *more]
+    heads = [a for a in report.anchors if a.available and a.sequence]
+    checker.wanted = {a.sequence for a in heads if a.sequence is not None}
     for line in journal.iter_lines(path):
         report.lines += 1
         if line.status == "torn":
@@ -159,15 +178,19 @@ def verify(path: Path) -> Report:
     # complete unparseable lines after the last record: a torn write whose newline landed
     report.torn += len(checker.unparsed_since)
     end = report.lines + 1
+    cut = 0  # the anchors each count the same records cut from the end: the most of them
     for anchor in heads:
+        if anchor.sequence is None:
+            continue
         if anchor.sequence > checker.prev_seq:
             gone = anchor.sequence - checker.prev_seq
-            report.missing += gone
+            cut = max(cut, gone)
             checker.fail(end, f"{gone} record(s) missing at the end of the log: it ends at "
                               f"sequence {checker.prev_seq}, {anchor.where} says sequence "
                               f"{anchor.sequence}")
         elif anchor.hash is not None and checker.hashes.get(anchor.sequence) != anchor.hash:
             checker.fail(end, f"record {anchor.sequence} differs from the head in "
                               f"{anchor.where}: the log was rewritten")
+    report.missing += cut
     report.problems.sort(key=lambda p: p.line)
     return report

@@ -4,19 +4,30 @@ Each stored line's hash is recomputed from the line itself; each row must chain 
 the one before it (``prev``) with no gap in the sequence. When the session's journal
 is on this machine, it is compared record by record: a local tail that is shorter
 than what was shipped (cut after shipping) is reported with the count.
+
+Plain ``smllm verify`` asks the configured store too (:func:`head_anchor`): the last
+shipped record of the journal is a head recorded outside the machine, which neither
+cutting the log nor deleting the ``head`` file beside it can change.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smllm import journal
-from smllm.base.errors import SessionNotFound
+from smllm.base.errors import SessionNotFound, SmllmError
 from smllm.index import origin
 from smllm.index.model import Filters
-from smllm.store import reader
+from smllm.journal import lookup
+from smllm.journal.verify import Anchor
+from smllm.store import address, reader, schema
+from smllm.store.connection import connect, first_line
+
+#: seconds to wait for the store when it only serves as a head anchor (plain verify)
+ANCHOR_TIMEOUT = 3
 
 if TYPE_CHECKING:
     import psycopg
@@ -150,3 +161,53 @@ def verify(conn: psycopg.Connection[Any], spec: str, host: str | None = None) ->
                 report.local = path
             _compare_local(report, stream, path, stored[stream])
     return report
+
+
+def shipped_head(conn: psycopg.Connection[Any], host: str, sid: str,
+                 stream: str) -> tuple[int, str] | None:
+    """(sequence, hash) of the last stored record of one journal; None if none is stored."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT sequence, hash FROM smllm.records WHERE host = %s AND "
+                    "session_id = %s AND stream = %s ORDER BY sequence DESC LIMIT 1",
+                    (host, sid, stream))
+        row = cur.fetchone()
+    return (int(row[0]), str(row[1])) if row else None
+
+
+def head_anchor(path: os.PathLike[str]) -> Anchor | None:
+    """The configured team store's head of the journal at ``path`` (None when no store is
+    configured). A store that cannot be asked gives an unavailable anchor saying why: it
+    never stops verify, and never vouches for the log."""
+    where = "the team store"
+    try:
+        found = address.configured_url()
+        if found is None:
+            return None
+        where = f"the team store ({address.shown(found[0])})"
+        ident = lookup.identity(Path(os.fspath(path)))
+        if ident is None:
+            return Anchor("store", where, None, None, "the journal is not in this machine's "
+                          "session store, so the store cannot name it")
+        head = _asked(found[0], *ident)
+    except SmllmError as exc:
+        return Anchor("store", where, None, None, exc.render())
+    except _psycopg_error() as exc:
+        return Anchor("store", where, None, None, first_line(exc))
+    if head is None:
+        return Anchor("store", where, 0, None)
+    return Anchor("store", where, head[0], head[1])
+
+
+def _asked(url: str, sid: str, stream: str) -> tuple[int, str] | None:
+    with connect(url, timeout=ANCHOR_TIMEOUT) as conn:
+        schema.check(conn)
+        return shipped_head(conn, origin.host(), sid, stream)
+
+
+def _psycopg_error() -> type[Exception]:
+    try:
+        import psycopg  # noqa: PLC0415 - the team extra, only when a store is configured
+    except ImportError:
+        return OSError
+    error: type[Exception] = psycopg.Error
+    return error

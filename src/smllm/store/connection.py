@@ -47,15 +47,15 @@ def first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection[Any]:
-    """An open connection to the store at ``url``."""
+def connect(url: str, *, autocommit: bool = False, timeout: int = 10) -> psycopg.Connection[Any]:
+    """An open connection to the store at ``url`` (``timeout``: seconds to connect)."""
     psycopg_mod = require_psycopg()
     from smllm.store.address import shown  # noqa: PLC0415 - address.py imports this module
 
     conninfo_dict(url)
     try:
         conn: psycopg.Connection[Any] = psycopg_mod.connect(
-            url, autocommit=autocommit, application_name=APPLICATION, connect_timeout=10)
+            url, autocommit=autocommit, application_name=APPLICATION, connect_timeout=timeout)
     except psycopg_mod.OperationalError as exc:
         raise StoreError(
             f"cannot reach the team store {shown(url)}: {first_line(exc)}",
