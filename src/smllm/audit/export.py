@@ -28,7 +28,6 @@ re-verified from the export; ``--redacted`` rewrites payload strings (see
 from __future__ import annotations
 
 import bisect
-import contextlib
 import hashlib
 import json
 import os
@@ -38,7 +37,8 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from smllm import VERSION, journal
-from smllm.audit import redact
+from smllm.audit import outfile, redact
+from smllm.audit.outfile import Target
 from smllm.base.errors import ExportError
 from smllm.base.shapes import Record
 from smllm.journal import records
@@ -396,29 +396,26 @@ def default_name(head: Header) -> str:
 
 
 def export(log: Path, out: Path | None, *, redacted: bool = False,
-           cwd: Path | None = None) -> Path:
-    """Export the session whose main log is ``log``; return the absolute path written."""
+           cwd: Path | None = None) -> Target:
+    """Export the session whose main log is ``log``; return where it was written (a file
+    replaced atomically, or a FIFO, device or standard stream written into:
+    :mod:`smllm.audit.outfile`)."""
     all_streams = streams(log)
     head = header(all_streams, "redacted" if redacted else "raw")
     target = out if out is not None else (cwd or Path.cwd()) / default_name(head)
     target = target if target.is_absolute() else (cwd or Path.cwd()) / target
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         # private like the journal it copies (a raw export holds the same secrets)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with outfile.open_text(target) as (fh, written):
             write_document(fh, all_streams, head)
-        os.replace(tmp, target)
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         reason = exc.strerror or str(exc)
         raise ExportError(
             f"export failed: could not write {target}: {reason}",
             "write inside a folder you can write to, e.g. --out ./trajectory.json, or drop "
             "--out to get trajectory-<timestamp>.json in the current folder",
         ) from None
-    return target
+    return written
 
 
 # --------------------------------------------------------------------- reading back

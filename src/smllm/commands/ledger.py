@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from smllm.audit import export, ledger
+from smllm.audit import export, ledger, outfile
 from smllm.base.errors import ExportError, UsageError
 from smllm.commands import _output
 
@@ -23,7 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no colour, even on a terminal (the form to pipe into tools)")
     parser.add_argument("--html", metavar="FILE", type=Path,
                         help="also write a self-contained HTML page to FILE (its path goes "
-                             "to stderr)")
+                             "to stderr): a file is replaced whole; a FIFO, a device or "
+                             "/dev/stdout is written into; a symbolic link to a file is "
+                             "refused")
     _output.add_json_flag(parser, "one object per row", lines=True)
 
 
@@ -34,14 +36,14 @@ def _colour(plain: bool) -> bool:
 def _write_html(args: argparse.Namespace) -> None:
     doc = export.read(args.export)
     try:
-        fd = os.open(args.html, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="utf-8") as fh:  # private, like the journal
+        # private, like the journal; a file is replaced whole, a FIFO or device written into
+        with outfile.open_text(args.html) as (fh, written):
             for chunk in ledger.render_html(doc, effects=args.effects):
                 fh.write(chunk + "\n")
     except OSError as exc:
-        raise ExportError(f"could not write {args.html}: {exc.strerror}",
+        raise ExportError(f"could not write {args.html}: {exc.strerror or exc}",
                           "choose a writable path for --html") from None
-    sys.stderr.write(f"smllm: wrote the HTML ledger to {args.html.absolute()}\n")
+    sys.stderr.write(f"smllm: wrote the HTML ledger to {written.path}\n")
 
 
 def run(args: argparse.Namespace) -> int:
