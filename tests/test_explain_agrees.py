@@ -18,6 +18,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from helpers import base, hook_output
@@ -182,6 +183,9 @@ def test_explain_agrees_with_the_installed_hook(
     assert expected == actual
 
 
+#: `smllm policy explain --json`'s schema, for the outcomes of a machine reviewer's chain
+EXPLAIN_SCHEMA = jsonschema.Draft202012Validator(json.loads(
+    (Path(__file__).parent / "schemas" / "policy-explain.schema.json").read_text()))
 #: a command reviewer's answer -> the outcome explain names for it
 REVIEWER_ANSWERS = {"allow_once": "approves", "reject": "rejects", "exit 1": "fails"}
 #: calls the policy escalates (one per host mode, so bypassPermissions is covered too)
@@ -218,6 +222,7 @@ def test_explain_names_what_a_reviewer_answer_does(tmp_path: Path, home: Path, a
         with redirect_stdout(buf):
             policy_command.run(args)
         explained_out = json.loads(buf.getvalue())
+        assert [] == [e.message for e in EXPLAIN_SCHEMA.iter_errors(explained_out)]
         outcome = explained_out["escalation"]["outcomes"][0][REVIEWER_ANSWERS[answer]]
         expected.append((command, outcome["decision"], outcome["answer"], outcome["rule"]))
     answers = {"allow"} if answer == "allow_once" else {"deny"}
