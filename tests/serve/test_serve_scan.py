@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from smllm import journal
 from smllm.audit import export
 from smllm.serve import diagram
-from smllm.serve.sessionscan import SessionScan, StreamScan
+from smllm.serve.sessionscan import SHOWN_DIAGNOSTICS, SessionScan, StreamScan
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
 LOGS = sorted(FIXTURES.glob("*/*/session.jsonl"))
@@ -22,8 +23,47 @@ def test_diagnostics_match_the_export(log: Path) -> None:
     scan = SessionScan(StreamScan("main", log))
     scan.update()
     head = export.header(export.streams(log), "raw")
-    expected = {k: v for k, v in head.diagnostics.items() if k != "gaps"}
+    expected = {k: head.diagnostics[k] for k in SHOWN_DIAGNOSTICS}
     assert expected == scan.diagnostics()
+
+
+def _line(seq: int, kind: str = "proposed", **fields: object) -> bytes:
+    body = json.dumps({"turn": 1, **fields}, separators=(",", ":"))
+    return (f'{{"sequence":{seq},"recorded_at":"2026-08-02T10:00:0{seq % 10}.000Z",'
+            f'"payload_type":"{kind}","payload":{{"kind":"{kind}","record":{body}}}}}\n').encode()
+
+
+#: (what is wrong, lines appended to a log of three records, the counter it raises)
+PROBLEMS = [
+    ("torn last line", [b'{"sequence":4,"rec'], "torn_lines"),
+    ("unparseable line", [b"not a record\n", _line(4)], "unparseable_lines"),
+    ("duplicate", [_line(3)], "duplicate_records"),
+    ("sequence gap", [_line(9)], "sequence_gaps"),
+    ("huge sequence", [_line(10**18)], "sequence_gaps"),
+    ("unknown kind", [_line(4, "made.up")], "unknown_payload_kinds"),
+    ("omitted field", [_line(4, prompt={"omitted_live_only": {"bytes": 9}})],
+     "omitted_live_only"),
+]
+
+
+@pytest.mark.parametrize("stream", ["main", "subagent/a1"])
+@pytest.mark.parametrize(("problem", "lines", "counter"), PROBLEMS,
+                         ids=[p[0] for p in PROBLEMS])
+def test_problem_logs_are_counted_as_the_export_counts_them(
+        tmp_path: Path, stream: str, problem: str, lines: list[bytes], counter: str) -> None:
+    """Each problem a log can have is counted once, by the viewer as by `smllm export`."""
+    main = tmp_path / "s" / "session.jsonl"
+    log = main if stream == "main" else main.parent / stream / "session.jsonl"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as fh:
+        fh.write(b"".join([_line(1), _line(2), _line(3), *lines]))
+    if log != main:
+        main.write_bytes(_line(1))
+    scan = SessionScan(StreamScan("main", main))
+    scan.update()
+    counted = export.header(export.streams(main), "raw").diagnostics
+    assert (1, {k: counted[k] for k in SHOWN_DIAGNOSTICS}) == (counted[counter],
+                                                              scan.diagnostics())
 
 
 def test_update_reads_only_what_was_appended(tmp_path: Path) -> None:

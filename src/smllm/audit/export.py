@@ -31,8 +31,8 @@ import bisect
 import hashlib
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -109,70 +109,6 @@ def raw_lines(stream: Stream, digest: Any = None) -> Iterator[RawLine]:
 # --------------------------------------------------------------------- pass 1: scan
 
 
-@dataclass
-class Diagnostics:
-    unparseable_lines: int = 0
-    torn_lines: int = 0
-    unknown_payload_kinds: int = 0
-    gaps: int = 0
-    sequence_gaps: int = 0
-    omitted_live_only: int = 0
-    duplicate_records: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "unparseable_lines": self.unparseable_lines,
-            "unknown_payload_kinds": self.unknown_payload_kinds,
-            "gaps": self.gaps,
-            "omitted_live_only": self.omitted_live_only,
-            "duplicate_records": self.duplicate_records,
-            "torn_lines": self.torn_lines,
-            "sequence_gaps": self.sequence_gaps,
-        }
-
-
-@dataclass
-class Summary:
-    """What the scan learns about one stream."""
-
-    stream: str
-    session_id: str | None = None
-    agent_id: str | None = None
-    lines: int = 0
-    records: int = 0
-    turn_count: int = 0
-    step_count: int = 0
-    first_recorded_at: str | None = None
-    last_recorded_at: str | None = None
-    session_end: dict[str, Any] | None = None
-    build: Any = None
-    sha256: str = ""
-    bytes: int = 0
-    max_sequence: int = 0
-    seen: SequenceSet = field(default_factory=lambda: SequenceSet())  # noqa: PLW0108 - defined below
-
-    def as_dict(self, rel: str) -> dict[str, Any]:
-        return {
-            "stream": self.stream,
-            "log": rel,
-            "session_id": self.session_id,
-            "agent_id": self.agent_id,
-            "lines": self.lines,
-            "records": self.records,
-            "turn_count": self.turn_count,
-            "step_count": self.step_count,
-            "first_recorded_at": self.first_recorded_at,
-            "last_recorded_at": self.last_recorded_at,
-            "session_end": self.session_end,
-            "bytes": self.bytes,
-            "sha256": self.sha256,
-        }
-
-    def mark_seen(self, seq: int) -> bool:
-        """Record ``seq``; True if it was already seen (a duplicate)."""
-        return self.seen.add(seq)
-
-
 class SequenceSet:
     """The sequences seen so far, as sorted disjoint runs ``[first, last]``.
 
@@ -214,66 +150,158 @@ class SequenceSet:
         return False
 
 
-def _scan_record(s: Summary, d: Diagnostics, rec: Record, raw: bytes) -> None:
-    s.records += 1
-    seq = rec["sequence"]
-    at = rec.get("recorded_at")
-    if isinstance(at, str):
-        s.first_recorded_at = s.first_recorded_at or at
-        s.last_recorded_at = at
-    if seq >= 0 and s.mark_seen(seq):
-        d.duplicate_records += 1
-        return
-    if seq > s.max_sequence + 1:
-        d.sequence_gaps += 1
-    s.max_sequence = max(s.max_sequence, seq)
-    d.omitted_live_only += raw.count(_OMITTED)
-    kind = journal.kind_of(rec)
-    if kind not in KNOWN_KINDS:
-        d.unknown_payload_kinds += 1
-    if kind not in _LIFECYCLE:
-        s.step_count += 1
-    if kind == "accepted":
-        s.turn_count += 1
-    elif kind in _LIFECYCLE:
-        _lifecycle(s, kind, journal.body_of(rec))
+class Tally:
+    """What one log's lines add up to: the facts of its summary and its diagnostics.
+
+    The one place they are counted: :func:`scan` feeds it a whole stream, and the viewer
+    (:mod:`smllm.serve.sessionscan`) keeps one per stream and feeds it each line as it is
+    appended, so both count a log's problems the same way. The reader counts the lines
+    that are not records (``unparseable_lines``; ``torn_lines``: 1 while the last line
+    has no newline yet); :meth:`record` counts the rest.
+    """
+
+    __slots__ = ("agent_id", "build", "cwd", "duplicate_records", "first_recorded_at",
+                 "last_recorded_at", "max_sequence", "model", "omitted_live_only", "records",
+                 "seen", "sequence_gaps", "session_end", "session_id", "step_count",
+                 "torn_lines", "turn_count", "unknown_payload_kinds", "unparseable_lines")
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.turn_count = 0
+        self.step_count = 0
+        self.first_recorded_at: str | None = None
+        self.last_recorded_at: str | None = None
+        self.session_id: str | None = None
+        self.agent_id: str | None = None
+        self.cwd: str | None = None
+        self.model: str | None = None
+        self.build: Any = None
+        self.session_end: dict[str, Any] | None = None
+        self.max_sequence = 0
+        self.seen = SequenceSet()
+        self.unparseable_lines = 0  # whole lines that are not records
+        self.torn_lines = 0
+        self.unknown_payload_kinds = 0
+        self.sequence_gaps = 0
+        self.omitted_live_only = 0
+        self.duplicate_records = 0
+
+    def record(self, rec: Record, raw: bytes) -> str | None:
+        """Count one record (``raw``: its line); return its kind, or None when there is
+        nothing more to learn from it (no kind, or a sequence already counted: a
+        duplicate)."""
+        self.records += 1
+        seq = rec["sequence"]
+        at = rec.get("recorded_at")
+        if isinstance(at, str):
+            self.first_recorded_at = self.first_recorded_at or at
+            self.last_recorded_at = at
+        if seq >= 0 and self.seen.add(seq):
+            self.duplicate_records += 1
+            return None
+        if seq > self.max_sequence + 1:
+            self.sequence_gaps += 1
+        self.max_sequence = max(self.max_sequence, seq)
+        self.omitted_live_only += raw.count(_OMITTED)
+        kind = journal.kind_of(rec)
+        if kind not in KNOWN_KINDS:
+            self.unknown_payload_kinds += 1
+        if kind in _LIFECYCLE:
+            self._lifecycle(kind, journal.body_of(rec))
+        else:
+            self.step_count += 1
+            if kind == "accepted":
+                self.turn_count += 1
+        return kind
+
+    def _lifecycle(self, kind: str, body: dict[str, Any]) -> None:
+        if kind == "session.start":
+            for key in ("session_id", "agent_id", "cwd", "model"):
+                if getattr(self, key) is None and isinstance(body.get(key), str):
+                    setattr(self, key, body[key])
+            if self.build is None:
+                self.build = body.get("build")
+            self.session_end = None
+        elif kind == "session.resumed":
+            self.session_end = None
+        elif kind == "session.end":
+            self.session_end = {"exit_reason": body.get("exit_reason"),
+                                "uptime_ms": body.get("uptime_ms")}
+
+    def diagnostics(self) -> dict[str, int]:
+        """The export's ``diagnostics`` counters of this log (a torn line counts as
+        unparseable too)."""
+        return {
+            "unparseable_lines": self.unparseable_lines + self.torn_lines,
+            "unknown_payload_kinds": self.unknown_payload_kinds,
+            "gaps": self.sequence_gaps + self.omitted_live_only,
+            "omitted_live_only": self.omitted_live_only,
+            "duplicate_records": self.duplicate_records,
+            "torn_lines": self.torn_lines,
+            "sequence_gaps": self.sequence_gaps,
+        }
 
 
-def _lifecycle(s: Summary, kind: str | None, body: dict[str, Any]) -> None:
-    if kind == "session.start":
-        if s.session_id is None and isinstance(body.get("session_id"), str):
-            s.session_id = body["session_id"]
-        if s.agent_id is None and isinstance(body.get("agent_id"), str):
-            s.agent_id = body["agent_id"]
-        if s.build is None:
-            s.build = body.get("build")
-        s.session_end = None
-    elif kind == "session.resumed":
-        s.session_end = None
-    elif kind == "session.end":
-        s.session_end = {"exit_reason": body.get("exit_reason"),
-                         "uptime_ms": body.get("uptime_ms")}
+def diagnostics(tallies: Iterable[Tally]) -> dict[str, int]:
+    """A session's ``diagnostics``: the counters of its logs added up."""
+    total: dict[str, int] = {}
+    for tally in tallies:
+        for key, n in tally.diagnostics().items():
+            total[key] = total.get(key, 0) + n
+    return total
 
 
-def scan(stream: Stream, diagnostics: Diagnostics) -> Summary:
-    """Pass 1 over one stream: its summary; adds to ``diagnostics``."""
-    s = Summary(stream.name)
+@dataclass
+class Summary:
+    """What the scan learns about one stream."""
+
+    stream: str
+    tally: Tally
+    lines: int = 0
+    sha256: str = ""
+    bytes: int = 0
+
+    def as_dict(self, rel: str) -> dict[str, Any]:
+        t = self.tally
+        return {
+            "stream": self.stream,
+            "log": rel,
+            "session_id": t.session_id,
+            "agent_id": t.agent_id,
+            "lines": self.lines,
+            "records": t.records,
+            "turn_count": t.turn_count,
+            "step_count": t.step_count,
+            "first_recorded_at": t.first_recorded_at,
+            "last_recorded_at": t.last_recorded_at,
+            "session_end": t.session_end,
+            "bytes": self.bytes,
+            "sha256": self.sha256,
+        }
+
+
+def scan(stream: Stream) -> Summary:
+    """Pass 1 over one stream: its summary and its diagnostics (in ``tally``)."""
+    t = Tally()
+    s = Summary(stream.name, t)
     digest = hashlib.sha256()
     for line in raw_lines(stream, digest):
         s.lines += 1
-        rec = journal.parse_line(line.raw) if line.complete else None
-        if rec is None:
-            diagnostics.unparseable_lines += 1
-            diagnostics.torn_lines += 0 if line.complete else 1
+        if not line.complete:
+            t.torn_lines += 1
             continue
-        _scan_record(s, diagnostics, rec, line.raw)
+        rec = journal.parse_line(line.raw)
+        if rec is None:
+            t.unparseable_lines += 1
+            continue
+        t.record(rec, line.raw)
     s.sha256 = "sha256:" + digest.hexdigest()
     s.bytes = stream.size
-    s.seen = SequenceSet()
-    if s.session_id is None:
-        s.session_id = stream.path.parent.name if stream.name == "main" else None
-    if s.agent_id is None and stream.name != "main":
-        s.agent_id = stream.name.split("/", 1)[1]
+    t.seen = SequenceSet()  # the runs are not needed any more: free them
+    if t.session_id is None:
+        t.session_id = stream.path.parent.name if stream.name == "main" else None
+    if t.agent_id is None and stream.name != "main":
+        t.agent_id = stream.name.split("/", 1)[1]
     return s
 
 
@@ -354,10 +382,8 @@ class Header:
 
 def header(all_streams: list[Stream], redaction: Redaction) -> Header:
     """Pass 1 over every stream."""
-    diag = Diagnostics()
-    summaries = [scan(s, diag) for s in all_streams]
-    diag.gaps = diag.sequence_gaps + diag.omitted_live_only
-    main = summaries[0]
+    summaries = [scan(s) for s in all_streams]
+    main = summaries[0].tally
     end = main.session_end
     rels = [journal.LOG_NAME if s.name == "main" else f"{s.name}/{journal.LOG_NAME}"
             for s in all_streams]
@@ -366,7 +392,7 @@ def header(all_streams: list[Stream], redaction: Redaction) -> Header:
         session_build=main.build,
         terminated_abnormally=not (end is not None and end.get("exit_reason") == "clean"),
         sessions=[s.as_dict(rel) for s, rel in zip(summaries, rels, strict=True)],
-        diagnostics=diag.as_dict(),
+        diagnostics=diagnostics(s.tally for s in summaries),
         last_recorded_at=main.last_recorded_at,
     )
 

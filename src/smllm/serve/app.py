@@ -206,6 +206,7 @@ class Viewer:
         if scan is None:
             scan = self.source.session(sid, budget=budget, until_lines=first + PAGE_LINES)
         main = scan.main
+        facts = main.tally
         stream_name = request.query_params.get("stream") or "main"
         stream = scan.stream(stream_name)
         if stream is None:
@@ -225,16 +226,18 @@ class Viewer:
             "journal": str(main.path),
             "scanning": None if scan.complete else round(100 * scan.progress()),
             "summary": {
-                "session_id": main.session_id or sid, "project": self._text(main.cwd),
-                "model": main.model, "started_at": main.first_at, "last_at": main.last_at,
-                "records": sum(s.records for s in scan.streams),
+                "session_id": facts.session_id or sid, "project": self._text(facts.cwd),
+                "model": facts.model, "started_at": facts.first_recorded_at,
+                "last_at": facts.last_recorded_at,
+                "records": sum(s.tally.records for s in scan.streams),
                 "lines": sum(s.lines for s in scan.streams),
-                "turns": main.turns, "model_calls": sum(s.model_calls for s in scan.streams),
-                "termination": (main.end or {}).get("exit_reason") or None,
-                "running": running, "build": main.build,
+                "turns": facts.turn_count,
+                "model_calls": sum(s.model_calls for s in scan.streams),
+                "termination": (facts.session_end or {}).get("exit_reason") or None,
+                "running": running, "build": facts.build,
                 "first_prompt": self._text(main.first_prompt),
             },
-            "streams": [{"name": s.name, "lines": s.lines, "records": s.records}
+            "streams": [{"name": s.name, "lines": s.lines, "records": s.tally.records}
                         for s in scan.streams],
             "diagnostics": scan.diagnostics(),
             "effects_total": len(effects), "effect_outcomes": counts,

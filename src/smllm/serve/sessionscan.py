@@ -4,9 +4,10 @@ The viewer reads a journal once per change: a :class:`StreamScan` remembers how 
 read (whole lines only, so a line being written is never half-read) and reads only
 what was appended since. From that pass it keeps what the pages need without keeping
 the records: the offset of every line (a timeline page seeks straight to it), the
-session's facts (start, end, first prompt), the side effects (intent joined with
-its start and its terminal record), the approval chains (which lines belong to which
-``pending_action_id``) and the diagnostics, counted as ``smllm export`` counts them.
+session's facts and diagnostics (an export :class:`~smllm.audit.export.Tally`: counted
+by the code that counts them for ``smllm export``), its first prompt, the side effects
+(intent joined with its start and its terminal record) and the approval chains (which
+lines belong to which ``pending_action_id``).
 
 Values are raw here; redaction happens when a page is rendered.
 """
@@ -20,20 +21,19 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from smllm import journal
-from smllm.audit.export import KNOWN_KINDS
+from smllm.audit import export
 from smllm.audit.ledger import EDIT_TOOLS, tool_of
 from smllm.base import jsonfast
 
-if TYPE_CHECKING:
-    from smllm.base.shapes import Record
-
 _CHUNK = 1 << 20
-_OMITTED = b'{"omitted_live_only":{'
-_LIFECYCLE = frozenset({"session.start", "session.end", "session.resumed",
-                        "session.compacted"})
+_EFFECT_STEPS = frozenset({"tool_batch.effect.started", "tool_batch.effect.terminal",
+                           "effect.reconciled"})
+#: the export's diagnostics the session page shows, in its order
+SHOWN_DIAGNOSTICS = ("unparseable_lines", "torn_lines", "unknown_payload_kinds",
+                     "sequence_gaps", "omitted_live_only", "duplicate_records")
 #: records that belong to an approval chain by their own ``pending_action_id``
 CHAIN_KINDS = frozenset({"approval.review", "approval_wait.effect.started",
                          "stage_requirement_resolved", "decision_applied",
@@ -112,30 +112,13 @@ class StreamScan:
     consumed: int = 0
     torn_bytes: int = 0
     offsets: array = field(default_factory=lambda: array("q"))  # type: ignore[type-arg]
-    records: int = 0
-    last_sequence: int = 0
-    session_id: str | None = None
-    agent_id: str | None = None
-    cwd: str | None = None
-    model: str | None = None
-    build: Any = None
-    first_at: str | None = None
-    last_at: str | None = None
+    tally: export.Tally = field(default_factory=export.Tally)
     first_prompt: str | None = None
-    end: dict[str, Any] | None = None
-    starts: int = 0
-    turns: int = 0
     model_calls: int = 0
-    unparseable: int = 0
-    unknown_kinds: int = 0
-    sequence_gaps: int = 0
-    duplicates: int = 0
-    omitted_live_only: int = 0
     effects: list[Effect] = field(default_factory=list)
     chains: dict[str, ChainIndex] = field(default_factory=dict)
     _by_tool_use: dict[str, Effect] = field(default_factory=dict)
     _by_intent_seq: dict[int, Effect] = field(default_factory=dict)
-    _seen: bytearray = field(default_factory=bytearray)
     _size: int = 0
 
     @property
@@ -145,18 +128,7 @@ class StreamScan:
     @property
     def running(self) -> bool:
         """No ``session.end`` after the last start: running, or it crashed."""
-        return self.end is None
-
-    def diagnostics(self) -> dict[str, int]:
-        """The counters ``smllm export`` puts in its ``diagnostics``."""
-        return {
-            "unparseable_lines": self.unparseable,
-            "torn_lines": 1 if self.torn_bytes else 0,
-            "unknown_payload_kinds": self.unknown_kinds,
-            "sequence_gaps": self.sequence_gaps,
-            "omitted_live_only": self.omitted_live_only,
-            "duplicate_records": self.duplicates,
-        }
+        return self.tally.session_end is None
 
     # ------------------------------------------------------------------ reading
 
@@ -203,11 +175,11 @@ class StreamScan:
                 rest = data[cut + 1:]
                 if (deadline is not None and self.lines >= until_lines
                         and time.monotonic() > deadline):
-                    self.consumed = start
-                    self.torn_bytes = 0
-                    return self.lines != before
+                    rest = b""
+                    break
             self.consumed = start
             self.torn_bytes = len(rest)
+        self.tally.torn_lines = 1 if rest else 0
         return self.lines != before
 
     def _lines(self, start: int, block: bytes) -> int:
@@ -220,76 +192,19 @@ class StreamScan:
         self.offsets.append(offset)
         rec = journal.parse_line(raw)
         if rec is None:
-            self.unparseable += 1
+            self.tally.unparseable_lines += 1
             return
-        self._record(self.lines, rec, raw)
-
-    def _record(self, line: int, rec: Record, raw: bytes) -> None:
-        self.records += 1
-        seq = rec["sequence"]
-        at = rec.get("recorded_at")
-        if isinstance(at, str):
-            self.first_at = self.first_at or at
-            self.last_at = at
-        if seq >= 0 and self._mark_seen(seq):
-            self.duplicates += 1
-            return
-        if seq > self.last_sequence + 1:
-            self.sequence_gaps += 1
-        self.last_sequence = max(self.last_sequence, seq)
-        if _OMITTED in raw:
-            self.omitted_live_only += raw.count(_OMITTED)
-        kind = journal.kind_of(rec)
+        kind = self.tally.record(rec, raw)
         if kind == "model.call":
             self.model_calls += 1
-            return
-        if kind == "host.event":
-            return
-        if kind not in KNOWN_KINDS:
-            self.unknown_kinds += 1
-        self._dispatch(line, seq, kind, journal.body_of(rec))
-
-    def _dispatch(self, line: int, seq: int, kind: str | None, body: dict[str, Any]) -> None:
-        if kind in _LIFECYCLE:
-            self._lifecycle(kind, body)
         elif kind == "proposed":
-            if self.first_prompt is None and isinstance(body.get("prompt"), str):
-                self.first_prompt = body["prompt"]
-        elif kind == "accepted":
-            self.turns += 1
-        elif kind in ("tool_batch.effect.started", "tool_batch.effect.terminal",
-                      "effect.reconciled"):
-            self._effect_step(line, seq, kind, body)
-        if kind in CHAIN_KINDS:
-            self._chain_step(line, seq, str(kind), body)
-
-    def _mark_seen(self, seq: int) -> bool:
-        byte, bit = divmod(seq, 8)
-        if byte >= len(self._seen):
-            self._seen.extend(b"\0" * (byte + 1 - len(self._seen) + 4096))
-        was = bool(self._seen[byte] & (1 << bit))
-        self._seen[byte] |= 1 << bit
-        return was
-
-    def _lifecycle(self, kind: str, body: dict[str, Any]) -> None:
-        if kind == "session.start":
-            self.starts += 1
-            if self.session_id is None and isinstance(body.get("session_id"), str):
-                self.session_id = body["session_id"]
-            if self.agent_id is None and isinstance(body.get("agent_id"), str):
-                self.agent_id = body["agent_id"]
-            if self.cwd is None and isinstance(body.get("cwd"), str):
-                self.cwd = body["cwd"]
-            if self.model is None and isinstance(body.get("model"), str):
-                self.model = body["model"]
-            if self.build is None:
-                self.build = body.get("build")
-            self.end = None
-        elif kind == "session.resumed":
-            self.end = None
-        elif kind == "session.end":
-            self.end = {"exit_reason": body.get("exit_reason"),
-                        "uptime_ms": body.get("uptime_ms")}
+            prompt = journal.body_of(rec).get("prompt")
+            if self.first_prompt is None and isinstance(prompt, str):
+                self.first_prompt = prompt
+        elif kind in _EFFECT_STEPS:
+            self._effect_step(self.lines, rec["sequence"], kind, journal.body_of(rec))
+        elif kind in CHAIN_KINDS:
+            self._chain_step(self.lines, rec["sequence"], kind, journal.body_of(rec))
 
     def _intent(self, line: int, seq: int, body: dict[str, Any]) -> None:
         pid = body.get("pending_action_id")
@@ -431,8 +346,7 @@ class SessionScan:
         return None
 
     def diagnostics(self) -> dict[str, int]:
-        total: dict[str, int] = {}
-        for s in self.streams:
-            for k, v in s.diagnostics().items():
-                total[k] = total.get(k, 0) + v
-        return total
+        """The session's diagnostics as ``smllm export`` counts them (those the page
+        shows)."""
+        total = export.diagnostics(s.tally for s in self.streams)
+        return {k: total[k] for k in SHOWN_DIAGNOSTICS}

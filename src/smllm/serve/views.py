@@ -213,7 +213,7 @@ def row_of(stream: str, line: int, raw: bytes, redactor: Redactor,
 def timeline(stream: StreamScan, first: int, count: int, redactor: Redactor,
              *, fold: bool = True) -> list[Row | Fold]:
     """Lines ``first`` .. of ``stream`` as rows; runs of model calls folded."""
-    t0 = parse_ms(stream.first_at)
+    t0 = parse_ms(stream.tally.first_recorded_at)
     out: list[Row | Fold] = []
     for number, raw in stream.read_lines(first, count):
         row = row_of(stream.name, number, raw, redactor, t0)
@@ -279,7 +279,7 @@ def chain_view(scan: SessionScan, chain: ChainIndex, redactor: Redactor) -> dict
     """Every step of one approval chain, in order, with what the reviewer saw and said."""
     stream = scan.stream(chain.stream)
     assert stream is not None
-    t0 = parse_ms(stream.first_at)
+    t0 = parse_ms(stream.tally.first_recorded_at)
     steps = []
     source: dict[str, Any] = {}
     for line in sorted(set(chain.lines)):
