@@ -124,6 +124,22 @@ class Hit(NamedTuple):
         return self._asdict()
 
 
+class Where:
+    """A SQL ``WHERE`` clause, condition by condition, with its parameters (each back end
+    writes its own placeholders: ``?`` for SQLite, ``%s`` for psycopg)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.args: list[Any] = []
+
+    def add(self, sql: str, *args: Any) -> None:
+        self.parts.append(sql)
+        self.args.extend(args)
+
+    def sql(self) -> str:
+        return (" WHERE " + " AND ".join(self.parts)) if self.parts else ""
+
+
 @dataclass(frozen=True)
 class RefreshStats:
     """What one :func:`smllm.index.refresh` did."""

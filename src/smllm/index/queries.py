@@ -10,23 +10,10 @@ from smllm import journal
 from smllm.base.errors import SessionNotFound
 from smllm.index import origin
 from smllm.index.facets import tool_name
-from smllm.index.model import Filters, Hit, SessionRow
+from smllm.index.model import Filters, Hit, SessionRow, Where
 
 _SESSION_COLUMNS = ("session_id, started_at, started_ms, last_at, folder, journal, records, "
                     "termination, first_prompt")
-
-
-class _Where:
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.args: list[Any] = []
-
-    def add(self, sql: str, *args: Any) -> None:
-        self.parts.append(sql)
-        self.args.extend(args)
-
-    def sql(self) -> str:
-        return (" WHERE " + " AND ".join(self.parts)) if self.parts else ""
 
 
 def _local_match(f: Filters) -> bool:
@@ -36,7 +23,7 @@ def _local_match(f: Filters) -> bool:
     return f.host is None or f.host == origin.host()
 
 
-def _session_filters(w: _Where, f: Filters, alias: str, time_column: str | None) -> None:
+def _session_filters(w: Where, f: Filters, alias: str, time_column: str | None) -> None:
     if f.session is not None:
         w.add(f"({alias}session_id = ? OR substr({alias}session_id, 1, ?) = ?)",
               f.session, len(f.session), f.session)
@@ -62,7 +49,7 @@ def sessions(db: sqlite3.Connection, f: Filters, *, by: str = "started") -> list
     """Sessions newest first: by start (``started``) or by last record (``active``)."""
     if not _local_match(f):
         return []
-    w = _Where()
+    w = Where()
     _session_filters(w, f, "", "started_ms")
     order = "last_ms" if by == "active" else "started_ms"
     sql = (f"SELECT {_SESSION_COLUMNS} FROM sessions{w.sql()} "  # noqa: S608 - fixed columns
@@ -75,7 +62,7 @@ def sessions(db: sqlite3.Connection, f: Filters, *, by: str = "started") -> list
 
 def latest(db: sqlite3.Connection, folder: str | None) -> SessionRow | None:
     """The most recently active session that ran exactly in ``folder`` (any when None)."""
-    w = _Where()
+    w = Where()
     if folder is not None:
         w.add("folder = ?", folder)
     r = db.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions{w.sql()} "  # noqa: S608
@@ -95,7 +82,7 @@ def session(db: sqlite3.Connection, spec: str) -> SessionRow | None:
     return exact[0] if exact else None
 
 
-def record_filters(w: _Where, f: Filters, alias: str) -> None:
+def record_filters(w: Where, f: Filters, alias: str) -> None:
     """The record facets of ``f`` as SQL (``?`` placeholders, SQLite)."""
     if f.kind is not None:
         w.add(f"{alias}kind = ?", f.kind)
@@ -123,7 +110,7 @@ def search(db: sqlite3.Connection, f: Filters) -> list[Hit]:
     """Records matching ``f``, newest first."""
     if not _local_match(f):
         return []
-    w = _Where()
+    w = Where()
     _session_filters(w, f, "s.", None)
     if f.since_ms is not None:
         w.add("r.recorded_ms >= ?", f.since_ms)

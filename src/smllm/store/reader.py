@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from smllm.base.clock import iso_utc
 from smllm.index.facets import tool_name
-from smllm.index.model import Filters, Hit, SessionRow
+from smllm.index.model import Filters, Hit, SessionRow, Where
 
 if TYPE_CHECKING:
     import psycopg
@@ -18,19 +18,6 @@ if TYPE_CHECKING:
 #: authorizers only a terminal record observes, for an intent smllm deferred
 OBSERVED = frozenset({"host", "user"})
 DEFERRED = "(r.decision LIKE 'defer:%%' OR r.decision LIKE 'ask:%%')"
-
-
-class _Where:
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.args: list[Any] = []
-
-    def add(self, sql: str, *args: Any) -> None:
-        self.parts.append(sql)
-        self.args.extend(args)
-
-    def sql(self) -> str:
-        return (" WHERE " + " AND ".join(self.parts)) if self.parts else ""
 
 
 def _like(text: str) -> str:
@@ -41,7 +28,7 @@ def _ts(ms: int) -> str:
     return iso_utc(ms)
 
 
-def _session_filters(w: _Where, f: Filters, time_column: str | None) -> None:
+def _session_filters(w: Where, f: Filters, time_column: str | None) -> None:
     if f.session is not None:
         w.add("(s.session_id = %s OR s.session_id LIKE %s)", f.session, _like(f.session) + "%")
     if f.project is not None:
@@ -93,7 +80,7 @@ def _iso(value: Any) -> tuple[str | None, int | None]:
 
 def sessions(conn: psycopg.Connection[Any], f: Filters) -> list[SessionRow]:
     """Sessions in the store matching ``f``, newest start first."""
-    w = _Where()
+    w = Where()
     _session_filters(w, f, "s.started_at")
     sql = _SESSIONS + w.sql() + " ORDER BY s.started_at DESC NULLS LAST, s.session_id DESC"
     if f.limit is not None:
@@ -111,7 +98,7 @@ def sessions(conn: psycopg.Connection[Any], f: Filters) -> list[SessionRow]:
     return out
 
 
-def _stamp_filter(w: _Where, f: Filters) -> None:
+def _stamp_filter(w: Where, f: Filters) -> None:
     if f.decision is None and f.authorizer is None:
         return
     pattern = f"{_like(f.decision) if f.decision else '%'}:" \
@@ -125,7 +112,7 @@ def _stamp_filter(w: _Where, f: Filters) -> None:
 
 def search(conn: psycopg.Connection[Any], f: Filters) -> list[Hit]:
     """Records in the store matching ``f``, newest first."""
-    w = _Where()
+    w = Where()
     _session_filters(w, f, None)
     if f.since_ms is not None:
         w.add("r.recorded_at >= %s", _ts(f.since_ms))
