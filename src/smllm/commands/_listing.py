@@ -1,16 +1,21 @@
-"""Options shared by ``smllm sessions`` and ``smllm search``: the filters and the store."""
+"""Options shared by ``smllm sessions`` and ``smllm search``: the filters and the store,
+and asking the index or the store they name."""
 
 from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from smllm.base import clock
 from smllm.base.errors import UsageError
 from smllm.commands import _output
 from smllm.index.model import Filters, parse_time
-from smllm.store import address
+from smllm.store import address, schema
+from smllm.store.connection import connect
+
+Row = TypeVar("Row")
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:
@@ -64,8 +69,18 @@ def store_url(args: argparse.Namespace) -> str | None:
     """The store to ask, or None for the local index."""
     if args.store is None:
         return None
-
     return address.resolve(args.store or None, "--store")
+
+
+def query(url: str | None, f: Filters, local: Callable[[Filters], list[Row]],
+          store: Callable[[Any, Filters], list[Row]]) -> list[Row]:
+    """The rows ``f`` selects: from the local index (``url`` None), else from the team
+    store at ``url`` (its schema checked first)."""
+    if url is None:
+        return local(f)
+    with connect(url) as conn:
+        schema.check(conn)
+        return store(conn, f)
 
 
 def when(at: str | None) -> str:

@@ -15,8 +15,7 @@ from collections import Counter
 from smllm import index
 from smllm.base.errors import UsageError
 from smllm.commands import _listing, _output
-from smllm.store import reader, schema
-from smllm.store.connection import connect
+from smllm.store import reader
 
 GROUPS = ("user", "host", "folder", "session_id", "tool", "kind", "authorization", "rule")
 
@@ -49,13 +48,7 @@ def run(args: argparse.Namespace) -> int:
         decision=args.decision, authorizer=args.authorizer, rule=args.rule, text=args.text)
     if args.limit is None and args.count_by is None:
         f = f.with_(limit=100)
-    url = _listing.store_url(args)
-    if url is None:
-        hits = index.search(f)
-    else:
-        with connect(url) as conn:
-            schema.check(conn)
-            hits = reader.search(conn, f)
+    hits = _listing.query(_listing.store_url(args), f, index.search, reader.search)
     if args.count_by:
         counts = Counter(getattr(h, args.count_by) for h in hits)
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))

@@ -12,8 +12,7 @@ import sys
 
 from smllm import index
 from smllm.commands import _listing, _output
-from smllm.store import reader, schema
-from smllm.store.connection import connect
+from smllm.store import reader
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,13 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     f = _listing.filters(args)
     url = _listing.store_url(args)
-    if url is None:
-        rows = index.sessions(f)
-    else:
-        with connect(url) as conn:
-
-            schema.check(conn)
-            rows = reader.sessions(conn, f)
+    rows = _listing.query(url, f, index.sessions, reader.sessions)
     if args.json:
         _output.write_lines(r.as_json() for r in rows)
         return 0
