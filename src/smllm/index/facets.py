@@ -7,10 +7,11 @@ records of one main journal into the columns ``smllm sessions`` shows.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from smllm.base import clock
-from smllm.journal import body_of, kind_of, line_hash
+from smllm.journal import body_of, kind_of, line_hash, parse_line
 
 if TYPE_CHECKING:
     from smllm.base.shapes import Record
@@ -156,6 +157,40 @@ def continues(fh: Any, offset: int, last_hash: str | None) -> bool:
         return False
     fh.seek(offset - len(suffix))
     return bool(fh.read(len(suffix)) == suffix)
+
+
+def lines_after(fh: Any, offset: int, last_hash: str | None, chunk: int
+                ) -> Iterator[tuple[int, bytes, Record | None] | None]:
+    """The whole lines of a journal after a cursor (``offset``, just after the record
+    hashed ``last_hash``), read ``chunk`` bytes at a time: (the offset after the line,
+    the line, its record or None). A None, and nothing after it: the journal does not
+    continue the cursor's chain (read it again from the start). A last line without its
+    newline is left for the next read."""
+    if not continues(fh, offset, last_hash):
+        yield None
+        return
+    fh.seek(offset)
+    check = last_hash is not None  # does the first record chain onto the cursor?
+    rest = b""
+    while True:
+        data = fh.read(chunk)
+        if not data:
+            return
+        data = rest + data
+        cut = data.rfind(b"\n")
+        if cut < 0:
+            rest = data
+            continue
+        rest = data[cut + 1:]
+        for raw in data[:cut].split(b"\n"):
+            offset += len(raw) + 1
+            rec = parse_line(raw)
+            if rec is not None and check:
+                if rec.get("prev") != last_hash:
+                    yield None
+                    return
+                check = False
+            yield offset, raw, rec
 
 
 def declared_hash(raw: bytes) -> str:

@@ -22,10 +22,10 @@ from smllm.index.facets import (
     INTENT,
     TERMINAL,
     Summary,
-    continues,
     declared_hash,
     effective,
     facets,
+    lines_after,
 )
 from smllm.index.model import RefreshStats
 
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from smllm.base.shapes import Record
 
 CHUNK = 16 * 1024 * 1024
+FLUSH_ROWS = 20_000  # rows held before they are written (the transaction spans the refresh)
 MAIN = "main"
 
 
@@ -209,33 +210,20 @@ class _Reader:
         self.intents: dict[str, list[Any]] = {}  # tool_use_id -> its row, not yet written
 
     def read(self, fh: Any) -> bool:
+        """Index the lines after ``j.offset``; False when they do not continue the chain
+        indexed so far."""
         j = self.j
-        if not continues(fh, j.offset, j.last_hash):
-            return False
-        fh.seek(j.offset)
-        first = True
-        rest = b""
-        while True:
-            data = fh.read(CHUNK)
-            if not data:
-                return True
-            data = rest + data
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                rest = data
-                continue
-            rest = data[cut + 1:]
-            rows: list[list[Any]] = []
-            for raw in data[:cut].split(b"\n"):
-                rec = journal.parse_line(raw)
-                if rec is None:
-                    continue
-                if first and j.last_hash is not None and rec.get("prev") != j.last_hash:
-                    return False
-                first = False
+        rows: list[list[Any]] = []
+        for line in lines_after(fh, j.offset, j.last_hash, CHUNK):
+            if line is None:
+                return False
+            j.offset, raw, rec = line
+            if rec is not None:
                 self.record(rec, raw, rows)
-            self.flush(rows)
-            j.offset += cut + 1
+                if len(rows) >= FLUSH_ROWS:
+                    self.flush(rows)
+        self.flush(rows)
+        return True
 
     def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
         j = self.j

@@ -27,11 +27,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from smllm import journal
 from smllm.base import faults
 from smllm.base.errors import StoreError
 from smllm.index import database, origin, refresher
-from smllm.index.facets import continues, declared_hash, facets
+from smllm.index.facets import declared_hash, facets, lines_after
 from smllm.store import schema
 from smllm.store.address import shown
 from smllm.store.connection import connect, first_line
@@ -167,35 +166,13 @@ def _lines(src: Source) -> Iterator[tuple[int, bytes, Record] | None]:
     """(offset after the line, line, record) from the cursor on; a None first means the
     journal does not continue the cursor's chain (read it again from the start)."""
     with open(src.path, "rb") as fh:
-        if not continues(fh, src.offset, src.prev):
-            yield None
-            return
-        fh.seek(src.offset)
-        offset = src.offset
-        rest = b""
-        first = True
-        while True:
-            data = fh.read(CHUNK)
-            if not data:
+        for line in lines_after(fh, src.offset, src.prev, CHUNK):
+            if line is None:
+                yield None
                 return
-            data = rest + data
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                rest = data
-                continue
-            rest = data[cut + 1:]
-            pos = offset
-            for raw in data[:cut].split(b"\n"):
-                pos += len(raw) + 1
-                rec = journal.parse_line(raw)
-                if rec is None:
-                    continue
-                if first and src.prev is not None and rec.get("prev") != src.prev:
-                    yield None
-                    return
-                first = False
+            pos, raw, rec = line
+            if rec is not None:
                 yield pos, raw, rec
-            offset += cut + 1
 
 
 def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Report) -> None:
