@@ -387,11 +387,22 @@ def test_session_filters(viewer: Viewer, world: World, query: str,
     assert expected == {s["session_id"] for s in doc["sessions"]}
 
 
-def test_bad_filter_is_a_400_with_the_fix(viewer: Viewer) -> None:
-    """A malformed time is refused with what to write instead."""
-    status, _, body = get(viewer, "/api/sessions?since=yesterday")
-    expected = (400, {"error": "since 'yesterday' is not a UTC date, time or age",
-                      "fix": "write 2026-08-02, 2026-08-02T10:15 or 7d"})
+@pytest.mark.parametrize(("url", "error", "fix"), [
+    ("/api/sessions?since=yesterday", "since 'yesterday' is not a UTC date, time or age",
+     "write 2026-08-02, 2026-08-02T10:15 or 7d"),
+    ("/api/search?until=soon", "until 'soon' is not a UTC date, time or age",
+     "write 2026-08-02, 2026-08-02T10:15 or 7d"),
+    ("/api/sessions?termination=gone",
+     "termination 'gone' is not one of clean, crash_inferred, subagent_stop, open",
+     "pick one from the list"),
+    ("/api/search?session=..", "session '..' is not a session id",
+     "copy it from the sessions page"),
+])
+def test_bad_filter_is_a_400_with_the_fix(viewer: Viewer, url: str, error: str,
+                                          fix: str) -> None:
+    """A malformed filter value is refused with what to write instead."""
+    status, _, body = get(viewer, url)
+    expected = (400, {"error": error, "fix": fix})
     doc = json.loads(body)
     assert expected == (status, {"error": doc["error"], "fix": doc["fix"]})
 

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from smllm import index, journal
 from smllm.base import clock, paths
@@ -55,8 +55,26 @@ def parse_time(value: str | None, name: str) -> int | None:
                           "write 2026-08-02, 2026-08-02T10:15 or 7d") from None
 
 
+_FormT = TypeVar("_FormT", bound="_Form")
+
+
 @dataclass(frozen=True)
-class SessionFilter:
+class _Form:
+    """A page's filters: each field an optional string, named as in the query."""
+
+    @classmethod
+    def _from(cls: type[_FormT], query: dict[str, str]) -> _FormT:
+        return cls(**{f.name: query.get(f.name) or None for f in fields(cls)})
+
+    def active(self) -> bool:
+        return any(getattr(self, f.name) for f in fields(self))
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class SessionFilter(_Form):
     """The filters of the sessions page (all optional)."""
 
     project: str | None = None
@@ -68,13 +86,10 @@ class SessionFilter:
 
     @classmethod
     def parse(cls, query: dict[str, str]) -> SessionFilter:
-        termination = query.get("termination") or None
-        if termination and termination not in TERMINATIONS:
-            raise FilterError(f"termination {termination!r} is not one of "
+        flt = cls._from(query)
+        if flt.termination and flt.termination not in TERMINATIONS:
+            raise FilterError(f"termination {flt.termination!r} is not one of "
                               f"{', '.join(TERMINATIONS)}", "pick one from the list")
-        flt = cls(project=query.get("project") or None, user=query.get("user") or None,
-                  host=query.get("host") or None, since=query.get("since") or None,
-                  until=query.get("until") or None, termination=termination)
         flt.filters()  # refuse bad times now
         return flt
 
@@ -83,15 +98,9 @@ class SessionFilter:
                        since_ms=parse_time(self.since, "since"),
                        until_ms=parse_time(self.until, "until"))
 
-    def active(self) -> bool:
-        return any(getattr(self, f.name) for f in fields(self))
-
-    def as_dict(self) -> dict[str, str | None]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 @dataclass(frozen=True)
-class SearchFilter:
+class SearchFilter(_Form):
     """The filters of the search page: record kind, tool, authorizer, decision, rule,
     a text the command or path acted on contains, a time range, one session."""
 
@@ -107,16 +116,11 @@ class SearchFilter:
 
     @classmethod
     def parse(cls, query: dict[str, str]) -> SearchFilter:
-        session = query.get("session") or None
-        if session is not None and not paths.is_safe_id(session):
-            raise FilterError(f"session {session!r} is not a session id",
+        flt = cls._from(query)
+        if flt.session is not None and not paths.is_safe_id(flt.session):
+            raise FilterError(f"session {flt.session!r} is not a session id",
                               "copy it from the sessions page")
-        flt = cls(kind=query.get("kind") or None, tool=query.get("tool") or None,
-                  authorizer=query.get("authorizer") or None,
-                  decision=query.get("decision") or None, rule=query.get("rule") or None,
-                  text=query.get("text") or None, since=query.get("since") or None,
-                  until=query.get("until") or None, session=session)
-        flt.filters()
+        flt.filters()  # refuse bad times now
         return flt
 
     def filters(self) -> Filters:
@@ -124,12 +128,6 @@ class SearchFilter:
                        decision=self.decision, rule=self.rule, text=self.text,
                        since_ms=parse_time(self.since, "since"),
                        until_ms=parse_time(self.until, "until"), session=self.session)
-
-    def active(self) -> bool:
-        return any(getattr(self, f.name) for f in fields(self))
-
-    def as_dict(self) -> dict[str, str | None]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
