@@ -185,18 +185,16 @@ def _running(world: World) -> None:
     world.bash(sid, "toolu_r1", "make test", stdout="ok\n")
 
 
-def _long(world: World) -> None:
-    """A session longer than one timeline page (written with the journal's own API)."""
+def write_session(home: Path, sid: str, entries: list[Any]) -> None:
+    """Session ``sid``'s journal in ``home`` (with its by-id entry): ``entries`` written
+    with the journal's own encoder, all at 2026-08-02T10:00:00Z."""
     from smllm import journal
 
-    folder = world.home / "sessions" / "2026" / "08" / "02" / LONG
+    folder = home / "sessions" / "2026" / "08" / "02" / sid
     folder.mkdir(parents=True)
-    by_id = world.home / "sessions" / "by-id"
-    (by_id / LONG).write_text("2026/08/02\n")
-    entries = [journal.fact("session.start", {"session_id": LONG, "cwd": "/work/long"})]
-    entries += [journal.event("proposed", turn=i, prompt=f"step {i}")
-                for i in range(1, LONG_RECORDS - 1)]
-    entries.append(journal.fact("session.end", {"exit_reason": "clean", "uptime_ms": 1}))
+    by_id = home / "sessions" / "by-id"
+    by_id.mkdir(parents=True, exist_ok=True)
+    (by_id / sid).write_text("2026/08/02\n")
     prev = journal.GENESIS
     with open(folder / journal.LOG_NAME, "wb") as fh:
         for seq, entry in enumerate(entries, 1):
@@ -204,6 +202,17 @@ def _long(world: World) -> None:
                                                   recorded_at="2026-08-02T10:00:00.000Z",
                                                   skipped=0)
             fh.write(line)
+
+
+def _long(world: World) -> None:
+    """A session longer than one timeline page."""
+    from smllm import journal
+
+    entries = [journal.fact("session.start", {"session_id": LONG, "cwd": "/work/long"})]
+    entries += [journal.event("proposed", turn=i, prompt=f"step {i}")
+                for i in range(1, LONG_RECORDS - 1)]
+    entries.append(journal.fact("session.end", {"exit_reason": "clean", "uptime_ms": 1}))
+    write_session(world.home, LONG, entries)
 
 
 def _machine(world: World) -> None:

@@ -24,6 +24,7 @@ from serve_world import (
     XSS,
     Viewer,
     World,
+    write_session,
 )
 
 from smllm.serve.access import CSP
@@ -304,10 +305,6 @@ def _big_home(root: Path, steps: int) -> tuple[Path, str]:
 
     sid = "5e7a0c11-bbbb-4bbb-8ccc-00000000b16b"
     home = root / "smllm-home"
-    folder = home / "sessions" / "2026" / "08" / "02" / sid
-    folder.mkdir(parents=True)
-    (home / "sessions" / "by-id").mkdir()
-    (home / "sessions" / "by-id" / sid).write_text("2026/08/02\n")
     entries = [journal.fact("session.start", {"session_id": sid, "cwd": "/work/big"})]
     for i in range(steps):
         tid = f"t{i}"
@@ -323,13 +320,7 @@ def _big_home(root: Path, steps: int) -> tuple[Path, str]:
                          "output": {"stdout": "." * 1500}}),
         ]
     entries.append(journal.fact("session.end", {"exit_reason": "clean", "uptime_ms": 1}))
-    prev = journal.GENESIS
-    with open(folder / journal.LOG_NAME, "wb") as fh:
-        for seq, entry in enumerate(entries, 1):
-            line, _, prev = journal.encode_record(entry, sequence=seq, prev=prev,
-                                                  recorded_at="2026-08-02T10:00:00.000Z",
-                                                  skipped=0)
-            fh.write(line)
+    write_session(home, sid, entries)
     return home, sid
 
 
