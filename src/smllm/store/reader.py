@@ -78,23 +78,29 @@ def _iso(value: Any) -> tuple[str | None, int | None]:
     return _ts(ms), ms
 
 
+def _fetch(conn: psycopg.Connection[Any], sql: str, w: Where, limit: int | None
+           ) -> list[tuple[Any, ...]]:
+    """The rows ``sql`` selects with the parameters of ``w``, at most ``limit``."""
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    with conn.cursor() as cur:
+        cur.execute(sql.encode(), w.args)
+        return cur.fetchall()
+
+
 def sessions(conn: psycopg.Connection[Any], f: Filters) -> list[SessionRow]:
     """Sessions in the store matching ``f``, newest start first."""
     w = Where()
     _session_filters(w, f, "s.started_at")
     sql = _SESSIONS + w.sql() + " ORDER BY s.started_at DESC NULLS LAST, s.session_id DESC"
-    if f.limit is not None:
-        sql += f" LIMIT {int(f.limit)}"
     out = []
-    with conn.cursor() as cur:
-        cur.execute(sql.encode(), w.args)
-        for r in cur.fetchall():
-            started_at, started_ms = _iso(r[1])
-            last_at, _ = _iso(r[2])
-            out.append(SessionRow(session_id=r[0], started_at=started_at, started_ms=started_ms,
-                                  last_at=last_at, folder=r[3], journal=None, records=int(r[4]),
-                                  termination=r[5], first_prompt=r[6], host=r[7], user=r[8],
-                                  git_remote=r[9], smllm_version=r[10]))
+    for r in _fetch(conn, sql, w, f.limit):
+        started_at, started_ms = _iso(r[1])
+        last_at, _ = _iso(r[2])
+        out.append(SessionRow(session_id=r[0], started_at=started_at, started_ms=started_ms,
+                              last_at=last_at, folder=r[3], journal=None, records=int(r[4]),
+                              termination=r[5], first_prompt=r[6], host=r[7], user=r[8],
+                              git_remote=r[9], smllm_version=r[10]))
     return out
 
 
@@ -139,16 +145,12 @@ def search(conn: psycopg.Connection[Any], f: Filters) -> list[Hit]:
            "t.kind = 'tool_batch.effect.terminal' AND t.tool_use_id = r.tool_use_id"
            f"{w.sql()} ORDER BY r.recorded_at DESC, r.session_id DESC, r.stream, "
            "r.sequence DESC")
-    if f.limit is not None:
-        sql += f" LIMIT {int(f.limit)}"
     out = []
-    with conn.cursor() as cur:
-        cur.execute(sql.encode(), w.args)
-        for r in cur.fetchall():
-            at, ms = _iso(r[3])
-            out.append(Hit(session_id=r[0], stream=r[1], sequence=int(r[2]), recorded_at=at,
-                           recorded_ms=ms, kind=r[4], tool=r[5], text=r[6], decision=r[7],
-                           authorization=r[8], rule=r[9], outcome=r[10],
-                           terminal_sequence=None if r[11] is None else int(r[11]),
-                           folder=r[12], host=r[13], user=r[14]))
+    for r in _fetch(conn, sql, w, f.limit):
+        at, ms = _iso(r[3])
+        out.append(Hit(session_id=r[0], stream=r[1], sequence=int(r[2]), recorded_at=at,
+                       recorded_ms=ms, kind=r[4], tool=r[5], text=r[6], decision=r[7],
+                       authorization=r[8], rule=r[9], outcome=r[10],
+                       terminal_sequence=None if r[11] is None else int(r[11]),
+                       folder=r[12], host=r[13], user=r[14]))
     return out
