@@ -65,16 +65,21 @@ class Stream:
     size: int
 
 
-def streams(main: Path) -> list[Stream]:
-    """The main log and every subagent log beside it, in a fixed order."""
-    out = [Stream("main", main, main.stat().st_size)]
+def subagent_logs(main: Path) -> Iterator[tuple[str, Path]]:
+    """(stream name ``subagent/<id>``, its log) of every subagent log beside the main
+    log ``main``, in name order."""
     sub = main.parent / "subagent"
     if sub.is_dir():
         for agent in sorted(os.listdir(sub)):
             log = sub / agent / journal.LOG_NAME
             if log.is_file():
-                out.append(Stream(f"subagent/{agent}", log, log.stat().st_size))
-    return out
+                yield f"subagent/{agent}", log
+
+
+def streams(main: Path) -> list[Stream]:
+    """The main log and every subagent log beside it, in a fixed order."""
+    return [Stream("main", main, main.stat().st_size),
+            *(Stream(name, log, log.stat().st_size) for name, log in subagent_logs(main))]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ Values are raw here; redaction happens when a page is rendered.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from array import array
@@ -321,13 +320,9 @@ class SessionScan:
         :meth:`StreamScan.update` for ``deadline`` and ``until_lines``."""
         with self.lock:
             changed = False
-            sub = self.main.path.parent / "subagent"
-            if sub.is_dir():
-                for agent in sorted(os.listdir(sub)):
-                    log = sub / agent / journal.LOG_NAME
-                    name = f"subagent/{agent}"
-                    if name not in self.subagents and log.is_file():
-                        self.subagents[name] = StreamScan(name, log)
+            for name, log in export.subagent_logs(self.main.path):
+                if name not in self.subagents:
+                    self.subagents[name] = StreamScan(name, log)
             for stream in self.streams:
                 want = until_lines if stream is self.main else 0
                 changed = stream.update(deadline, want) or changed
