@@ -17,7 +17,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from harness import Harness
+from harness import Harness, Run
 
 import smllm
 
@@ -100,6 +100,15 @@ def _prepare(claude: Harness, tmp_path: Path) -> tuple[Path, Path]:
     return evil_tar, evil_file
 
 
+def _attack(claude: Harness, routes: list[str]) -> Run:
+    """The agent runs each route as a Bash call, permissions bypassed; the session ends."""
+    script = [{"tool_use": {"name": "Bash", "input": {"command": c}}} for c in routes]
+    run = claude.run("switch smllm off", script=[*script, {"text": "done"}],
+                     permission_mode="bypass", timeout=300)
+    assert 0 == run.returncode, run.stderr
+    return run
+
+
 def test_agent_cannot_switch_smllm_off_with_the_sandbox(claude: Harness, tmp_path: Path) -> None:
     """28 routes under --dangerously-skip-permissions, policy in yolo mode: every protected
     file is unchanged, the journal verifies complete, the gate denies each route it sees and
@@ -113,10 +122,7 @@ def test_agent_cannot_switch_smllm_off_with_the_sandbox(claude: Harness, tmp_pat
                  claude.project / ".claude" / "settings.local.json",
                  claude.home / ".claude" / "settings.json", HOOKS_INIT]
     before = _digests(protected)
-    script = [{"tool_use": {"name": "Bash", "input": {"command": c}}} for c in routes]
-    run = claude.run("switch smllm off", script=[*script, {"text": "done"}],
-                     permission_mode="bypass", timeout=300)
-    assert 0 == run.returncode, run.stderr
+    run = _attack(claude, routes)
     assert before == _digests(protected)
     assert (claude.project / ".smllm").is_dir()
     verify = claude.smllm("verify", run.session_id)
@@ -175,10 +181,7 @@ def test_without_the_sandbox_the_gate_denies_what_it_sees(claude: Harness,
                  claude.project / ".claude" / "settings.json",
                  claude.home / ".claude" / "settings.json", HOOKS_INIT]
     before = _digests(protected)
-    script = [{"tool_use": {"name": "Bash", "input": {"command": c}}} for c in routes]
-    run = claude.run("switch smllm off", script=[*script, {"text": "done"}],
-                     permission_mode="bypass", timeout=300)
-    assert 0 == run.returncode, run.stderr
+    run = _attack(claude, routes)
     decisions = {}
     for rec in run.journal():
         body = (rec.get("payload") or {}).get("event") or {}
