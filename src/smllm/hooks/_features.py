@@ -92,6 +92,10 @@ def ship_in_background(ctx: HookContext) -> None:
     """SessionEnd and Stop: start a detached shipper when a team store is configured."""
     if ctx.agent_id is not None:
         return
-    from smllm.store import trigger  # noqa: PLC0415 - SessionEnd and Stop only
+    from smllm import store  # noqa: PLC0415 - SessionEnd and Stop only
+
+    if not store.configured():
+        return  # no team store: the shipper's module is not even loaded
+    from smllm.store import trigger  # noqa: PLC0415 - a store is configured
 
     trigger.start()

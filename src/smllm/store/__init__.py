@@ -11,4 +11,31 @@
 * :mod:`~smllm.store.reader`     ``sessions``/``search`` with the index's
   :class:`~smllm.index.Filters`
 * :mod:`~smllm.store.audit`      ``verify --store``: the hash chain from the stored rows
+
+This module itself only answers :func:`configured` (hot path: Stop and SessionEnd ask it
+on every call, and load :mod:`~smllm.store.trigger` only when a store is configured).
 """
+
+from __future__ import annotations
+
+import os
+
+from smllm.base import paths
+
+ENV_URL = "SMLLM_STORE_URL"
+_READ_LIMIT = 256 * 1024
+
+
+def configured() -> bool:
+    """A store URL is in the environment, or the user config has a ``[store]`` table
+    (the shipper reads it properly; this only looks)."""
+    if os.environ.get(ENV_URL, "").strip():
+        return True
+    try:
+        fd = os.open(os.path.join(paths.config_root(), "config.toml"), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return b"[store]" in os.read(fd, _READ_LIMIT)
+    finally:
+        os.close(fd)

@@ -15,29 +15,12 @@ import os
 import sys
 
 from smllm.base import paths
-
-ENV_URL = "SMLLM_STORE_URL"
-_READ_LIMIT = 256 * 1024
+from smllm.store import configured
 
 
 def _folder() -> str:
     return paths.ensure_private_tree(os.path.join(paths.state_root(), "ship"),
                                      paths.state_root())
-
-
-def configured() -> bool:
-    """A store URL is in the environment, or the user config has a ``[store]`` table
-    (the shipper reads it properly; this only looks)."""
-    if os.environ.get(ENV_URL, "").strip():
-        return True
-    try:
-        fd = os.open(os.path.join(paths.config_root(), "config.toml"), os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        return b"[store]" in os.read(fd, _READ_LIMIT)
-    finally:
-        os.close(fd)
 
 
 def _try_lock(path: str) -> int | None:

@@ -1,0 +1,67 @@
+"""What the hooks load lazily still happens when it is needed: the team store's shipper."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import base, hook
+
+SID = "7c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f"
+EXTRA = {"Stop": {"stop_hook_active": False}, "SessionEnd": {"reason": "other"}}
+
+
+def _imported(event: str, tmp_path: Path, env: dict[str, str]) -> set[str]:
+    payload = json.dumps(base(event, SID, cwd=str(tmp_path), **EXTRA[event])).encode()
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-c",
+                           "from smllm.hooks import cli; cli()", event], input=payload,
+                          capture_output=True, check=True, cwd=tmp_path, env=env)
+    return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
+            if line.startswith("import time:") and "|" in line}
+
+
+def _wait_for_log(log: Path, text: str) -> str:
+    """The shipper's log once it holds ``text`` (the detached shipper ends by itself)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and text not in (log.read_text() if log.exists() else ""):
+        time.sleep(0.1)
+    return log.read_text() if log.exists() else ""
+
+
+@pytest.mark.parametrize("event", ["Stop", "SessionEnd"])
+def test_without_a_store_the_shipper_is_neither_loaded_nor_started(
+        event: str, tmp_path: Path, smllm_home: Path) -> None:
+    """No store configured: the hook asks smllm.store, never imports smllm.store.trigger,
+    and starts nothing."""
+    names = _imported(event, tmp_path, dict(os.environ))
+    assert (True, False, False) == ("smllm.store" in names, "smllm.store.trigger" in names,
+                                    (smllm_home / "ship").exists())
+
+
+@pytest.mark.parametrize(("event", "how"), [("Stop", "config"), ("SessionEnd", "config"),
+                                            ("Stop", "env")])
+def test_a_configured_store_still_starts_the_detached_shipper(
+        event: str, how: str, tmp_path: Path, smllm_home: Path) -> None:
+    """A store in config.toml's [store] table or in SMLLM_STORE_URL: the hook loads the
+    trigger and the detached shipper runs (here it finds the store down and logs so)."""
+    down = f"postgresql://nobody@/smllm?host={tmp_path}/no-server"
+    env: dict[str, str] = {}
+    if how == "config":
+        smllm_home.mkdir(parents=True, exist_ok=True)
+        (smllm_home / "config.toml").write_text(f'[store]\nurl = "{down}"\n')
+        (smllm_home / "config.toml").chmod(0o600)
+    else:
+        env["SMLLM_STORE_URL"] = down
+    hook("SessionStart", base("SessionStart", SID, cwd=str(tmp_path), source="startup"),
+         env=env)
+    proc = hook(event, base(event, SID, cwd=str(tmp_path), **EXTRA[event]), env=env)
+    text = _wait_for_log(smllm_home / "logs" / "ship.log", "ship failed")
+    assert (0, b"", True, True) == (proc.returncode, proc.stdout,
+                                    (smllm_home / "ship" / "lock").exists(),
+                                    "ship failed: cannot reach the team store" in text)
