@@ -65,3 +65,62 @@ def test_a_configured_store_still_starts_the_detached_shipper(
     assert (0, b"", True, True) == (proc.returncode, proc.stdout,
                                     (smllm_home / "ship" / "lock").exists(),
                                     "ship failed: cannot reach the team store" in text)
+
+
+def _log(tmp_path: Path, sizes: list[int], tail: bytes = b"") -> tuple[str, tuple[int, str]]:
+    """A log of records whose ``pad`` fields hold ``sizes`` bytes; ``tail`` appended raw after
+    them. Returns its path and the (sequence, hash) of its last record."""
+    from smllm import journal
+
+    path = str(tmp_path / "session.jsonl")
+    def pad(n: int) -> list[str]:  # strings under the journal's STRING_LIMIT
+        return ["x" * min(16384, n - i) for i in range(0, n, 16384)]
+
+    written = journal.append(path, [journal.event("pad", pad=pad(n)) for n in sizes])
+    if tail:
+        with open(path, "ab") as fh:
+            fh.write(tail)
+    return path, (written[-1].sequence, written[-1].hash)
+
+
+CHUNK = 64 * 1024
+BIG = 2 * CHUNK  # a first record that makes the log longer than the chunk read_tail reads
+#: (case, pad sizes, raw bytes after the records, skipped lines, reads of the file)
+TAILS = [
+    ("small records", [BIG, 10, 20, 30], b"", 0, 1),
+    ("last record inside the first chunk", [BIG, CHUNK - 400], b"", 0, 1),
+    # chunks read back to the record's start, then the record itself in one read
+    ("last record crosses the chunk boundary", [BIG, 100, CHUNK], b"", 0, 3),
+    ("last record longer than a chunk", [BIG, 100, 3 * CHUNK], b"", 0, 5),
+    ("a torn line after the records", [BIG, 10, 20], b'{"sequence":9,"recorded_', 0, 1),
+    ("unparseable lines after the records", [BIG, 10, 20], b"garbage\nmore garbage\n", 2, 1),
+]
+
+
+@pytest.mark.parametrize(("case", "sizes", "tail", "skipped", "reads"), TAILS,
+                         ids=[t[0] for t in TAILS])
+def test_the_tail_is_found_without_rereading_the_chunk_it_is_in(
+        case: str, sizes: list[int], tail: bytes, skipped: int, reads: int, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_tail finds the last record, its torn bytes and skipped lines, reading no chunk
+    twice while it looks for the record's start: a last record inside the first chunk
+    costs one read (every writer's every transaction reads the tail)."""
+    from smllm import journal
+
+    path, (sequence, digest) = _log(tmp_path, sizes, tail)
+    calls: list[int] = []
+    real = os.pread
+
+    def counted(fd: int, n: int, offset: int) -> bytes:
+        calls.append(n)
+        return real(fd, n, offset)
+
+    monkeypatch.setattr(os, "pread", counted)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        found = journal.read_tail(fd, os.fstat(fd).st_size)
+    finally:
+        os.close(fd)
+    torn = 0 if tail.endswith(b"\n") else len(tail)
+    assert (sequence, digest, torn, skipped, reads) == (
+        found.sequence, found.hash, found.torn_bytes, found.skipped, len(calls))

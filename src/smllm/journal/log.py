@@ -316,16 +316,18 @@ class _Backwards:
         self.start = 0
 
     def newline_before(self, pos: int) -> int:
-        """The offset of the last ``\\n`` before ``pos``, or -1."""
+        """The offset of the last ``\\n`` before ``pos``, or -1.
+
+        The chunk already read is searched first: finding the last record's start after
+        its end costs no second read (a writer's every transaction does this)."""
         while pos > 0:
-            lo = max(0, pos - _TAIL_CHUNK)
-            if not (self.start <= lo and pos <= self.start + len(self.buf)):
-                self.start = lo
-                self.buf = os.pread(self.fd, pos - lo, lo)
-            i = self.buf.rfind(b"\n", lo - self.start, pos - self.start)
+            if not (self.start < pos <= self.start + len(self.buf)):
+                self.start = max(0, pos - _TAIL_CHUNK)
+                self.buf = os.pread(self.fd, pos - self.start, self.start)
+            i = self.buf.rfind(b"\n", 0, pos - self.start)
             if i >= 0:
                 return self.start + i
-            pos = lo
+            pos = self.start  # not in this chunk: the one before it
         return -1
 
     def read(self, start: int, end: int) -> bytes:
