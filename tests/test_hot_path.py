@@ -26,11 +26,25 @@ def _imported(event: str, tmp_path: Path, env: dict[str, str]) -> set[str]:
             if line.startswith("import time:") and "|" in line}
 
 
-def _wait_for_log(log: Path, text: str) -> str:
-    """The shipper's log once it holds ``text`` (the detached shipper ends by itself)."""
+def _wait_for_shipper(home: Path, text: str) -> str:
+    """The shipper's log once it holds ``text`` and the detached shipper has let go of its
+    lock (it ends by itself: the test never outlives it)."""
+    import fcntl
+
+    log = home / "logs" / "ship.log"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and text not in (log.read_text() if log.exists() else ""):
         time.sleep(0.1)
+    fd = os.open(home / "ship" / "lock", os.O_RDWR)
+    try:
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                time.sleep(0.05)
+    finally:
+        os.close(fd)
     return log.read_text() if log.exists() else ""
 
 
@@ -61,7 +75,7 @@ def test_a_configured_store_still_starts_the_detached_shipper(
     hook("SessionStart", base("SessionStart", SID, cwd=str(tmp_path), source="startup"),
          env=env)
     proc = hook(event, base(event, SID, cwd=str(tmp_path), **EXTRA[event]), env=env)
-    text = _wait_for_log(smllm_home / "logs" / "ship.log", "ship failed")
+    text = _wait_for_shipper(smllm_home, "ship failed")
     assert (0, b"", True, True) == (proc.returncode, proc.stdout,
                                     (smllm_home / "ship" / "lock").exists(),
                                     "ship failed: cannot reach the team store" in text)
@@ -124,3 +138,65 @@ def test_the_tail_is_found_without_rereading_the_chunk_it_is_in(
     torn = 0 if tail.endswith(b"\n") else len(tail)
     assert (sequence, digest, torn, skipped, reads) == (
         found.sequence, found.hash, found.torn_bytes, found.skipped, len(calls))
+
+
+#: hooks run with Python's usual buffering (a developer's shell may set PYTHONUNBUFFERED,
+#: which would hide a flush the fast exit forgot)
+BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+#: a module-level object of the ``-c`` program that says when the interpreter's teardown
+#: frees it (a hook whose teardown is skipped never says it)
+TEARDOWN_PROBE = ("import os, sys\n"
+                  "class Probe:\n"
+                  "    def __del__(self, write=os.write):\n"
+                  "        write(2, b'[teardown ran]')\n"
+                  "sys.probe = Probe()\n")  # freed by the teardown, gc.freeze or not
+#: (case, code run before the hook, teardown expected, what stderr must hold)
+EXITS = [
+    ("nothing left to run: no teardown", "", False, ""),
+    ("an atexit callback runs", "import atexit\n"
+     "atexit.register(lambda: os.write(2, b'[atexit ran]'))\n", True, "[atexit ran]"),
+    ("a thread is joined", "import threading, time\n"
+     "threading.Thread(target=lambda: (time.sleep(0.3), os.write(2, b'[thread done]'))).start()\n",
+     True, "[thread done]"),
+    ("a tracer sees the end", "sys.settrace(lambda *a: None)\n", True, ""),
+    ("stderr without a newline is flushed", "sys.stderr.write('[partial line]')\n", False,
+     "[partial line]"),
+]
+
+
+@pytest.mark.parametrize(("case", "before", "teardown", "expected"), EXITS,
+                         ids=[e[0] for e in EXITS])
+def test_a_hook_skips_the_teardown_only_when_nothing_is_left_to_run(
+        case: str, before: str, teardown: bool, expected: str, tmp_path: Path) -> None:
+    """The installed hook ends with os._exit only when no thread, atexit callback or tracer
+    needs the interpreter's teardown; its output and exit status are the same either way."""
+    payload = json.dumps(base("Stop", SID, cwd=str(tmp_path), stop_hook_active=False)).encode()
+    code = TEARDOWN_PROBE + before + "from smllm.hooks import cli\ncli()\n"
+    proc = subprocess.run([sys.executable, "-c", code, "Stop"], input=payload, env=BUFFERED,
+                          capture_output=True, cwd=tmp_path, timeout=60, check=False)
+    err = proc.stderr.decode()
+    assert (0, b"", teardown, True) == (proc.returncode, proc.stdout, "[teardown ran]" in err,
+                                        expected in err)
+
+
+def test_the_hook_help_reaches_stdout_without_the_teardown(tmp_path: Path) -> None:
+    """`cli() --help` writes its usage through sys.stdout's buffer: flushed before os._exit."""
+    proc = subprocess.run([sys.executable, "-c", "from smllm.hooks import cli; cli()", "--help"],
+                          env=BUFFERED, capture_output=True, cwd=tmp_path, timeout=60,
+                          check=False)
+    assert (0, "usage: smllm hook EVENT < hook-input.json") == (
+        proc.returncode, proc.stdout.decode().splitlines()[0])
+
+
+def test_a_gating_hook_keeps_its_exit_status_when_stdout_is_closed(tmp_path: Path) -> None:
+    """A PreToolUse that cannot write its decision (a deny) still exits 2 through the fast
+    exit."""
+    payload = json.dumps(base("PreToolUse", SID, cwd=str(tmp_path), tool_name="Bash",
+                              tool_input={"command": "rm -rf /"},
+                              tool_use_id="toolu_1")).encode()
+    code = "import os\nos.close(1)\nfrom smllm.hooks import cli\ncli()\n"
+    proc = subprocess.run([sys.executable, "-c", code, "PreToolUse"], input=payload,
+                          env=BUFFERED, capture_output=True, cwd=tmp_path, timeout=60,
+                          check=False)
+    assert (2, "smllm denies this call: its decision could not be written to stdout") == (
+        proc.returncode, proc.stderr.decode().strip().splitlines()[-1])

@@ -33,7 +33,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
 #: (event, gating: fails closed (else observes, fails open), tool: its input names a tool,
 #: handler module in smllm.hooks (None: journaled as ``host.event``, not installed),
@@ -353,4 +353,33 @@ def cli() -> None:
             reason = b"an internal error in the hook"
             if not _write_out(FALLBACK_DENY.replace(b"REASON", reason)):
                 code = 2
+    leave(code)
+
+
+def _nothing_left_to_run() -> bool:
+    """No thread, exit callback, tracer or profiler that the interpreter's teardown runs."""
+    if "threading" in sys.modules or sys.gettrace() is not None or sys.getprofile() is not None:
+        return False
+    exits = sys.modules.get("atexit")  # coverage, weakref.finalize, logging register there
+    return exits is None or exits._ncallbacks() == 0
+
+
+def leave(code: int) -> NoReturn:
+    """End a hook process with ``code`` once its output is written.
+
+    The interpreter's teardown frees every module and object one by one (about 0.7 ms
+    after the imports a hook makes, even with :func:`gc.freeze`) for a process whose memory
+    the kernel takes back at once. When nothing is left for the teardown to run (no other
+    thread, no ``atexit`` callback, no tracer) the process flushes stdout and stderr and
+    ends with ``os._exit``; otherwise (or if a flush fails) with ``SystemExit`` as usual.
+    """
+    if _nothing_left_to_run():
+        try:
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+        except BaseException:  # noqa: S110 - the usual exit reports it
+            pass
+        else:
+            os._exit(code)
     raise SystemExit(code)
