@@ -28,9 +28,9 @@ import time
 import uuid
 from pathlib import Path
 
+from smllm.setup import bootstrap
+
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "hooks"))
-import bootstrap
 
 PY = sys.executable
 
