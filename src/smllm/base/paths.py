@@ -49,14 +49,19 @@ def _platformdirs(kind: str) -> str:
     return str(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
 
 
-def data_root() -> str:
-    """Where journals live (``~/.local/share/smllm`` on Linux)."""
+def _user_root(xdg_var: str, default: str, kind: str) -> str:
+    """``SMLLM_HOME``, else the XDG folder on Linux, else platformdirs' user folder."""
     home = _home_override()
     if home is not None:
         return home
     if sys.platform.startswith("linux"):
-        return _xdg("XDG_DATA_HOME", ".local/share")
-    return _platformdirs("data")
+        return _xdg(xdg_var, default)
+    return _platformdirs(kind)
+
+
+def data_root() -> str:
+    """Where journals live (``~/.local/share/smllm`` on Linux)."""
+    return _user_root("XDG_DATA_HOME", ".local/share", "data")
 
 
 def state_root() -> str:
@@ -75,12 +80,12 @@ def state_root() -> str:
 
 def config_root() -> str:
     """Where the user-level ``config.toml`` and ``policy.toml`` live."""
-    home = _home_override()
-    if home is not None:
-        return home
-    if sys.platform.startswith("linux"):
-        return _xdg("XDG_CONFIG_HOME", ".config")
-    return _platformdirs("config")
+    return _user_root("XDG_CONFIG_HOME", ".config", "config")
+
+
+def user_config_file() -> str:
+    """The user-level ``config.toml`` (machines, the team store's URL)."""
+    return os.path.join(config_root(), "config.toml")
 
 
 def _path(value: str) -> Path:

@@ -15,10 +15,6 @@ CONFIG_DIR = ".smllm"
 CONFIG_NAME = "config.toml"
 
 
-def _user_config() -> str:
-    return os.path.join(paths.config_root(), CONFIG_NAME)
-
-
 def find_configs(cwd: str) -> list[str]:
     """The project config (nearest ``.smllm/config.toml`` upwards) and the user config."""
     found: list[str] = []
@@ -32,7 +28,7 @@ def find_configs(cwd: str) -> list[str]:
         if parent == cur:
             break
         cur = parent
-    user = _user_config()
+    user = paths.user_config_file()
     if os.path.isfile(user) and user not in found and _has_machines(user):
         found.append(user)
     return found

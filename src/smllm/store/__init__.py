@@ -32,7 +32,7 @@ def configured() -> bool:
     if os.environ.get(ENV_URL, "").strip():
         return True
     try:
-        fd = os.open(os.path.join(paths.config_root(), "config.toml"), os.O_RDONLY)
+        fd = os.open(paths.user_config_file(), os.O_RDONLY)
     except OSError:
         return False
     try:

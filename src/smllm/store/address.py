@@ -16,13 +16,11 @@ from typing import Any
 
 from smllm.base import paths
 from smllm.base.errors import ConfigError, UsageError
-
-ENV_URL = "SMLLM_STORE_URL"
-CONFIG_NAME = "config.toml"
+from smllm.store import ENV_URL
 
 
 def config_file() -> str:
-    return os.path.join(paths.config_root(), CONFIG_NAME)
+    return paths.user_config_file()
 
 
 def _store_table() -> dict[str, Any]:

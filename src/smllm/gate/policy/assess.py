@@ -150,7 +150,7 @@ def sensitive_paths(compiled: CompiledPolicy, project: str) -> tuple[str, ...]:
         paths.cache_root(),
         os.path.join(config, "policy.toml"),
         os.path.join(state, "policy-grants.json"),
-        os.path.join(config, "config.toml"),
+        paths.user_config_file(),
     ]
     for p in compiled.get("sensitive", []):
         extra.append(os.path.normpath(p if os.path.isabs(p) else os.path.join(project, p)))
