@@ -15,8 +15,9 @@ Prints, each as a measurement and a ratio to its target or baseline of the same 
 * sessions: ``smllm sessions --all`` over ``--local-sessions`` sessions from the index,
   against the folder scan it replaces (every journal opened for its folder and first
   prompt), both as whole processes, interleaved (target ≤ 0.3 s);
-* hooks: SessionEnd and Stop with a team store configured but down, against the same
-  hooks without a store, interleaved: the detached shipper must not slow them.
+* hooks: SessionEnd and Stop with a team store configured and down, against the same
+  hooks with the store up and without a store, interleaved: a store that is down must
+  not slow them (the hook only spawns the detached shipper, which never waits on it).
 
 PostgreSQL runs durable (fsync and synchronous commits on) with the WAL room of
 docs/team-store.md's "Server settings", on a Unix socket in a temporary folder, as
@@ -179,8 +180,24 @@ def local_sessions(root: Path, count: int, rounds: int) -> dict[str, float]:
             **{name: median_ms(samples) for name, samples in out.items()}}
 
 
+def _shippers() -> list[str]:
+    """The /proc entries of detached shippers still running (Linux)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if b"from smllm.store.trigger import main" in fh.read():
+                        found.append(pid)
+            except OSError:
+                continue
+    return found
+
+
 def _shipper_idle(home: Path) -> None:
-    """Wait until no detached shipper holds the lock (it would compete for the CPU)."""
+    """Wait until no detached shipper holds the lock, and until it has exited: its
+    teardown after the lock (and the server's work for it) would compete for the CPU
+    with the next sample."""
     import fcntl
 
     lock = home / "ship" / "lock"
@@ -191,12 +208,16 @@ def _shipper_idle(home: Path) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX)
     finally:
         os.close(fd)
+    deadline = time.monotonic() + 10
+    while _shippers() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.02)  # the server's backend for it ends too
 
 
-def hooks_with_store_down(root: Path, rounds: int) -> dict[str, float]:
-    """Median wall time of SessionEnd and Stop, with no store and with a store configured
-    but down, interleaved sample by sample; each sample starts once the shipper of the
-    previous one has finished."""
+def hooks_with_store_down(root: Path, url: str, rounds: int) -> dict[str, float]:
+    """Median wall time of SessionEnd and Stop with no store, with the store at ``url``
+    up, and with a store configured but down, interleaved sample by sample; each sample
+    starts once the shipper of the previous one has finished."""
     from _util import run_once
 
     home = root / "hooks"
@@ -209,12 +230,15 @@ def hooks_with_store_down(root: Path, rounds: int) -> dict[str, float]:
     subprocess.run([*argv, "SessionStart"], input=start.encode(), env=base_env, check=True,
                    capture_output=True)
     down = {**base_env, "SMLLM_STORE_URL": f"postgresql://nobody@/x?host={root}/no-server"}
+    up = {**base_env, "SMLLM_STORE_URL": url}
     samples: dict[str, list[float]] = {}
-    for _ in range(rounds):
+    cases = [("no store", base_env), ("store up", up), ("store down", down)]
+    for r in range(rounds):
         for event, extra in (("SessionEnd", {"reason": "other"}),
                              ("Stop", {"stop_hook_active": False})):
             payload = json.dumps({**common, "hook_event_name": event, **extra}).encode()
-            for name, env in (("no store", base_env), ("store down", down)):
+            turn = r % len(cases)  # each case takes each place in the order as often
+            for name, env in cases[turn:] + cases[:turn]:
                 _shipper_idle(home)
                 wall, rc, _ = run_once([*argv, event], payload, env=env)
                 if rc != 0:
@@ -290,11 +314,12 @@ def main() -> None:
               f"(index = {idx / scan:.2f}× the scan), bare python "
               f"{sessions['bare python']:.0f} ms; first call building the index "
               f"{sessions['first (builds the index)']:.0f} ms")
-        hooks = hooks_with_store_down(root, args.rounds)
+        hooks = hooks_with_store_down(root, url, args.rounds)
         for event in ("SessionEnd", "Stop"):
-            a, b = hooks[f"{event} no store"], hooks[f"{event} store down"]
-            print(f"hook {event}: no store {a:.1f} ms, store configured but down {b:.1f} ms "
-                  f"= {b / a:.2f}×")
+            a, u, b = (hooks[f"{event} {k}"] for k in ("no store", "store up", "store down"))
+            print(f"hook {event}: store down {b:.1f} ms = {b / u:.2f}× store up ({u:.1f} ms); "
+                  f"no store {a:.1f} ms (a configured store spawns the shipper: "
+                  f"{u / a:.2f}×)")
     finally:
         os.environ.clear()
         os.environ.update(saved_env)
