@@ -23,15 +23,33 @@ def smllm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+def _home_tree() -> dict[str, int]:
+    """Every file and folder under smllm's real-home folders, with its mtime in ns (the
+    installer's own environment, ``venv``, left out)."""
+    found: dict[str, int] = {}
+    for top in (REAL_HOME / ".local/share/smllm", REAL_HOME / ".local/state/smllm",
+                REAL_HOME / ".config/smllm"):
+        for folder, dirs, files in os.walk(top):
+            if folder == str(top) and "venv" in dirs:
+                dirs.remove("venv")
+            for name in [*dirs, *files]:
+                path = os.path.join(folder, name)
+                try:
+                    found[path] = os.lstat(path).st_mtime_ns
+                except OSError:
+                    continue
+    return found
+
+
 @pytest.fixture(autouse=True, scope="session")
 def dont_write_to_home_directory() -> Iterator[None]:
-    """Fail the run if any test wrote smllm data into the real home directory."""
-    watched = [REAL_HOME / ".local/share/smllm", REAL_HOME / ".local/state/smllm",
-               REAL_HOME / ".config/smllm"]
-    before = {p: p.exists() and sorted(os.listdir(p)) for p in watched}
+    """Fail the run if any test wrote smllm data into the real home directory (a new,
+    changed or removed file anywhere below smllm's folders there)."""
+    before = _home_tree()
     yield
-    after = {p: p.exists() and sorted(os.listdir(p)) for p in watched}
-    assert before == after, f"a test wrote into the real home: {before} -> {after}"
+    after = _home_tree()
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    assert not changed, f"a test wrote into the real home: {changed[:20]}"
 
 
 from pgserver import postgres, store_db  # noqa: E402,F401 - the real PostgreSQL fixtures

@@ -140,9 +140,11 @@ def test_the_tail_is_found_without_rereading_the_chunk_it_is_in(
         found.sequence, found.hash, found.torn_bytes, found.skipped, len(calls))
 
 
-#: hooks run with Python's usual buffering (a developer's shell may set PYTHONUNBUFFERED,
-#: which would hide a flush the fast exit forgot)
-BUFFERED = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+def buffered() -> dict[str, str]:
+    """The test's environment (its SMLLM_HOME included: read when the test runs) with
+    Python's usual buffering (a developer's shell may set PYTHONUNBUFFERED, which would
+    hide a flush the fast exit forgot)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
 #: a module-level object of the ``-c`` program that says when the interpreter's teardown
 #: frees it (a hook whose teardown is skipped never says it)
 TEARDOWN_PROBE = ("import os, sys\n"
@@ -172,7 +174,7 @@ def test_a_hook_skips_the_teardown_only_when_nothing_is_left_to_run(
     needs the interpreter's teardown; its output and exit status are the same either way."""
     payload = json.dumps(base("Stop", SID, cwd=str(tmp_path), stop_hook_active=False)).encode()
     code = TEARDOWN_PROBE + before + "from smllm.hooks import cli\ncli()\n"
-    proc = subprocess.run([sys.executable, "-c", code, "Stop"], input=payload, env=BUFFERED,
+    proc = subprocess.run([sys.executable, "-c", code, "Stop"], input=payload, env=buffered(),
                           capture_output=True, cwd=tmp_path, timeout=60, check=False)
     err = proc.stderr.decode()
     assert (0, b"", teardown, True) == (proc.returncode, proc.stdout, "[teardown ran]" in err,
@@ -182,7 +184,7 @@ def test_a_hook_skips_the_teardown_only_when_nothing_is_left_to_run(
 def test_the_hook_help_reaches_stdout_without_the_teardown(tmp_path: Path) -> None:
     """`cli() --help` writes its usage through sys.stdout's buffer: flushed before os._exit."""
     proc = subprocess.run([sys.executable, "-c", "from smllm.hooks import cli; cli()", "--help"],
-                          env=BUFFERED, capture_output=True, cwd=tmp_path, timeout=60,
+                          env=buffered(), capture_output=True, cwd=tmp_path, timeout=60,
                           check=False)
     assert (0, "usage: smllm hook EVENT < hook-input.json") == (
         proc.returncode, proc.stdout.decode().splitlines()[0])
@@ -196,7 +198,7 @@ def test_a_gating_hook_keeps_its_exit_status_when_stdout_is_closed(tmp_path: Pat
                               tool_use_id="toolu_1")).encode()
     code = "import os\nos.close(1)\nfrom smllm.hooks import cli\ncli()\n"
     proc = subprocess.run([sys.executable, "-c", code, "PreToolUse"], input=payload,
-                          env=BUFFERED, capture_output=True, cwd=tmp_path, timeout=60,
+                          env=buffered(), capture_output=True, cwd=tmp_path, timeout=60,
                           check=False)
     assert (2, "smllm denies this call: its decision could not be written to stdout") == (
         proc.returncode, proc.stderr.decode().strip().splitlines()[-1])
