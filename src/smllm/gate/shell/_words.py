@@ -49,10 +49,10 @@ class WordReader:
     commands: list[Simple]
     functions: list[str]
 
-    def _subparser(self, text: str, depth: int, nested: bool = False) -> _Parser:
-        """A parser over ``text`` sharing this one's environment (``_Parser`` defines it:
-        a substitution is parsed by the class that mixes this reader in)."""
-        raise NotImplementedError
+    if TYPE_CHECKING:
+        # ``_Parser``, which mixes this reader in, defines it: a parser over ``text``
+        # sharing this one's environment (a substitution is parsed as a nested script)
+        def _subparser(self, text: str, depth: int, nested: bool = False) -> _Parser: ...
 
     def _read_word(self) -> Word:
         start = self.i
