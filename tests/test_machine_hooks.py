@@ -72,6 +72,8 @@ TOOLS = [
     ("Bash", {"command": "pytest -q"}, None),
     ("WebFetch", {"url": "https://example.com", "prompt": "x"}, "deny"),
     ("mcp__smllm__smllm", {"event": "reproduced"}, None),
+    ("mcp__plugin_smllm_smllm__smllm", {"event": "reproduced"}, None),
+    ("mcp__evil__smllm", {"event": "reproduced"}, "deny"),
 ]
 
 

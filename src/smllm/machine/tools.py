@@ -87,20 +87,11 @@ def own_fire(tool: str, tool_input: dict[str, Any]) -> bool:
     return False
 
 
-def always_allowed(tool: str, tool_input: dict[str, Any]) -> bool:
-    """Firing events must stay possible in every state."""
-    if tool.startswith("mcp__") and tool.endswith("__smllm"):
-        return True
-    if tool == "Bash":
-        cmd = tool_input.get("command")
-        return isinstance(cmd, str) and _FIRE.fullmatch(cmd) is not None
-    return False
-
-
 def check(rules: ToolRules | None, tool: str, tool_input: dict[str, Any],
           root: str) -> str | None:
-    """Why the state's rules forbid this call, or None when they allow it."""
-    if not rules or always_allowed(tool, tool_input):
+    """Why the state's rules forbid this call, or None when they allow it (smllm's own
+    firing always: firing events must stay possible in every state)."""
+    if not rules or own_fire(tool, tool_input):
         return None
     for rule in rules.get("deny") or []:
         if matches(rule, tool, tool_input, root):
