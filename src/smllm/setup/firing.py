@@ -28,8 +28,6 @@ from typing import Any
 ALLOW_BASH = ("Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)")
 MCP_SERVER = "smllm"
 MCP_TOOL = "mcp__smllm__smllm"
-#: the MCP tool's name when the plugin serves it (server ``plugin:smllm:smllm``)
-PLUGIN_MCP_TOOL = "mcp__plugin_smllm_smllm__smllm"
 MCP_FILE = ".mcp.json"
 
 

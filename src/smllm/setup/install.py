@@ -161,8 +161,6 @@ HOOK_GUARD = ('import sys; sys.excepthook = lambda t, e, b: (sys.stderr.write('
               '__import__("os")._exit(2 if sys.argv[1:2] == ["PreToolUse"] else 0)); ')
 #: the hook entry point, without runpy
 HOOK_ENTRY = "from smllm.hooks import cli; cli()"
-#: what an installed hook runs with ``python -c`` (a ``sys.path`` set-up goes between)
-HOOK_CODE = HOOK_GUARD + HOOK_ENTRY
 
 
 def hook_command(event: str, python: str, flags: list[str]) -> str:

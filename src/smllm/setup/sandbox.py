@@ -44,8 +44,6 @@ LINUX_TOOLS = {"bwrap": "bubblewrap", "socat": "socat"}
 #: them outside the sandbox, and the gate admits them only as one plain command
 #: (:func:`smllm.gate.protect.unsandboxed_fire`)
 OWN_COMMANDS = ("smllm fire *", "smllm status", "smllm status *")
-#: the keys of ``[sandbox]`` in a policy file
-POLICY_KEYS = ("read_credentials", "allowed_domains")
 
 
 def _abs(path: str | os.PathLike[str]) -> str:

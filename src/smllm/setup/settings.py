@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,12 +192,3 @@ def smllm_event_of(hook: Any) -> str | None:
         return None
     match = _SMLLM_COMMAND.search(str(hook.get("command", "")))
     return match.group(1) if match else None
-
-
-def interpreter_of(hook: dict[str, Any]) -> str | None:
-    """The interpreter an ``smllm install`` hook runs (the command's first word)."""
-    try:
-        words = shlex.split(str(hook.get("command", "")))
-    except ValueError:
-        return None
-    return words[0] if words else None
