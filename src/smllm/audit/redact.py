@@ -589,14 +589,19 @@ _SUBS: list[tuple[Rule, _Sub]] = [
 ]
 
 
+def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
+    """The rules that may match ``text``: those holding none of their needles cannot
+    (and so are never compiled)."""
+    lowered = text.lower()
+    return [(rule, sub) for rule, sub in _SUBS
+            if not rule.needles or any(n in lowered for n in rule.needles)]
+
+
 def redact_text(text: str) -> str:
     """``text`` with every secret the rules recognise replaced by a marker."""
     if len(text) < 8:
         return text
-    lowered = text.lower()
-    for rule, sub in _SUBS:
-        if rule.needles and not any(n in lowered for n in rule.needles):
-            continue
+    for rule, sub in _candidates(text):
         text = rule.pattern.sub(sub, text)
     return text
 
@@ -604,7 +609,7 @@ def redact_text(text: str) -> str:
 def find(text: str) -> list[str]:
     """The kinds of secret the rules find in ``text`` (empty: none)."""
     kinds: list[str] = []
-    for rule, sub in _SUBS:
+    for rule, sub in _candidates(text):
         for m in rule.pattern.finditer(text):
             if sub(m) != m.group(0):
                 kinds.append(rule.kind)
