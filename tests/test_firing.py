@@ -103,6 +103,32 @@ def test_user_scope_server_counts(tmp_path: Path) -> None:
     assert "mcp" == channel.detect(str(tmp_path), {"CLAUDE_CONFIG_DIR": str(home)})
 
 
+CLAUDE_JSON_CASES = [
+    ("local-scope server", MCP, None, "mcp"),
+    ("project server approved in /mcp", {"enabledMcpjsonServers": ["smllm"]}, MCP, "mcp"),
+    ("project server refused in /mcp", {"disabledMcpjsonServers": ["smllm"]}, MCP, "bash"),
+    ("another project's server", None, None, "bash"),
+]
+
+
+@pytest.mark.parametrize(("name", "entry", "mcp", "expected"), CLAUDE_JSON_CASES,
+                         ids=[c[0] for c in CLAUDE_JSON_CASES])
+def test_project_entry_of_claude_json_counts(tmp_path: Path, name: str,
+                                             entry: dict[str, Any] | None,
+                                             mcp: dict[str, Any] | None, expected: str) -> None:
+    """The project's entry in ~/.claude.json (`claude mcp add -s local`, the /mcp approval
+    of a .mcp.json server) decides like the settings files; another project's does not."""
+    home = tmp_path / "cfg"
+    home.mkdir()
+    other = {str(tmp_path / "elsewhere"): MCP}
+    projects = {**other, **({str(tmp_path): entry} if entry is not None else {})}
+    (home / ".claude.json").write_text(json.dumps({"projects": projects}))
+    _settings(tmp_path, "settings.local.json", HOOKED)
+    if mcp:
+        (tmp_path / ".mcp.json").write_text(json.dumps(mcp))
+    assert expected == channel.detect(str(tmp_path), {"CLAUDE_CONFIG_DIR": str(home)})
+
+
 def test_stop_text_names_smllm_fire_where_there_is_no_mcp_tool(tmp_path: Path) -> None:
     """A local install (no MCP server): the bind is marked, and the stop block names
     `smllm fire --session KEY EVENT` instead of the MCP tool."""

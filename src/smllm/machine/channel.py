@@ -45,10 +45,11 @@ def _settings(root: str, env: Mapping[str, str]) -> list[dict[str, Any]]:
                                os.path.join(root, ".claude", "settings.local.json"))]
 
 
-def _approved(root: str, env: Mapping[str, str]) -> bool:
-    """Does Claude Code start the project's ``.mcp.json`` server named smllm?"""
+def _approved(sources: list[dict[str, Any]]) -> bool:
+    """Do these settings (and the project's entry in ``~/.claude.json``) have Claude Code
+    start the project's ``.mcp.json`` server named smllm?"""
     approved = False
-    for data in [*_settings(root, env), _project_state(root, env)]:
+    for data in sources:
         if SERVER in (data.get("disabledMcpjsonServers") or []):
             return False
         if data.get("enableAllProjectMcpServers") is True \
@@ -64,10 +65,10 @@ def _claude_json(env: Mapping[str, str]) -> dict[str, Any]:
     return _read(path)
 
 
-def _project_state(root: str, env: Mapping[str, str]) -> dict[str, Any]:
+def _project_state(claude_json: dict[str, Any], root: str) -> dict[str, Any]:
     """What Claude Code keeps about the project in ``~/.claude.json`` (the /mcp approvals,
     local-scope servers)."""
-    projects = _claude_json(env).get("projects")
+    projects = claude_json.get("projects")
     entry = projects.get(root) if isinstance(projects, dict) else None
     return entry if isinstance(entry, dict) else {}
 
@@ -98,8 +99,11 @@ def detect(cwd: str, env: Mapping[str, str]) -> str:
     if env.get("CLAUDE_PLUGIN_ROOT"):
         return MCP
     root = env.get("CLAUDE_PROJECT_DIR") or cwd
-    if _has_server(_read(os.path.join(root, ".mcp.json"))) and _approved(root, env):
+    settings = _settings(root, env)
+    claude_json = _claude_json(env)  # each file read once: ~/.claude.json may be large
+    project = _project_state(claude_json, root)
+    if _has_server(_read(os.path.join(root, ".mcp.json"))) and _approved([*settings, project]):
         return MCP
-    if _has_server(_claude_json(env)) or _has_server(_project_state(root, env)):
+    if _has_server(claude_json) or _has_server(project):
         return MCP  # a user-scope or local-scope server (`claude mcp add`)
-    return BASH if any(_our_hooks(d) for d in _settings(root, env)) else MCP
+    return BASH if any(_our_hooks(d) for d in settings) else MCP
