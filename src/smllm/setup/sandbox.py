@@ -76,7 +76,7 @@ def _policy(project: Path) -> tuple[dict[str, Any], list[str]]:
     return table, sensitive
 
 
-def protected(project: Path) -> list[str]:
+def protected(project: Path, sensitive: list[str]) -> list[str]:
     """The protected set (:func:`smllm.gate.protect.protected_paths`), plus the installed code
     as resolved, a virtual environment, and the policy's ``sensitive`` paths."""
     out = [*protect.protected_paths(str(project)), str(Path(smllm.__file__).resolve().parent)]
@@ -85,13 +85,13 @@ def protected(project: Path) -> list[str]:
     command = shutil.which("smllm")  # what `smllm fire` runs, outside the sandbox
     if command:
         out += [command, os.path.realpath(command)]
-    out += _policy(project)[1]
+    out += sensitive
     return list(dict.fromkeys(os.path.abspath(p) for p in out))
 
 
 def block(project: Path, *, available: bool) -> dict[str, Any]:
     """The ``sandbox`` settings object install writes."""
-    table, _ = _policy(project)
+    table, sensitive = _policy(project)  # the policy files, read once
     deny_read = [] if table.get("read_credentials") is True else list(CREDENTIALS)
     domains = [d for d in table.get("allowed_domains") or [] if isinstance(d, str)]
     return {
@@ -99,7 +99,7 @@ def block(project: Path, *, available: bool) -> dict[str, Any]:
         "allowUnsandboxedCommands": False,
         "excludedCommands": list(OWN_COMMANDS),
         "failIfUnavailable": available,
-        "filesystem": {"denyWrite": [_abs(p) for p in protected(project)],
+        "filesystem": {"denyWrite": [_abs(p) for p in protected(project, sensitive)],
                        "denyRead": deny_read},
         "network": {"allowedDomains": domains},
     }
