@@ -216,6 +216,9 @@ def _every_kind(root: Path) -> Path:
     s = Session(root)
     s.hook("SessionStart", source="startup")  # session.start (and the machine's binding)
     s.hook("UserPromptSubmit", prompt="clean the build")  # proposed, accepted
+    s.hook("UserPromptSubmit", prompt="and the cache")
+    log = Path(journal.locate(SID))  # `head -n -1`: the next hook finds the log cut
+    log.write_bytes(b"".join(log.read_bytes().splitlines(keepends=True)[:-1]))
     with s.transcript.open("a") as fh:
         fh.write(_assistant("msg_1", "toolu_1"))  # model.call, at the next hook
     # the command reviewer answers always_allow_in_workspace: the whole approval chain

@@ -621,14 +621,12 @@ def _check_head(txn: Transaction) -> None:
     head = read_head(txn.path)
     if head is None or head[0] <= txn.tail.sequence:
         return
+    from smllm.journal import records  # noqa: PLC0415 - a cut log only (records imports this module)
+
     seq, digest = head
-    txn.append(fact(TAIL_MISSING, {
-        "missing": seq - txn.tail.sequence,
-        "log_ended_at": txn.tail.sequence,
-        "head_sequence": seq,
-        "head_hash": digest,
-        "observed_via": HEAD_NAME,
-    }))
+    txn.append(records.new(TAIL_MISSING, missing=seq - txn.tail.sequence,
+                           log_ended_at=txn.tail.sequence, head_sequence=seq,
+                           head_hash=digest, observed_via=HEAD_NAME))
 
 
 def _state_file(path: str) -> str:

@@ -59,6 +59,8 @@ KINDS: dict[str, tuple[RecordType, tuple[str, ...]]] = {
     "session.end": ("fact", ("exit_reason", "uptime_ms", "host_reason")),
     "host.event": ("fact", ("session_id",)),
     "hook.input_rejected": ("fact", ("hook_event_name", "reason", "input_bytes")),
+    "journal.tail_missing": ("fact", ("missing", "log_ended_at", "head_sequence", "head_hash",
+                                      "observed_via")),
 }
 
 #: the choices a reviewer may answer (``approval.review`` lists them)
