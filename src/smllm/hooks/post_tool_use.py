@@ -10,7 +10,6 @@ running) and ``approval_wait.effect.terminal``.
 
 from __future__ import annotations
 
-from smllm import journal
 from smllm.base.digest import tagged
 from smllm.hooks._context import HookContext
 from smllm.journal import records, sidecar, transcript
@@ -18,20 +17,6 @@ from smllm.journal import records, sidecar, transcript
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-    from smllm.base.shapes import OpenIntent
-
-
-def authorized_by(intent: OpenIntent) -> str | None:
-    """Who let this call run, from its open-intent entry (None when unknown)."""
-    decision = intent.get("decision")
-    if not isinstance(decision, str):
-        return None
-    if intent.get("prompted") or decision == "ask:user":
-        return "allow:user"
-    if decision.startswith("allow:") and decision != "allow:yolo":
-        return decision
-    return "allow:host"
 
 
 def scripts_after(scripts: object) -> dict[str, str] | None:
@@ -51,16 +36,6 @@ def scripts_after(scripts: object) -> dict[str, str] | None:
     return out
 
 
-def _close_user_wait(
-    txn: journal.Transaction, intent: OpenIntent, tool_use_id: str, event: str
-) -> None:
-    pending = intent.get("pending")
-    if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
-        return
-    txn.extend(records.prompt_answer(str(pending), tool_use_id, approved=True,
-                                     observed_via=event))
-
-
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     p = ctx.payload
     tool_use_id = str(p["tool_use_id"])
@@ -75,7 +50,10 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         transcript.ingest(txn, ctx.transcript)
         open_intents = dict(txn.state.get("open_intents") or {})
         intent = open_intents.pop(tool_use_id, None) or {}
-        _close_user_wait(txn, intent, tool_use_id, ctx.event)
+        pending = transcript.waits_on_user(intent)
+        if pending is not None:  # the call ran: the person approved Claude Code's prompt
+            txn.extend(records.prompt_answer(pending, tool_use_id, approved=True,
+                                             observed_via=ctx.event))
         result = {"error": p.get("error")} if failed else {"output": p.get("tool_response")}
         txn.append(
             records.new(
@@ -86,7 +64,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 operation=sidecar.operation(str(p["tool_name"])),
                 outcome=outcome,
                 observed_via="hook",
-                authorized_by=authorized_by(intent),
+                authorized_by=transcript.authorized_by(intent),
                 scripts_after=scripts_after(intent.get("scripts")),
                 duration_ms=p.get("duration_ms"),
                 **result,

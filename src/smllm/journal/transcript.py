@@ -61,11 +61,24 @@ def refused_by_person(detail: str) -> bool:
     return any(text in detail for text in USER_REFUSALS)
 
 
-def _authorized_by(intent: OpenIntent, outcome: str, detail: str = "") -> str | None:
-    """Who let the call run, or who stopped it (the approval gate's terminal field).
+def waits_on_user(intent: OpenIntent) -> str | None:
+    """The review of Claude Code's prompt this open intent waits on (its pending action id):
+    the host showed its prompt (PermissionRequest) or smllm escalated with ``ask``."""
+    pending = intent.get("pending")
+    if pending and (intent.get("prompted") or intent.get("decision") == "ask:user"):
+        return str(pending)
+    return None
 
-    ``deny:user`` only where the transcript shows a person refusing; a prompt shown where
-    no person answered (``claude -p``) and refused by Claude Code is ``deny:host``.
+
+def authorized_by(intent: OpenIntent, outcome: str = "succeeded",
+                  detail: str = "") -> str | None:
+    """Who let the call run, or who stopped it (a terminal's ``authorized_by``), as
+    observed: by PostToolUse (the call ran) or in the transcript.
+
+    smllm's own allow when it answered ``allow``; ``allow:user`` if Claude Code's prompt
+    was shown; else ``allow:host``. ``deny:user`` only where the transcript shows a person
+    refusing; a prompt shown where no person answered (``claude -p``) and refused by
+    Claude Code is ``deny:host``. None when the intent's decision is unknown.
     """
     decision = intent.get("decision")
     if not isinstance(decision, str):
@@ -98,12 +111,12 @@ class _Ingest:
     def _close_user_wait(self, intent: OpenIntent, tid: str, outcome: str,
                          detail: str) -> None:
         """A host prompt the gate is waiting on: its answer, as observed (approval gate)."""
-        pending = intent.get("pending")
-        if not pending or not (intent.get("prompted") or intent.get("decision") == "ask:user"):
+        pending = waits_on_user(intent)
+        if pending is None:
             return
         approved = outcome != "refused_by_host"
         person = approved or refused_by_person(detail)
-        self.txn.extend(records.prompt_answer(str(pending), tid, approved=approved,
+        self.txn.extend(records.prompt_answer(pending, tid, approved=approved,
                                               by_person=person, observed_via="transcript",
                                               host_said=None if person else detail[:500]))
 
@@ -124,7 +137,7 @@ class _Ingest:
                     operation=intent.get("operation"),
                     outcome=outcome,
                     observed_via="transcript",
-                    authorized_by=_authorized_by(intent, outcome, detail),
+                    authorized_by=authorized_by(intent, outcome, detail),
                     detail=res.get("preview", ""),
                 )
             )
