@@ -130,3 +130,24 @@ def test_write_private_failure_keeps_the_old_file(tmp_path: Path) -> None:
         paths.write_private(target, None)  # type: ignore[arg-type]
     assert ("old", ["state.json"]) == (target.read_text(),
                                        sorted(p.name for p in tmp_path.iterdir()))
+
+
+@pytest.mark.parametrize("planted", ["link", "loose file"])
+def test_write_private_never_writes_through_a_planted_temporary(tmp_path: Path,
+                                                                planted: str) -> None:
+    """A link or a 0666 file planted where write_private puts its temporary file is
+    replaced, not written through: the target is a fresh 0600 file, the link's target is
+    unchanged."""
+    target = tmp_path / "state.json"
+    victim = tmp_path / "victim"
+    victim.write_text("mine")
+    tmp = tmp_path / f".state.json.{os.getpid()}.tmp"
+    if planted == "link":
+        tmp.symlink_to(victim)
+    else:
+        tmp.write_text("stale")
+        tmp.chmod(0o666)
+    paths.write_private(target, b"{}")
+    assert ("mine", b"{}", 0o600, False, ["state.json", "victim"]) == (
+        victim.read_text(), target.read_bytes(), stat.S_IMODE(target.lstat().st_mode),
+        target.is_symlink(), sorted(p.name for p in tmp_path.iterdir()))

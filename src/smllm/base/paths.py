@@ -192,11 +192,18 @@ def write_private(path: str | os.PathLike[str], data: bytes, *, fault: str | Non
     """Replace ``path`` atomically with ``data``, mode 0600 from the first byte.
 
     Readers see the old file or the new one, never a part. ``fault`` names a crash-test
-    point (:mod:`smllm.base.faults`) between the write and the replace.
+    point (:mod:`smllm.base.faults`) between the write and the replace. The temporary file
+    is always a new one (``O_EXCL``): whatever sits at its name (a link planted there, or
+    a file left by a crash, with its own mode) is removed first, never written through.
     """
     target = os.fspath(path)
     tmp = os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    try:
+        fd = os.open(tmp, flags, FILE_MODE)
+    except FileExistsError:
+        os.unlink(tmp)
+        fd = os.open(tmp, flags, FILE_MODE)
     try:
         try:
             view = memoryview(data)
