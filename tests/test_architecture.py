@@ -7,6 +7,7 @@ import collections
 import importlib
 import json
 import os
+import re
 
 import pytest
 
@@ -110,11 +111,13 @@ def test_plugin_hooks_json_registers_the_table() -> None:
 
 
 def test_launcher_gates_the_same_events() -> None:
-    """hooks/smllm_entry.py (which cannot import smllm) fails closed for the gating events."""
+    """hooks/smllm_entry.py (which cannot import smllm) and the shell launcher (when no
+    interpreter is found) fail closed (exit 2) for exactly the gating events."""
     tree = ast.parse((REPO / "hooks" / "smllm_entry.py").read_text())
     gating = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == "GATING" for t in n.targets))
-    assert set(hooks.GATING) == set(gating)
+    shell = re.findall(r'\[ "\$2" = (\w+) \] && exit 2', (REPO / "hooks" / "launcher").read_text())
+    assert (set(hooks.GATING), sorted(hooks.GATING)) == (set(gating), sorted(shell))
 
 
 def test_startup_test_covers_every_event() -> None:
