@@ -15,7 +15,6 @@ import os
 import sys
 
 from smllm.base import paths
-from smllm.store import configured
 
 
 def _folder() -> str:
@@ -41,9 +40,10 @@ def _touch(path: str) -> None:
 
 
 def start() -> bool:
-    """Start a detached shipper if a store is configured and none runs; never raises."""
+    """Start a detached shipper unless one runs; never raises. The caller has found a
+    store configured (:func:`smllm.store.configured`)."""
     try:
-        if not configured() or not hasattr(os, "posix_spawn"):
+        if not hasattr(os, "posix_spawn"):
             return False
         folder = _folder()
         _touch(os.path.join(folder, "again"))
