@@ -76,7 +76,6 @@ class Report:
     inserted: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     conflict_count: int = 0
-    sessions: set[str] = field(default_factory=set)
 
     @property
     def duplicates(self) -> int:
@@ -92,20 +91,17 @@ class Report:
 class Source:
     """One journal to ship and where its cursor stands."""
 
-    __slots__ = ("folder", "offset", "path", "prev", "sequence", "session_id", "started_at",
-                 "stream")
+    __slots__ = ("folder", "offset", "path", "prev", "session_id", "started_at", "stream")
 
     def __init__(self, path: str, session_id: str, stream: str, *, folder: str | None,
-                 started_at: str | None, offset: int = 0, sequence: int = 0,
-                 prev: str | None = None) -> None:
+                 started_at: str | None) -> None:
         self.path = path
         self.session_id = session_id
         self.stream = stream
         self.folder = folder
         self.started_at = started_at
-        self.offset = offset
-        self.sequence = sequence
-        self.prev = prev
+        self.offset = 0  # the cursor: just after the line hashed ``prev``
+        self.prev: str | None = None
 
 
 def _escape(value: str) -> str:
@@ -184,7 +180,7 @@ def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Re
                 restarted = False
                 for item in _lines(src):
                     if item is None:
-                        src.offset, src.sequence, src.prev = 0, 0, None
+                        src.offset, src.prev = 0, None
                         restarted = True
                         break
                     pos, raw, rec = item
@@ -210,12 +206,12 @@ def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Re
 def _sources(db: sqlite3.Connection, store: str, sessions: set[str] | None,
              recheck: bool) -> list[Source]:
     rows = db.execute(
-        "SELECT j.path, j.session_id, j.stream, s.folder, s.started_at, c.offset, c.sequence, "
-        "c.hash FROM journals j LEFT JOIN sessions s ON s.session_id = j.session_id "
+        "SELECT j.path, j.session_id, j.stream, s.folder, s.started_at, c.offset, c.hash "
+        "FROM journals j LEFT JOIN sessions s ON s.session_id = j.session_id "
         "LEFT JOIN ship_cursors c ON c.store = ? AND c.path = j.path "
         "ORDER BY s.started_ms, j.session_id, j.stream = 'main' DESC, j.stream", (store,))
     out = []
-    for path, sid, stream, folder, started, offset, seq, digest in rows:
+    for path, sid, stream, folder, started, offset, digest in rows:
         if sessions is not None and sid not in sessions:
             continue
         src = Source(path, sid, stream, folder=folder, started_at=started)
@@ -227,16 +223,9 @@ def _sources(db: sqlite3.Connection, store: str, sessions: set[str] | None,
             if size == offset:
                 continue  # nothing new since the last ship
             if size > offset:
-                src.offset, src.sequence, src.prev = offset, seq, digest
+                src.offset, src.prev = offset, digest
         out.append(src)
     return out
-
-
-class _Mode:
-    """Whether a batch may be copied straight into ``smllm.records`` (see :func:`_send`)."""
-
-    def __init__(self) -> None:
-        self.direct = True
 
 
 def _copy(cur: Any, table: str, batch: _Batch) -> None:
@@ -260,17 +249,18 @@ def _send_direct(cur: Any, batch: _Batch, report: Report) -> bool:
     return True
 
 
-def _send(cur: Any, batch: _Batch, host: str, report: Report, mode: _Mode) -> None:
+def _send(cur: Any, batch: _Batch, host: str, report: Report, direct: bool) -> bool:
+    """Store one batch; ``direct``: try copying it straight into ``smllm.records`` first.
+    Returns whether the next batch may try that too."""
     user, version = origin.user(), origin.version()
     cur.executemany(
         "INSERT INTO smllm.sessions (host, session_id, os_user, project, git_remote, "
         "smllm_version, started_at) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
         [(host, sid, user, src.folder, origin.git_remote(src.folder), version, src.started_at)
          for sid, src in batch.sessions.items()])
-    if mode.direct:
-        if _send_direct(cur, batch, report):
-            return
-        mode.direct = False  # duplicates (a re-send) or RLS: staging from now on
+    if direct and _send_direct(cur, batch, report):
+        return True
+    # duplicates (a re-send) or RLS: staging from now on
     _copy(cur, "ship_stage", batch)
     faults.point("ship-copied")
     cur.execute(f"INSERT INTO smllm.records ({_COLS}) SELECT {_COLS} FROM ship_stage "  # noqa: S608
@@ -288,6 +278,7 @@ def _send(cur: Any, batch: _Batch, host: str, report: Report, mode: _Mode) -> No
         report.conflict_count += len(found)
         room = CONFLICTS_KEPT - len(report.conflicts)
         report.conflicts += [Conflict(*row) for row in found[:max(room, 0)]]
+    return False
 
 
 def _save_cursors(db: sqlite3.Connection, store: str, cursors: dict[str, tuple[int, int, str]]
@@ -307,7 +298,7 @@ def _pump(conn: Any, db: sqlite3.Connection, store: str, sources: list[Source], 
         cur.execute("SET temp_buffers = '256MB'")
         cur.execute(_STAGE)
     conn.commit()
-    mode = _Mode()
+    direct = True
     pipe: queue.Queue[Any] = queue.Queue(maxsize=2)
     worker = threading.Thread(target=_produce, args=(sources, host, pipe, report), daemon=True)
     interval = sys.getswitchinterval()
@@ -321,7 +312,7 @@ def _pump(conn: Any, db: sqlite3.Connection, store: str, sources: list[Source], 
             if isinstance(batch, BaseException):
                 raise batch
             with conn.transaction(), conn.cursor() as cur:
-                _send(cur, batch, host, report, mode)
+                direct = _send(cur, batch, host, report, direct)
             faults.point("ship-committed")
             _save_cursors(db, store, batch.cursors)
         worker.join()
@@ -342,7 +333,6 @@ def ship(url: str, *, sessions: set[str] | None = None, recheck: bool = False) -
             refresher.refresh(db)
             sources = _sources(db, store, sessions, recheck)
             report.journals = len(sources)
-            report.sessions = {s.session_id for s in sources}
             if not sources:
                 return report
             _pump(conn, db, store, sources, host=host, report=report)
