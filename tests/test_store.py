@@ -18,6 +18,7 @@ from helpers import PYTHON, base, hook, smllm
 from journalgen import Effect, write_session
 from pgserver import Server
 from smllm import journal
+from smllm.store import audit
 
 T0 = 1_767_603_600_000  # 2026-01-05T09:00:00Z
 
@@ -488,3 +489,16 @@ def test_store_json_outputs_are_valid(team: dict[str, Any]) -> None:
         errors = [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(value)]
         compact = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         assert (name, 0, 1, [], compact) == (name, out.returncode, len(lines), errors, lines[0])
+
+
+def test_a_stored_stream_name_names_only_its_own_sessions_log(tmp_path: Path) -> None:
+    """verify --store compares a stored stream with this session's own log only: a stream
+    name that climbs out of the session's folder (any writer can store one) names none."""
+    main = write_session("a5-main", cwd=str(tmp_path), start_ms=T0)
+    other = write_session("a5-other", cwd=str(tmp_path), start_ms=T0)
+    agent = journal.locate("a5-main", agent_id="agent-1", create=True)
+    Path(agent).write_bytes(b"")
+    cases = {"main": main, "subagent/agent-1": agent, "subagent/../../a5-other": None,
+             "../a5-other": None, "subagent/agent-2": None}
+    assert os.path.dirname(os.path.dirname(main)) == os.path.dirname(os.path.dirname(other))
+    assert cases == {stream: audit._local_journal("a5-main", stream) for stream in cases}

@@ -112,12 +112,17 @@ def _check_chain(report: StoreReport, stream: str,
 
 
 def _local_journal(sid: str, stream: str) -> str | None:
+    """This machine's log of one stored stream (``main`` or ``subagent/<agent id>``), if
+    any: the stream name comes from the store, so its agent id is checked like any id."""
+    agent = None
+    if stream != "main":
+        kind, _, agent = stream.partition("/")
+        if kind != "subagent":
+            return None
     try:
-        main = journal.locate(sid)
-    except (OSError, ValueError):
+        path = journal.locate(sid, agent_id=agent)
+    except (OSError, ValueError):  # no such session here; an agent id that is not one
         return None
-    path = main if stream == "main" else os.path.join(os.path.dirname(main), stream,
-                                                       journal.LOG_NAME)
     return path if os.path.isfile(path) else None
 
 
