@@ -12,6 +12,7 @@ import urllib.error
 import urllib.request
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from serve_world import (
@@ -27,6 +28,7 @@ from serve_world import (
 )
 
 from smllm.serve.access import CSP
+from smllm.serve.source import StoreSource
 
 
 def get(viewer: Viewer, path: str, *, token: bool = True, method: str = "GET",
@@ -513,3 +515,33 @@ def test_store_search_and_no_secret(store_viewer: Viewer) -> None:
     leaks = {(p, s) for p, b in pages.items() for s in SECRETS if s.encode() in b}
     assert ([(APPROVED, "rm -rf stale_cache.txt")], set()) == (
         [(h["session_id"], h["text"]) for h in hits], leaks)
+
+
+def test_a_stored_stream_name_cannot_place_a_copy_outside_the_viewers_folder(
+        store_viewer: Viewer, postgres: Any, tmp_path: Path) -> None:
+    """The rows of a stored session are copied only below the viewer's private folder: a
+    stream name that climbs out of it (any writer can store one) is not copied."""
+    db = f"serve_world_{os.getpid()}"  # the store store_viewer shipped the world to
+    rows = [("main", b'{"sequence":1}'), ("subagent/../../../escaped", b'{"sequence":1}'),
+            ("subagent/agent-1", b'{"sequence":1}')]
+    with postgres.connect(db) as conn:
+        conn.execute("INSERT INTO smllm.sessions (host, session_id, os_user) "
+                     "VALUES ('host-x', 'escape-1', 'mallory')")
+        for stream, line in rows:
+            conn.execute("INSERT INTO smllm.records (host, session_id, stream, sequence, hash, "
+                         "line) VALUES ('host-x', 'escape-1', %s, 1, 'h', %s)",
+                         (stream, line.decode()))
+    source = StoreSource(postgres.url(db))
+    private, source.folder = source.folder, str(tmp_path / "copies")
+    try:
+        source._fetch("escape-1", "host-x")
+    finally:
+        source.folder = private
+        source.close()
+        with postgres.connect(db) as conn:
+            conn.execute("SET session_replication_role = replica")  # past the no-delete trigger
+            conn.execute("DELETE FROM smllm.records WHERE session_id = 'escape-1'")
+            conn.execute("DELETE FROM smllm.sessions WHERE session_id = 'escape-1'")
+    assert ["copies/escape-1/session.jsonl",
+            "copies/escape-1/subagent/agent-1/session.jsonl"] == sorted(
+        str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())

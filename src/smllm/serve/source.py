@@ -290,10 +290,15 @@ class StoreSource:
         self._hosts[session_id] = found[0]
         return found[0]
 
-    def _log(self, session_id: str, stream: str) -> Path:
+    def _log(self, session_id: str, stream: str) -> Path | None:
+        """The private copy of one stored stream (``main`` or ``subagent/<agent id>``);
+        None for a stream name that is neither (any writer can store one)."""
         folder = Path(self.folder) / session_id
         if stream != "main":
-            folder = folder / stream
+            kind, _, agent = stream.partition("/")
+            if kind != "subagent" or not paths.is_safe_id(agent):
+                return None
+            folder = folder / kind / agent
         return folder / journal.LOG_NAME
 
     def _fetch(self, session_id: str, host: str) -> None:
@@ -319,11 +324,11 @@ class StoreSource:
             data = line.encode("utf-8") if line is not None else bytes(raw)
             out.setdefault(str(stream), []).append(data + b"\n")
         for stream, lines in out.items():
-            if stream != "main" and not paths.is_safe_id(stream.split("/")[-1]):
+            copy = self._log(session_id, stream)
+            if copy is None:
                 continue
-            log = self._log(session_id, stream)
-            log.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            copy.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(copy, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             with open(fd, "ab") as fh:
                 fh.write(b"".join(lines))
 
@@ -332,8 +337,8 @@ class StoreSource:
         paths.check_id(session_id)
         host = self._host(session_id)
         self._fetch(session_id, host)
-        return _update(self._scans.get(session_id, lambda: self._log(session_id, "main")),
-                       budget, until_lines)
+        main = Path(self.folder) / session_id / journal.LOG_NAME
+        return _update(self._scans.get(session_id, lambda: main), budget, until_lines)
 
 
 def _last_sequence(log: Path) -> int:
