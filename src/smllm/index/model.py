@@ -151,10 +151,6 @@ class RefreshStats:
     seconds: float
 
 
-SESSION_FIELDS: tuple[str, ...] = SessionRow._fields
-HIT_FIELDS: tuple[str, ...] = Hit._fields
-
-
 _UNITS = {"s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 
 

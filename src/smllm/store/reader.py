@@ -24,10 +24,6 @@ def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _ts(ms: int) -> str:
-    return iso_utc(ms)
-
-
 def _session_filters(w: Where, f: Filters, time_column: str | None) -> None:
     if f.session is not None:
         w.add("(s.session_id = %s OR s.session_id LIKE %s)", f.session, _like(f.session) + "%")
@@ -40,9 +36,9 @@ def _session_filters(w: Where, f: Filters, time_column: str | None) -> None:
         w.add("s.host = %s", f.host)
     if time_column is not None:
         if f.since_ms is not None:
-            w.add(f"{time_column} >= %s", _ts(f.since_ms))
+            w.add(f"{time_column} >= %s", iso_utc(f.since_ms))
         if f.until_ms is not None:
-            w.add(f"{time_column} < %s", _ts(f.until_ms))
+            w.add(f"{time_column} < %s", iso_utc(f.until_ms))
 
 
 _SESSIONS = """
@@ -75,7 +71,7 @@ def _iso(value: Any) -> tuple[str | None, int | None]:
     if value is None:
         return None, None
     ms = int(value.timestamp() * 1000)
-    return _ts(ms), ms
+    return iso_utc(ms), ms
 
 
 def _fetch(conn: psycopg.Connection[Any], sql: str, w: Where, limit: int | None
@@ -121,9 +117,9 @@ def search(conn: psycopg.Connection[Any], f: Filters) -> list[Hit]:
     w = Where()
     _session_filters(w, f, None)
     if f.since_ms is not None:
-        w.add("r.recorded_at >= %s", _ts(f.since_ms))
+        w.add("r.recorded_at >= %s", iso_utc(f.since_ms))
     if f.until_ms is not None:
-        w.add("r.recorded_at < %s", _ts(f.until_ms))
+        w.add("r.recorded_at < %s", iso_utc(f.until_ms))
     if f.kind is not None:
         w.add("r.kind = %s", f.kind)
     if f.tool is not None:
