@@ -26,6 +26,7 @@ from smllm import journal
 from smllm.audit import export
 from smllm.audit.ledger import EDIT_TOOLS, tool_of
 from smllm.base import jsonfast
+from smllm.index.facets import TARGET_KEYS
 
 _CHUNK = 1 << 20
 _EFFECT_STEPS = frozenset({"tool_batch.effect.started", "tool_batch.effect.terminal",
@@ -43,8 +44,7 @@ def what_ran(body: dict[str, Any]) -> str:
     """The command, path or URL an intent names (its whole input when none of those)."""
     inp = body.get("input")
     if isinstance(inp, dict):
-        for key in ("command", "file_path", "path", "notebook_path", "url", "pattern",
-                    "query"):
+        for key in TARGET_KEYS:
             value = inp.get(key)
             if isinstance(value, str):
                 return value
