@@ -110,6 +110,18 @@ def test_every_route_answers_with_the_token(viewer: Viewer, world: World) -> Non
     assert {path: 200 for path in routes(world)} == statuses
 
 
+def test_the_route_list_names_every_route_of_the_app(world: World) -> None:
+    """routes() holds a URL of every route the application has, so the token, method and
+    CSP tests that walk it cover every page, JSON document and asset."""
+    from smllm.serve.app import Settings, create_app
+
+    app = create_app(Settings(token="t", port=1)).app
+    urls = [url.split("?")[0] for url in routes(world)]
+    every = sorted(r.path for r in app.routes)
+    assert every == sorted(r.path for r in app.routes
+                           if any(r.path_regex.match(u) for u in urls))
+
+
 def test_every_route_refuses_without_the_token(viewer: Viewer, world: World) -> None:
     """Without the token (or with a wrong one) every page, JSON document and asset is 403."""
     bare = {path: get(viewer, path, token=False)[0] for path in routes(world)}
