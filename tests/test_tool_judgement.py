@@ -93,6 +93,28 @@ def test_mcp_tools_are_judged_by_what_they_do(project: Path, tool: str,
     assert (expected, rule) == (a.decision, a.rule), a.reason
 
 
+FILE_WRITES = [
+    ("Write", {"file_path": "keys/authorized_keys", "content": "k"}, "deny", "file.sensitive"),
+    ("Edit", {"file_path": "keys/config", "old_string": "a", "new_string": "b"}, "deny",
+     "file.sensitive"),
+    ("MultiEdit", {"file_path": "keys/config", "edits": []}, "deny", "file.sensitive"),
+    ("NotebookEdit", {"notebook_path": "keys/x.ipynb", "new_source": "x"}, "deny",
+     "file.sensitive"),
+    ("mcp__fs__writeFile", {"file_path": "keys/authorized_keys", "content": "k"}, "deny",
+     "file.sensitive"),
+    ("Write", {"file_path": "src/new.py", "content": "x"}, "allow", "default.allow"),
+]
+
+
+@pytest.mark.parametrize(("tool", "tool_input", "expected", "rule"), FILE_WRITES)
+def test_file_tools_follow_links_like_mcp_tools(project: Path, tool: str,
+                                                tool_input: dict[str, Any], expected: str,
+                                                rule: str) -> None:
+    """A write through a link in the workspace is judged by where the link leads."""
+    a = _assess(tool, tool_input, project)
+    assert (expected, rule) == (a.decision, a.rule), a.reason
+
+
 def test_mcp_through_the_real_hook(project: Path, tmp_path: Path) -> None:
     """The installed hook denies an MCP write to a protected path and passes a read."""
     env = {"HOME": HOME, "CLAUDE_PROJECT_DIR": str(project), "SMLLM_HOME": str(tmp_path)}

@@ -1,4 +1,4 @@
-# ruff: noqa: C901, PLR0917 - a tool's arguments are a case analysis
+# ruff: noqa: PLR0917 - a tool's arguments are a case analysis
 """MCP tools judged by what they do: execute, delete, write, query, fetch or read.
 
 An MCP tool's name (``mcp__<server>__<tool>``) says what it does in words (``write_file``,
@@ -216,11 +216,7 @@ def _paths(tool_name: str, tool_input: dict[str, Any], verbs: set[str], ctx: Con
         if path is None:
             continue
         real = ctx.follow(path)
-        where = ctx.where_path(path)
-        real_where = ctx.where_path(real)
-        rank = ("temp", "workspace", "outside", "dynamic", "critical", "sensitive", "device")
-        if rank.index(real_where) > rank.index(where):
-            where = real_where
+        where = ctx.where_linked(path, real)
         if changes and key not in ("cwd",):
             kind = "delete" if "delete" in verbs else "write"
             if key in ("source", "src", "from", "old_path", "oldPath") and "write" in verbs:

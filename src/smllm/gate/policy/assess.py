@@ -309,8 +309,9 @@ def _file_tool(  # noqa: PLR0917 - private helper, called once
         return [Item("ask", "file.outside-workspace", "built-in", f"{tool_name} without a path")]
     ctx = _context(cwd, project, compiled, home)
     full = ctx.resolve(path) or path
-    targets.append({"effect": "write", "path": ctx.follow(full), "by": tool_name})
-    where = ctx.where_path(full)
+    real = ctx.follow(full)
+    targets.append({"effect": "write", "path": real, "by": tool_name})
+    where = ctx.where_linked(full, real)  # a link into ~/.ssh is ~/.ssh
     out: list[Item] = []
     if where in ("sensitive", "critical", "device"):
         d, src = _builtin(compiled, "file.sensitive", "deny")

@@ -431,11 +431,16 @@ class Context:
             return "dynamic"
         if word.glob and path == self.root:
             return "workspace"  # the workspace's entries, not the workspace itself
-        where = self.where_path(path, glob=word.glob)
         value = word.value or ""
         real = self.follow(path, last=last or value.endswith(("/", "/.")) or word.glob)
+        return self.where_linked(path, real, glob=word.glob)
+
+    def where_linked(self, path: str, real: str, *, glob: bool = False) -> Where:
+        """Classify ``path`` whose links lead to ``real`` (:meth:`follow`): the worse of the
+        two, unless they are the same place seen through a linked workspace or home."""
+        where = self.where_path(path, glob=glob)
         if real != path:
-            other = self.where_path(real, glob=word.glob)
+            other = self.where_path(real, glob=glob)
             if _WHERE_RANK[other] > _WHERE_RANK[where] and not self._same_place(path, real):
                 return other
         return where
