@@ -35,6 +35,12 @@ FILE_CASES = [
     ("mcp__fs__write_file", {"path": "cfg/settings.local.json"}, ".claude"),
     ("mcp__fs__move_file", {"source": "a.txt", "destination": "innocent/policy.toml"}, ".smllm"),
     ("mcp__fs__read_file", {"path": ".claude/settings.json"}, None),
+    # MCP tools as mcp.judge reads them: delete verbs, its path keys, lists of paths
+    ("mcp__fs__unlink", {"path": "innocent/policy.toml"}, ".smllm"),
+    ("mcp__fs__truncate", {"path": ".smllm/policy.toml"}, ".smllm"),
+    ("mcp__fs__write_file", {"output_path": "cfg/settings.json"}, ".claude"),
+    ("mcp__fs__write_file", {"files": ["src/a.py", ".smllm/policy.toml"]}, ".smllm"),
+    ("mcp__fs__get_info", {"path": ".smllm/policy.toml"}, None),
     ("Write", {"file_path": "src/app.py"}, None),
     ("Read", {"file_path": ".smllm/policy.toml"}, None),
 ]
@@ -47,7 +53,19 @@ def test_file_tools_through_links(project: Path, tool: str, tool_input: dict[str
     found = protect.check(tool, tool_input, str(project), str(project))
     where = str(project.parent / root) if root == "home/.claude" else str(project / (root or ""))
     expected = None if root is None else where
-    assert expected == (None if found is None else found.split(" would change ")[1].split(",")[0])
+    changed = None if found is None else found.split(" would change ")[-1].split(", inside ")[-1]
+    assert expected == (None if changed is None else changed.split(",")[0]), found
+
+
+@pytest.mark.parametrize("tool_input", [
+    {"command": "rm -f .smllm/policy.toml"},
+    {"command": "sh", "args": ["-c", "echo x > cfg/settings.json"]},
+    {"code": "open('.smllm/policy.toml', 'w').write('mode = \"yolo\"')", "language": "python"},
+])
+def test_commands_run_by_mcp_tools(project: Path, tool_input: dict[str, object]) -> None:
+    """A command or code an MCP tool runs is checked as the same Bash command would be."""
+    found = protect.check("mcp__shell__run_command", tool_input, str(project), str(project))
+    assert (found or "").endswith(" (a command the MCP tool mcp__shell__run_command runs)"), found
 
 
 def test_the_store_is_protected(project: Path) -> None:

@@ -9,6 +9,8 @@ and ``~/.claude.json``, smllm's data, state and config folders, and smllm's own 
 * file tools (Write, Edit, MultiEdit, NotebookEdit, and MCP tools that write) naming a
   path in the set, directly or through a link (``ln -s .claude cfg`` then ``cfg/x``):
   paths are resolved with :func:`os.path.realpath` as well as lexically;
+* MCP tools as the gate judges them (:func:`smllm.gate.mcp.judge`): the paths they write,
+  delete or move, and the commands or code they run, checked like a Bash command;
 * ``smllm install`` / ``uninstall`` run by the agent, in any spelling that names them
   (``python -m smllm``, the plugin's launcher, inside ``bash -c``).
 
@@ -198,6 +200,37 @@ def _bash(command: object, cwd: str, project: str) -> str | None:
     return shell_effects(command, cwd, project)
 
 
+def _mcp_judged(tool_name: str, tool_input: dict[str, Any], cwd: str,
+                project: str) -> str | None:
+    """What :func:`smllm.gate.mcp.judge` finds an MCP tool changes (the gate's own
+    judgement of it): the paths it writes, deletes or moves, and what a command or code it
+    runs writes, checked as a Bash command's writes are."""
+    from smllm.gate import mcp  # noqa: PLC0415 - MCP calls only
+    from smllm.gate.shell._model import Context  # noqa: PLC0415 - MCP calls only
+
+    protected = protected_paths(project)
+    ctx = Context(root=os.path.normpath(project), cwd=os.path.normpath(cwd),
+                  home=os.path.normpath(os.path.expanduser("~")), extra_sensitive=protected)
+    runs: list[str] = []
+
+    def analyse_command(command: str) -> tuple[list[Any], list[dict[str, str | None]]]:
+        found = shell_effects(command, cwd, project)
+        if found is not None:
+            runs.append(f"{found} (a command the MCP tool {tool_name} runs)")
+        return [], []
+
+    judgement = mcp.judge(tool_name, tool_input, ctx, analyse_command)
+    if runs:
+        return runs[0]
+    for target in judgement.targets:
+        path = target["path"]
+        root = reaches(path, cwd, protected) if path is not None else None
+        if root is not None and target["effect"] in WRITE_EFFECTS:
+            return (f"smllm protects itself: {tool_name} would {target['effect']} {path}, "
+                    f"inside {root}, which the agent may not change")
+    return None
+
+
 def check(tool_name: str, tool_input: dict[str, Any], cwd: str, project: str) -> str | None:
     """Why this call would change smllm's protected set, or None."""
     if tool_name == "Bash":
@@ -209,4 +242,6 @@ def check(tool_name: str, tool_input: dict[str, Any], cwd: str, project: str) ->
         if root is not None:
             return (f"smllm protects itself: {tool_name} of {target} would change {root}, "
                     f"which the agent may not write")
+    if tool_name.startswith("mcp__"):
+        return _mcp_judged(tool_name, tool_input, cwd, project)
     return None
