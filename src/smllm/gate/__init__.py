@@ -84,26 +84,19 @@ class Verdict:
                 f"rule={self.rule!r})")
 
 
-def allowed(  # noqa: PLR0917 - the parts of an allow
-    authorizer: str,
-    reason: str,
-    rule: str | None,
-    pending: str | None,
-    authoritative: bool,
-    facts: dict[str, Any],
-) -> Verdict:
-    """An allow by ``authorizer`` (``policy``, ``llm_judge``, …), or under ``authority =
-    "guard"`` an abstention that leaves the call to Claude Code's own permissions."""
+def allowed(reason: str, rule: str | None, authoritative: bool, facts: dict[str, Any]
+            ) -> Verdict:
+    """An allow of the policy (``allow:policy``), or under ``authority = "guard"`` an
+    abstention that leaves the call to Claude Code's own permissions."""
     if authoritative:
-        return Verdict("allow", f"allow:{authorizer}", reason, rule, pending, facts)
-    facts = {**facts, "smllm_verdict": f"allow:{authorizer}"}
+        return Verdict("allow", "allow:policy", reason, rule, facts=facts)
+    facts = {**facts, "smllm_verdict": "allow:policy"}
     return Verdict(
         "abstain",
         "defer:host",
         f"{reason}; Claude Code's own permissions decide (authority = guard)",
         rule,
-        pending,
-        facts,
+        facts=facts,
     )
 
 
@@ -180,7 +173,7 @@ def decide(  # noqa: PLR0911 - one return per kind of outcome
                        f"smllm policy denies this call: {a.reason} (rule {a.rule}, {a.source})",
                        rule=a.rule, facts=facts)
     if a.decision == "allow":
-        return allowed("policy", a.reason, a.rule, None, authoritative, facts)
+        return allowed(a.reason, a.rule, authoritative, facts)
     from smllm.gate import grants  # noqa: PLC0415 - json and pathlib: escalated calls only
 
     grant = grants.find(project, tool, tool_input)
@@ -188,10 +181,9 @@ def decide(  # noqa: PLR0911 - one return per kind of outcome
         # a grant is a machine reviewer's "always allow in this workspace": it takes effect
         # as that reviewer's own approval does, under either authority (reviewed())
         facts["grant"] = grant["id"]
-        return allowed("policy",
-                       f"allowed by the workspace amendment {grant['id']} "
+        return allowed(f"allowed by the workspace amendment {grant['id']} "
                        f"(granted by {grant.get('granted_by')})",
-                       f"amendment:{grant['id']}", None, True, facts)
+                       f"amendment:{grant['id']}", True, facts)
     chain = tuple(compiled["reviewers"])
     review = Escalation(chain, a.rule, a.source, a.reason, tuple(i.reason for i in a.items))
     if chain and chain[0] == "user":
