@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from smllm.gate.shell import _flows
 from smllm.gate.shell._analyse import into_folder, nested, stdin_text, write_target
+from smllm.gate.shell._flags import skip_options
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
@@ -179,17 +180,7 @@ def _ssh_config(name: str, word: Word, ctx: Context) -> list[Finding]:
 
 def ssh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     out = ssh_options(name, args, ctx)
-    i = 0
-    while i < len(args):
-        v = args[i].value or ""
-        if v in _SSH_ARG:
-            i += 2
-            continue
-        if v.startswith("-"):
-            i += 1
-            continue
-        break
-    rest = args[i + 1 :]
+    rest = skip_options(args, _SSH_ARG, 1)  # the words after the destination
     out += _flows.sink(name, [], cmd, ctx)
     if not rest:
         if stdin_text(cmd)[1] != "the terminal":
