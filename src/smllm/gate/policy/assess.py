@@ -20,10 +20,12 @@ from smllm.base import paths
 
 TYPE_CHECKING = False  # typing, dataclasses and pathlib cost milliseconds per tool call
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     from smllm.base.shapes import CompiledPolicy
-    from smllm.gate.shell import Decision
+    from smllm.gate.shell import Decision, Finding
+    from smllm.gate.shell._model import Effect
 
 READ_ONLY_TOOLS = frozenset(
     {
@@ -141,6 +143,19 @@ def _builtin(compiled: CompiledPolicy, rule: str, decision: Decision) -> tuple[D
     return decision, builtin["source"] if builtin else "built-in"
 
 
+def _items(compiled: CompiledPolicy, findings: Iterable[Finding]) -> list[Item]:
+    """The analysis' findings as reasons, each with the decision the policy gives its rule."""
+    out = []
+    for f in findings:
+        d, src = _builtin(compiled, f.rule, f.decision)
+        out.append(Item(d, f.rule, src, f.reason, f.path))
+    return out
+
+
+def _as_targets(effects: Iterable[Effect]) -> list[dict[str, str | None]]:
+    return [{"effect": e.kind, "path": e.path, "by": e.by} for e in effects]
+
+
 def sensitive_paths(compiled: CompiledPolicy, project: str) -> tuple[str, ...]:
     """Paths no call may write without review: smllm's own data, plus the policy's list."""
     data, state, config = paths.data_root(), paths.state_root(), paths.config_root()
@@ -250,10 +265,8 @@ def _bash(  # noqa: PLR0917 - private helper, called once
         sensitive=sensitive_paths(compiled, project),
     )
     scripts.update(analysis.scripts)
-    targets += [{"effect": e.kind, "path": e.path, "by": e.by} for e in analysis.effects]
-    for f in analysis.findings:
-        d, src = _builtin(compiled, f.rule, f.decision)
-        items.append(Item(d, f.rule, src, f.reason, f.path))
+    targets += _as_targets(analysis.effects)
+    items += _items(compiled, analysis.findings)
     cmd_rules = [
         r
         for r in compiled.get("rules", [])
@@ -368,11 +381,7 @@ def _web_tool(tool_name: str, tool_input: dict[str, Any], compiled: CompiledPoli
     from smllm.gate.mcp import request_secrets  # noqa: PLC0415 - web calls only
 
     texts = [v for k in ("url", "query", "prompt") if isinstance(v := tool_input.get(k), str)]
-    items = []
-    for f in request_secrets(tool_name, texts):
-        d, src = _builtin(compiled, f.rule, f.decision)
-        items.append(Item(d, f.rule, src, f.reason))
-    return items
+    return _items(compiled, request_secrets(tool_name, texts))
 
 
 def _mcp_tool(  # noqa: PLR0917 - private helper, called once
@@ -391,17 +400,12 @@ def _mcp_tool(  # noqa: PLR0917 - private helper, called once
     def analyse_command(command: str) -> tuple[list[Any], list[dict[str, str | None]]]:
         a = analyse(command, cwd=cwd, home=home, root=str(project),
                     sensitive=sensitive_paths(compiled, project))
-        return list(a.all_findings()), [{"effect": e.kind, "path": e.path, "by": e.by}
-                                        for e in a.effects]
+        return list(a.all_findings()), _as_targets(a.effects)
 
     judgement = mcp.judge(tool_name, tool_input, _context(cwd, project, compiled, home),
                           analyse_command)
     targets += judgement.targets
-    items = []
-    for f in judgement.findings:
-        d, src = _builtin(compiled, f.rule, f.decision)
-        items.append(Item(d, f.rule, src, f.reason, f.path))
-    return items
+    return _items(compiled, judgement.findings)
 
 
 def _worst(decisions: list[Decision]) -> Decision:
