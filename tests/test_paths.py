@@ -151,3 +151,24 @@ def test_write_private_never_writes_through_a_planted_temporary(tmp_path: Path,
     assert ("mine", b"{}", 0o600, False, ["state.json", "victim"]) == (
         victim.read_text(), target.read_bytes(), stat.S_IMODE(target.lstat().st_mode),
         target.is_symlink(), sorted(p.name for p in tmp_path.iterdir()))
+
+
+@pytest.mark.parametrize(("config_dir", "root", "state"), [
+    (None, "home/.claude", "home/.claude.json"),
+    ("", "home/.claude", "home/.claude.json"),
+    ("cc", "cc", "cc/.claude.json"),
+])
+def test_claude_codes_folders(tmp_path: Path, config_dir: str | None, root: str,
+                              state: str) -> None:
+    """Claude Code's user folder and state file: inside ``$CLAUDE_CONFIG_DIR`` when it is
+    set, else ``~/.claude`` and ``~/.claude.json``."""
+    env = {"HOME": str(tmp_path / "home")}
+    if config_dir is not None:
+        env["CLAUDE_CONFIG_DIR"] = str(tmp_path / config_dir) if config_dir else "  "
+    old = os.environ.get("HOME")
+    os.environ["HOME"] = env["HOME"]
+    try:
+        found = (paths.claude_root(env), paths.claude_json(env))
+    finally:
+        os.environ["HOME"] = old or ""
+    assert (str(tmp_path / root), str(tmp_path / state)) == found

@@ -76,6 +76,30 @@ def test_the_store_is_protected(project: Path) -> None:
         "Write", {"file_path": target}, str(project), str(project))
 
 
+@pytest.mark.parametrize(("config_dir", "path", "root"), [
+    (None, "~/.claude.json", "home/.claude.json"),
+    (None, "~/.claude/settings.json", "home/.claude"),
+    ("cc", "~/cc/.claude.json", "home/cc"),
+    ("cc", "~/cc/settings.json", "home/cc"),
+    ("cc", "~/.claude.json", None),  # Claude Code no longer reads it
+])
+def test_claude_codes_own_files_follow_claude_config_dir(
+        project: Path, monkeypatch: pytest.MonkeyPatch, config_dir: str | None, path: str,
+        root: str | None) -> None:
+    """Claude Code's user folder and state file are protected where Claude Code reads them:
+    ``$CLAUDE_CONFIG_DIR`` (and the ``.claude.json`` inside it) when set, else ``~``."""
+    home = project.parent / "home"
+    if config_dir is None:
+        monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    else:
+        monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / config_dir))
+    found = protect.check("Write", {"file_path": path}, str(project), str(project))
+    expected = None if root is None else (
+        f"smllm protects itself: Write of {path} would change "
+        f"{project.parent / root}, which the agent may not write")
+    assert expected == found
+
+
 @pytest.mark.parametrize(("command", "which"), [
     ("smllm uninstall", "uninstall"),
     ("smllm install --user", "install"),

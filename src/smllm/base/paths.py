@@ -21,6 +21,7 @@ from smllm.base.errors import InvalidSessionId
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 APP = "smllm"
@@ -86,6 +87,22 @@ def config_root() -> str:
 def user_config_file() -> str:
     """The user-level ``config.toml`` (machines, the team store's URL)."""
     return os.path.join(config_root(), "config.toml")
+
+
+def claude_root(env: Mapping[str, str] | None = None) -> str:
+    """Claude Code's user folder (settings, plugins): ``$CLAUDE_CONFIG_DIR``, else
+    ``~/.claude`` (``env`` defaults to this process's environment)."""
+    value = ((os.environ if env is None else env).get("CLAUDE_CONFIG_DIR") or "").strip()
+    return os.path.abspath(os.path.expanduser(value)) if value else os.path.join(
+        os.path.expanduser("~"), ".claude")
+
+
+def claude_json(env: Mapping[str, str] | None = None) -> str:
+    """Claude Code's own state file (MCP servers, per-project approvals): inside
+    ``$CLAUDE_CONFIG_DIR`` when that is set, else ``~/.claude.json``."""
+    value = ((os.environ if env is None else env).get("CLAUDE_CONFIG_DIR") or "").strip()
+    return os.path.join(claude_root(env), ".claude.json") if value else os.path.join(
+        os.path.expanduser("~"), ".claude.json")
 
 
 def _path(value: str) -> Path:

@@ -47,13 +47,11 @@ _SEPARATORS = ";&|()`$<>{}\n\t\"'\\"
 
 def protected_paths(project: str) -> tuple[str, ...]:
     """The protected set, as absolute paths."""
-    home = os.path.expanduser("~")
-    claude = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
     out = [
         os.path.join(project, ".claude"),
         os.path.join(project, ".smllm"),
-        os.path.abspath(os.path.expanduser(claude)) if claude else os.path.join(home, ".claude"),
-        os.path.join(home, ".claude.json"),
+        paths.claude_root(),
+        paths.claude_json(),
         paths.data_root(),
         paths.state_root(),
         paths.config_root(),

@@ -19,6 +19,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from smllm.base import paths
+
 MCP = "mcp"
 BASH = "bash"
 SERVER = "smllm"
@@ -33,14 +35,9 @@ def _read(path: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _config_dir(env: Mapping[str, str]) -> str:
-    env_dir = (env.get("CLAUDE_CONFIG_DIR") or "").strip()
-    return os.path.expanduser(env_dir) if env_dir else os.path.expanduser("~/.claude")
-
-
 def _settings(root: str, env: Mapping[str, str]) -> list[dict[str, Any]]:
     """The user, project and local settings Claude Code reads for ``root``."""
-    return [_read(f) for f in (os.path.join(_config_dir(env), "settings.json"),
+    return [_read(f) for f in (os.path.join(paths.claude_root(env), "settings.json"),
                                os.path.join(root, ".claude", "settings.json"),
                                os.path.join(root, ".claude", "settings.local.json"))]
 
@@ -59,10 +56,7 @@ def _approved(sources: list[dict[str, Any]]) -> bool:
 
 
 def _claude_json(env: Mapping[str, str]) -> dict[str, Any]:
-    env_dir = (env.get("CLAUDE_CONFIG_DIR") or "").strip()
-    path = (os.path.join(os.path.expanduser(env_dir), ".claude.json") if env_dir
-            else os.path.expanduser("~/.claude.json"))
-    return _read(path)
+    return _read(paths.claude_json(env))
 
 
 def _project_state(claude_json: dict[str, Any], root: str) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from smllm.base import paths
 from smllm.base.errors import ConfigError
 
 Scope = Literal["user", "project", "local"]
@@ -59,8 +60,7 @@ class SettingsFile:
 
 def claude_config_dir() -> Path:
     """``~/.claude``, or ``$CLAUDE_CONFIG_DIR`` (which Claude Code honours too)."""
-    env = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    return Path(env).expanduser().absolute() if env else Path.home() / ".claude"
+    return Path(paths.claude_root())
 
 
 def settings_path(scope: Scope, project: Path | None = None) -> Path:
