@@ -81,12 +81,8 @@ def _parse_toml(path: str) -> tuple[dict[str, Any], str]:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"not UTF-8: {exc}", "re-save the file as UTF-8", where=path) from None
     except tomlread.TOMLDecodeError as exc:
-        import re  # noqa: PLC0415 - error path
-
-        msg = str(exc)
-        at = re.search(r"\(at line (\d+), column \d+\)", msg)
-        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
-        where = f"{path}:{at.group(1)}" if at else path
+        what, line = tomlread.error_at(exc)
+        where = path if line is None else f"{path}:{line}"
         raise ConfigError(f"invalid TOML: {what}", "fix the TOML syntax", where=where) from None
     return doc, text
 

@@ -47,13 +47,10 @@ def _toml(path: Path) -> tuple[dict[str, Any], list[str]]:
     try:
         return tomlread.loads(text), text.splitlines()
     except tomlread.TOMLDecodeError as exc:
-        msg = str(exc)
-        m = re.search(r"\(at line (\d+), column \d+\)", msg)
-        line = m.group(1) if m else "1"
-        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+        what, line = tomlread.error_at(exc)
         raise PolicyError(
-            f"invalid TOML: {what}", "see https://toml.io for the syntax", where=f"{path}:{line}"
-        ) from None
+            f"invalid TOML: {what}", "see https://toml.io for the syntax",
+            where=f"{path}:{line or 1}") from None
 
 
 class _Lines:
