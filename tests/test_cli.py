@@ -113,15 +113,20 @@ def test_argparse_errors_use_the_one_format(args: list[str], message: str) -> No
     assert (2, "", message) == (proc.returncode, proc.stdout, proc.stderr)
 
 
-@pytest.mark.parametrize("command", [["reconcile", "3", "--outcome", "applied"], ["resume"]])
-def test_session_flag_on_a_journal_command_points_to_journal(command: list[str]) -> None:
+@pytest.mark.parametrize(("command", "how"), [
+    (["reconcile", "3", "--outcome", "applied"], "--journal ID|PATH"),
+    (["resume"], "`smllm resume ID|PATH`"),  # these two name the journal as an argument
+    (["verify"], "`smllm verify ID|PATH`"),
+])
+def test_session_flag_on_a_journal_command_points_to_journal(command: list[str],
+                                                             how: str) -> None:
     """--session names an smllm session; on a command that takes a Claude Code session's
-    journal it is refused with the flag to use instead."""
+    journal it is refused with the way that command names one instead."""
     proc = smllm(*command, "--session", "abc")
     prog = f"smllm {command[0]}"
     expected = (2, f"smllm: error: --session names an smllm (state-machine) session, not a "
                    f"Claude Code session's journal ({prog} --session abc) (choose the journal "
-                   f"with --journal ID|PATH or --last; `{prog} --help`)\n")
+                   f"with {how} or --last; `{prog} --help`)\n")
     assert expected == (proc.returncode, proc.stderr)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import smllm
+from journalgen import write_session
 from smllm import journal
 from smllm.base import paths
 from smllm.journal import lookup
@@ -131,3 +132,17 @@ def test_journal_identity_names_it_as_the_store_does(rel: str,
     """A journal's (session id, stream) for the team store comes from where it lies in this
     machine's session store; a file elsewhere has none."""
     assert expected == lookup.identity(paths.sessions_dir() / rel)
+
+
+def test_verify_chooses_a_journal_as_the_other_journal_commands_do(tmp_path: Path) -> None:
+    """With no journal named, verify takes this folder's latest (as `export --last` does),
+    not the latest of every folder; --last and a named journal work."""
+    a, b = tmp_path / "alpha", tmp_path / "beta"
+    a.mkdir()
+    b.mkdir()
+    write_session("aaaa0001-run", cwd=str(a), start_ms=1_767_603_600_000, prompt="in a")
+    write_session("bbbb0001-run", cwd=str(b), start_ms=1_767_603_660_000, prompt="in b")
+    chosen = [smllm("verify", *args, cwd=a).stdout.split(": ")[1]
+              for args in ([], ["--last"], ["bbbb"])]
+    assert [str(journal.log_path("aaaa0001-run"))] * 2 + [
+        str(journal.log_path("bbbb0001-run"))] == chosen

@@ -46,7 +46,7 @@ class _WrongSessionFlag(argparse.Action):
         raise UsageError(
             f"--session names an smllm (state-machine) session, not a Claude Code session's "
             f"journal ({parser.prog} --session {values})",
-            f"choose the journal with --journal ID|PATH or --last; `{parser.prog} --help`")
+            f"choose the journal with {self.const} or --last; `{parser.prog} --help`")
 
 
 def add_journal_choice(parser: argparse.ArgumentParser, *, positional: bool = False,
@@ -68,7 +68,9 @@ def add_journal_choice(parser: argparse.ArgumentParser, *, positional: bool = Fa
                        help=last_help or "the most recent journal of this folder (else the "
                                          "most recent of all)")
     if not session_alias:
-        parser.add_argument("--session", action=_WrongSessionFlag, help=argparse.SUPPRESS)
+        how = f"`{parser.prog} ID|PATH`" if positional else "--journal ID|PATH"
+        parser.add_argument("--session", action=_WrongSessionFlag, help=argparse.SUPPRESS,
+                            const=how)
 
 
 def journal_of(args: argparse.Namespace, *, default: str, purpose: str) -> Path:

@@ -7,18 +7,14 @@ import sys
 from pathlib import Path
 
 from smllm.base.errors import UsageError
-from smllm.commands import _output
-from smllm.journal import lookup
+from smllm.commands import _output, _select
 from smllm.journal.verify import Anchor, Report, verify
 from smllm.store import address, audit, schema
 from smllm.store.connection import connect
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "session", nargs="?", metavar="SESSION|PATH",
-        help="host session id (or unique prefix) or a path to session.jsonl; default: the latest",
-    )
+    _select.add_journal_choice(parser, positional=True)
     _output.add_json_flag(parser, "the report")
     parser.add_argument("--store", metavar="URL", nargs="?", const="",
                         help="re-check the session's chain from the team store's rows and "
@@ -30,16 +26,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_store(args: argparse.Namespace) -> int:
-    if (args.session is None and args.store and "://" not in args.store
+    if args.last:
+        raise UsageError("--last applies to a local journal, not to --store",
+                         "name the stored session: smllm verify --store [URL] SESSION")
+    if (args.journal is None and args.store and "://" not in args.store
             and "=" not in args.store):
-        args.session, args.store = args.store, ""  # `verify --store SESSION`: the configured one
-    if not args.session:
+        args.journal, args.store = args.store, ""  # `verify --store SESSION`: the configured one
+    if not args.journal:
         raise UsageError("verify --store needs a SESSION id",
                          "list the stored ones with `smllm sessions --store`")
     url = address.resolve(args.store or None, "--store")
     with connect(url) as conn:
         schema.check(conn)
-        report = audit.verify(conn, args.session, args.host)
+        report = audit.verify(conn, args.journal, args.host)
     if args.json:
         _output.write({"store": address.shown(url), **report.as_json()})
         return 0 if report.ok else 1
@@ -73,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_store(args)
     if args.host is not None:
         raise UsageError("--host applies to --store only")
-    path = lookup.resolve(args.session) if args.session else lookup.latest().path
+    path = _select.journal_of(args, default="latest", purpose="verify")
     stored = audit.head_anchor(path)  # a second head outside the machine, when configured
     report = verify(path, [stored] if stored is not None else [])
     if args.json:
