@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smllm import journal
+from smllm.base.errors import InvalidSessionId
 from smllm.journal.verify import verify
 
 json_values = st.recursive(
@@ -61,3 +63,21 @@ def test_large_strings_become_omitted_markers(tmp_path: Path) -> None:
                                   "sha256": "sha256:" + hashlib.sha256(big.encode()).hexdigest()}} \
         == marker
     assert path.stat().st_size < 2000
+
+
+@pytest.mark.parametrize(("stream", "agent"), [
+    ("main", None),
+    ("subagent/a1b2c3", "a1b2c3"),
+    ("subagent/../../other", "error"),
+    ("subagent/", "error"),
+    ("notes/a1b2c3", "error"),
+    ("", "error"),
+])
+def test_stream_agent(stream: str, agent: str | None) -> None:
+    """A stream name names the main log or one subagent's (its id checked like any id);
+    anything else, as a stored row may hold, is refused."""
+    try:
+        found = journal.stream_agent(stream)
+    except InvalidSessionId:
+        found = "error"
+    assert agent == found

@@ -42,6 +42,7 @@ from smllm.journal.log import (
     read_tail,
     session_dir,
     session_folder,
+    stream_agent,
     transaction,
     write_head,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "read_tail",
     "session_dir",
     "session_folder",
+    "stream_agent",
     "transaction",
     "write_head",
 ]

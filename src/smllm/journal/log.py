@@ -34,7 +34,7 @@ import os
 from smllm.base import clock, faults, jsonfast, paths
 from smllm.base.digest import sha256_hex as digest_hex
 from smllm.base.digest import tagged
-from smllm.base.errors import JournalError
+from smllm.base.errors import InvalidSessionId, JournalError
 from smllm.base.lockfile import locked_fd
 
 TYPE_CHECKING = False
@@ -479,6 +479,19 @@ def locate(host_session_id: str, *, agent_id: str | None = None, create: bool = 
         if create:
             paths.ensure_private_tree(folder, paths.data_root())
     return os.path.join(folder, LOG_NAME)
+
+
+def stream_agent(stream: str) -> str | None:
+    """The agent id a stream name (``main``, or ``subagent/<agent id>``, as export, the
+    index and the team store name a session's logs) names: None for ``main``. A name from
+    outside (a stored row) that is neither raises :class:`InvalidSessionId`."""
+    if stream == "main":
+        return None
+    prefix, _, agent = stream.partition("/")
+    if prefix != "subagent":
+        raise InvalidSessionId(f"not a stream name: {stream!r} (main or subagent/<agent id>)",
+                               "a log stream is main or subagent/<agent id>")
+    return paths.check_id(agent, "agent id")
 
 
 def session_dir(host_session_id: str, *, create: bool = False) -> Path:

@@ -294,12 +294,11 @@ class StoreSource:
         """The private copy of one stored stream (``main`` or ``subagent/<agent id>``);
         None for a stream name that is neither (any writer can store one)."""
         folder = Path(self.folder) / session_id
-        if stream != "main":
-            kind, _, agent = stream.partition("/")
-            if kind != "subagent" or not paths.is_safe_id(agent):
-                return None
-            folder = folder / kind / agent
-        return folder / journal.LOG_NAME
+        try:
+            agent = journal.stream_agent(stream)
+        except ValueError:
+            return None
+        return (folder if agent is None else folder / "subagent" / agent) / journal.LOG_NAME
 
     def _fetch(self, session_id: str, host: str) -> None:
         """Append the rows shipped since the last fetch to the private copies."""

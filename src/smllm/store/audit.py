@@ -114,14 +114,9 @@ def _check_chain(report: StoreReport, stream: str,
 def _local_journal(sid: str, stream: str) -> str | None:
     """This machine's log of one stored stream (``main`` or ``subagent/<agent id>``), if
     any: the stream name comes from the store, so its agent id is checked like any id."""
-    agent = None
-    if stream != "main":
-        kind, _, agent = stream.partition("/")
-        if kind != "subagent":
-            return None
     try:
-        path = journal.locate(sid, agent_id=agent)
-    except (OSError, ValueError):  # no such session here; an agent id that is not one
+        path = journal.locate(sid, agent_id=journal.stream_agent(stream))
+    except (OSError, ValueError):  # no such session here; a stream name that is not one
         return None
     return path if os.path.isfile(path) else None
 
