@@ -91,3 +91,25 @@ def console_transcript(page: Path) -> list[tuple[str, str]]:
             else:
                 steps[-1][1].append(line)
     return [(cmd, "\n".join(out)) for cmd, out in steps]
+
+
+def protect_check(tool: str, tool_input: dict[str, Any], cwd: str, project: str) -> str | None:
+    """Self-protection on one call, as :func:`smllm.gate.decide` runs it (one analysis)."""
+    from smllm.base.protected import protected_set
+    from smllm.base.toolcall import ToolCall
+    from smllm.gate import analysis, protect
+
+    call = ToolCall(tool, tool_input, cwd=cwd, project=project)
+    guard = protected_set(project)
+    return protect.check(call, analysis.of(call, guard), guard)
+
+
+def assess_call(tool: str, tool_input: dict[str, Any], *, cwd: str, project: str,
+                compiled: Any, home: str | None = None) -> Any:
+    """The policy's assessment of one call over its one analysis."""
+    from smllm.base.toolcall import ToolCall
+    from smllm.gate import analysis
+    from smllm.gate.policy.assess import assess, sensitive_paths
+
+    call = ToolCall(tool, tool_input, cwd=cwd, project=project)
+    return assess(call, analysis.of(call, sensitive_paths(compiled, project), home), compiled)

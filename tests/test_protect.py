@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.helpers import base, hook, hook_output
+from tests.helpers import base, hook, hook_output, protect_check
 
 from smllm import journal
 from smllm.base import paths
@@ -50,7 +50,7 @@ FILE_CASES = [
 def test_file_tools_through_links(project: Path, tool: str, tool_input: dict[str, str],
                                   root: str | None) -> None:
     """A write naming the protected set, directly or through a link, is refused."""
-    found = protect.check(tool, tool_input, str(project), str(project))
+    found = protect_check(tool, tool_input, str(project), str(project))
     where = str(project.parent / root) if root == "home/.claude" else str(project / (root or ""))
     expected = None if root is None else where
     changed = None if found is None else found.split(" would change ")[-1].split(", inside ")[-1]
@@ -64,7 +64,7 @@ def test_file_tools_through_links(project: Path, tool: str, tool_input: dict[str
 ])
 def test_commands_run_by_mcp_tools(project: Path, tool_input: dict[str, object]) -> None:
     """A command or code an MCP tool runs is checked as the same Bash command would be."""
-    found = protect.check("mcp__shell__run_command", tool_input, str(project), str(project))
+    found = protect_check("mcp__shell__run_command", tool_input, str(project), str(project))
     assert (found or "").endswith(" (a command the MCP tool mcp__shell__run_command runs)"), found
 
 
@@ -72,7 +72,7 @@ def test_the_store_is_protected(project: Path) -> None:
     """smllm's own store is in the set, whatever SMLLM_HOME says."""
     target = os.path.join(paths.data_root(), "sessions", "x.jsonl")
     assert (f"smllm protects itself: Write of {target} would change {paths.data_root()}, "
-            f"which the agent may not write") == protect.check(
+            f"which the agent may not write") == protect_check(
         "Write", {"file_path": target}, str(project), str(project))
 
 
@@ -93,7 +93,7 @@ def test_claude_codes_own_files_follow_claude_config_dir(
         monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     else:
         monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / config_dir))
-    found = protect.check("Write", {"file_path": path}, str(project), str(project))
+    found = protect_check("Write", {"file_path": path}, str(project), str(project))
     expected = None if root is None else (
         f"smllm protects itself: Write of {path} would change "
         f"{project.parent / root}, which the agent may not write")
@@ -164,5 +164,5 @@ def test_unsandboxed_fire_must_be_plain(command: str, refused: bool) -> None:
 def test_shell_writes_into_the_set(project: Path, command: str, refused: bool) -> None:
     """Writes the analyser resolves into the set (any program, cd, variables) are refused;
     everyday writes are not."""
-    found = protect.check("Bash", {"command": command}, str(project), str(project))
+    found = protect_check("Bash", {"command": command}, str(project), str(project))
     assert refused == (found is not None), found

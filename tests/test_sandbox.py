@@ -10,10 +10,10 @@ import pytest
 from tests.helpers import smllm as run_smllm
 
 import smllm
+from smllm.base import credentials
 
-CREDENTIALS = ["~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
-               "~/.gnupg", "~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.npmrc",
-               "~/.pypirc"]
+#: every credential store of smllm.base.credentials, as the sandbox settings spell them
+CREDENTIALS = [f"~/{store}" for store in credentials.HOME_STORES]
 
 
 @pytest.fixture
@@ -39,8 +39,8 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
     box = _settings(project)["sandbox"]
     home = Path(os.environ["HOME"])
     expected_deny = ["/" + str(p) for p in [
-        project / ".claude", project / ".smllm", home / ".claude", home / ".claude.json",
-        smllm_home, Path(smllm.__file__).resolve().parent]]
+        project / ".claude", project / ".smllm", project / ".mcp.json", home / ".claude",
+        home / ".claude.json", smllm_home]]
     assert isinstance(box, dict)
     deny = box["filesystem"]["denyWrite"]
     assert ([True, False, ["smllm fire *", "smllm status", "smllm status *"], True,

@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 
-from helpers import base, hook, hook_output
+from helpers import assess_call, base, hook, hook_output
 from smllm.gate import mcp, policy, sql
-from smllm.gate.policy.assess import assess
 
 HOME = "/home/tester"
 
@@ -28,7 +27,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _assess(tool: str, tool_input: dict[str, Any], root: Path) -> Any:
-    return assess(tool, tool_input, cwd=str(root), project=str(root),
+    return assess_call(tool, tool_input, cwd=str(root), project=str(root),
                   compiled=policy.load(root), home=HOME)
 
 
@@ -199,7 +198,7 @@ def test_every_write_is_reported_with_its_resolved_path(project: Path) -> None:
 def test_facts_carry_the_path_of_a_write() -> None:
     """A write finding names the resolved path it is about."""
     root = "/work/p"
-    a = assess("Bash", {"command": "echo x >> ~/.bashrc"}, cwd=root, project=root,
+    a = assess_call("Bash", {"command": "echo x >> ~/.bashrc"}, cwd=root, project=root,
                compiled={"rules": [], "mode": "on-request"}, home=HOME)
     expected = [{"decision": "deny", "rule": "fs.write-sensitive", "source": "built-in",
                  "reason": "appends to the protected path /home/tester/.bashrc",

@@ -105,6 +105,27 @@ def claude_json(env: Mapping[str, str] | None = None) -> str:
         os.path.expanduser("~"), ".claude.json")
 
 
+def project_root(cwd: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The project a call belongs to, the one answer for the gate, its self-protection, the
+    policy and ``smllm policy explain|test``: ``$CLAUDE_PROJECT_DIR`` (the folder the host
+    runs in, when absolute), else the nearest folder at or above ``cwd`` with ``.smllm/``
+    or ``.git``, else ``cwd`` itself."""
+    declared = (os.environ if env is None else env).get("CLAUDE_PROJECT_DIR")
+    if declared and os.path.isabs(declared):
+        return os.path.normpath(declared)
+    start = os.path.abspath(cwd or os.getcwd())
+    folder = start
+    while True:
+        if os.path.isdir(os.path.join(folder, ".smllm")) or os.path.exists(
+            os.path.join(folder, ".git")
+        ):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return start
+        folder = parent
+
+
 def _path(value: str) -> Path:
     from pathlib import Path  # noqa: PLC0415 - for commands; hooks use the str API
 

@@ -59,6 +59,7 @@ class CompiledPolicy(TypedDict, total=False):
     overrides: dict[str, RuleOverride]
     rules: list[PolicyRule]
     sensitive: list[str]
+    sandbox: dict[str, Any]  # [sandbox]: read_credentials, allowed_domains (setup/sandbox.py)
     builtin: dict[str, BuiltinRule]
     sources: dict[str, str]
 

@@ -11,17 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from smllm import journal
+from smllm.base import paths
 from smllm.base.errors import PolicyError, UsageError
+from smllm.base.toolcall import ToolCall
 from smllm.commands import _output
 from smllm.gate import (
     Escalation,
     Verdict,
+    World,
     ask_user,
     decide,
     grants,
     no_reviewer_decided,
     policy,
-    protected,
     reviewed,
 )
 from smllm.journal import records
@@ -105,14 +107,11 @@ def explain(args: argparse.Namespace) -> int:
     """What the PreToolUse hook would decide: the same :func:`smllm.gate.decide` it calls."""
     cwd = os.path.abspath(args.cwd or os.getcwd())
     tool_input = _tool_input(args.tool, list(args.input))
-    project = policy.project_root(cwd)
+    project = paths.project_root(cwd)
     compiled = policy.load(project)
-    # the hook's order: self-protection first (its root is the folder Claude Code runs in),
-    # then the policy
-    root = os.environ.get("CLAUDE_PROJECT_DIR") or ""
-    v = protected(args.tool, tool_input, cwd, root if os.path.isabs(root) else cwd) or decide(
-        args.tool, tool_input, cwd=cwd, project=project, compiled=compiled,
-        permission_mode=args.permission_mode)
+    call = ToolCall(args.tool, tool_input, cwd=cwd, project=project,
+                    permission_mode=args.permission_mode)
+    v = decide(call, World(compiled))
     out: dict[str, Any] = {
         "decision": v.policy_decision, "answer": ANSWERS[v.decision], "rule": v.rule,
         "source": v.facts.get("rule_source") or compiled.get("error"), "reason": v.reason,
@@ -287,15 +286,14 @@ def corpus_cmd(args: argparse.Namespace) -> int:
     corpus = Path(args.file)
     entries = read_corpus(corpus)
     cwd = os.path.abspath(args.cwd or os.getcwd())
-    project = policy.project_root(cwd)
+    project = paths.project_root(cwd)
     compiled = policy.load(project)
     if compiled.get("error"):
         raise PolicyError(str(compiled["error"]))
+    world = World(compiled)
     misses: list[dict[str, Any]] = []
     for number, expected, command in entries:
-        tool_input = {"command": command}
-        v = protected("Bash", tool_input, cwd, project) or decide(
-            "Bash", tool_input, cwd=cwd, project=project, compiled=compiled)
+        v = decide(ToolCall("Bash", {"command": command}, cwd=cwd, project=project), world)
         actual = _outcome(v)
         if actual not in EXPECTATIONS[expected]:
             misses.append({"line": number, "expected": expected, "actual": actual,

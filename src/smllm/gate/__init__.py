@@ -1,5 +1,7 @@
 """The approval gate. This package's own module is the decision: :func:`decide` is the
-verdict on one tool call from policy + analysis + grants (:class:`Verdict`).
+whole verdict on one tool call (:class:`Verdict`), in this order: the crash hold, smllm's
+self-protection, the state machine's tool rules, then the policy, its mode and the
+workspace grants — over one analysis of the call (:mod:`smllm.gate.analysis`).
 
 ``review`` is the gate's place in PreToolUse (:func:`smllm.gate.review.evaluate`: the
 decision, then the review chain, journaled); ``policy`` reads and compiles the policy files
@@ -29,14 +31,17 @@ stamps ``allow:yolo``.
 
 from __future__ import annotations
 
-from smllm.gate import protect
-from smllm.gate.policy.assess import assess
+from smllm.base import protected as protected_set
+from smllm.gate import analysis, protect
+from smllm.gate.policy.assess import assess, sensitive_paths
 
 TYPE_CHECKING = False  # typing costs milliseconds on every tool call
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Literal
 
     from smllm.base.shapes import CompiledPolicy
+    from smllm.base.toolcall import ToolCall
 
     HostDecision = Literal["allow", "ask", "deny", "abstain"]
 
@@ -100,19 +105,69 @@ def allowed(reason: str, rule: str | None, authoritative: bool, facts: dict[str,
     )
 
 
-def protected(tool: str, tool_input: dict[str, Any], cwd: str,
-              root: str) -> Verdict | None:
-    """Self-protection, before any policy and in every mode: a call that would change
-    smllm's protected set (:mod:`smllm.gate.protect`) is denied; so is one that cannot be
-    checked (fail closed). ``root`` is the folder Claude Code runs in."""
-    try:
-        guarded = protect.check(tool, tool_input, cwd, root)
-    except Exception as exc:
-        guarded = (f"smllm could not check this call against its protected set and denies "
-                   f"it (fail closed): {type(exc).__name__}: {exc}")
-    if guarded is None:
+class World:
+    """What a decision consults besides the call: the compiled policy, the home folder, and
+    the session's crash hold and state machine when a hook decides (``smllm policy
+    explain|test`` have no session: neither applies). ``held(call)`` is why the call must
+    wait for reconciliation; ``machine_rule(call)`` the state's ``(decision, reason)``."""
+
+    __slots__ = ("compiled", "held", "home", "machine_rule")
+
+    def __init__(
+        self,
+        compiled: CompiledPolicy,
+        *,
+        home: str | None = None,
+        held: Callable[[ToolCall], str | None] | None = None,
+        machine_rule: Callable[[ToolCall], tuple[str, str] | None] | None = None,
+    ) -> None:
+        self.compiled = compiled
+        self.home = home
+        self.held = held
+        self.machine_rule = machine_rule
+
+
+def _fail_closed(what: str, exc: Exception, rule: str) -> Verdict:
+    return Verdict("deny", "deny:policy", f"smllm could not {what} and denies it (fail closed): "
+                   f"{type(exc).__name__}: {exc}", rule=rule)
+
+
+def _machine(call: ToolCall, world: World) -> Verdict | None:
+    found = world.machine_rule(call) if world.machine_rule is not None else None
+    if found is None:
         return None
-    return Verdict("deny", "deny:policy", guarded, rule="protect.self")
+    decision, reason = found
+    if decision == "allow":  # smllm's own firing (smllm.machine.hostview.tool_rule)
+        return Verdict("allow", "allow:policy", reason, rule="machine.fire")
+    return Verdict("deny" if decision == "deny" else "ask", f"{decision}:machine", reason,
+                   rule="machine.tools")
+
+
+def decide(call: ToolCall, world: World) -> Verdict:
+    """The gate's whole verdict on ``call``, before any reviewer is consulted: the crash
+    hold, self-protection (in every mode), the state's tool rules, then the policy. The
+    call is analysed once; what the ledger needs of that analysis is in the facts."""
+    held = world.held(call) if world.held is not None else None
+    if held:
+        return Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
+    compiled = world.compiled
+    project = call.project
+    try:
+        guard = protected_set.protected_set(project)
+        sensitive = guard if compiled.get("error") else sensitive_paths(compiled, project)
+        analysed = analysis.of(call, sensitive, world.home)
+        guarded = protect.check(call, analysed, guard)
+    except Exception as exc:
+        return _fail_closed("check this call against its protected set", exc, "protect.self")
+    stamp = analysis.stamped(call, analysed)
+    if guarded is not None:  # self-protection: before any policy, in every mode
+        return Verdict("deny", "deny:policy", guarded, rule="protect.self", facts=stamp)
+    try:
+        verdict = _machine(call, world) or _policy(call, analysed, compiled)
+    except Exception as exc:
+        verdict = _fail_closed("evaluate this call", exc, "gate.internal-error")
+    verdict.facts.update(stamp)
+    return verdict
 
 
 def is_authoritative(compiled: CompiledPolicy, permission_mode: str | None) -> bool:
@@ -139,21 +194,15 @@ def invalid_policy(error: str) -> Verdict:
     )
 
 
-def decide(  # noqa: PLR0911 - one return per kind of outcome
-    tool: str,
-    tool_input: dict[str, Any],
-    *,
-    cwd: str,
-    project: str,
-    compiled: CompiledPolicy,
-    permission_mode: str | None = None,
-    home: str | None = None,
+def _policy(  # noqa: PLR0911 - one return per kind of outcome
+    call: ToolCall, analysed: analysis.CallAnalysis, compiled: CompiledPolicy,
 ) -> Verdict:
-    """The gate's verdict on one call, before any reviewer is consulted."""
+    """The policy's verdict on ``call``: its mode, rules, the analysis' findings, grants."""
+    project, tool, tool_input = call.project, call.tool, call.input
     error = compiled.get("error")
     if error:
         return invalid_policy(str(error))
-    a = assess(tool, tool_input, cwd=cwd, project=project, compiled=compiled, home=home)
+    a = assess(call, analysed, compiled)
     facts: dict[str, Any] = {
         "rule_source": a.source,
         "findings": a.facts()[:20],
@@ -162,7 +211,7 @@ def decide(  # noqa: PLR0911 - one return per kind of outcome
     }
     if a.scripts:
         facts["scripts"] = dict(a.scripts)
-    authoritative = is_authoritative(compiled, permission_mode)
+    authoritative = is_authoritative(compiled, call.permission_mode)
     if compiled["mode"] == "yolo":
         facts["rule_source"] = compiled["sources"]["mode"]
         return Verdict("abstain", "allow:yolo",

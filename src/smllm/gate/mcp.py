@@ -23,6 +23,8 @@ a tool writes or deletes is reported as a target with its resolved path.
 
 from __future__ import annotations
 
+from smllm.base import catalogue
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -48,11 +50,8 @@ _COMMAND_KEYS = ("command", "cmd", "shell_command", "commandLine", "command_line
                  "bash", "input")
 _ARGV_KEYS = ("args", "argv", "arguments")
 _CODE_KEYS = ("code", "source_code", "snippet")
-_PATH_KEYS = ("path", "file_path", "filepath", "filePath", "filename", "file", "source",
-              "destination", "dest", "target", "src", "dst", "directory", "dir", "folder",
-              "old_path", "new_path", "oldPath", "newPath", "from", "to", "notebook_path",
-              "cwd", "output", "output_path", "outputPath", "location")
-_PATH_LIST_KEYS = ("paths", "files", "file_paths", "sources")
+_PATH_KEYS = catalogue.MCP_PATH_KEYS
+_PATH_LIST_KEYS = catalogue.MCP_PATH_LIST_KEYS
 _SQL_KEYS = ("sql", "query", "statement", "statements", "sql_query", "sqlQuery")
 _URL_KEYS = ("url", "uri", "href", "endpoint", "link")
 _TEXT_KEYS = ("query", "q", "search", "prompt")  # checked too, unless the query is SQL

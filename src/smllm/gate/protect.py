@@ -24,40 +24,33 @@ from __future__ import annotations
 
 import os
 
-from smllm.base import paths
+from smllm.base import catalogue as tools
+from smllm.base import protected as protected_set
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FILE_TOOLS = {"Write": ("file_path",), "Edit": ("file_path",), "MultiEdit": ("file_path",),
-              "NotebookEdit": ("notebook_path",)}
-#: argument names of MCP tools that hold a path
-MCP_PATH_KEYS = frozenset({"path", "paths", "file_path", "filepath", "file", "filename",
-                           "destination", "dest", "target", "source", "to", "from",
-                           "directory", "dir", "notebook_path", "new_path", "old_path"})
+    from smllm.base.toolcall import ToolCall
+    from smllm.gate.analysis import CallAnalysis
+    from smllm.gate.shell import Analysis
+
+#: argument names of MCP tools that hold a path (any case), and lists of paths
+MCP_PATH_KEYS = frozenset(k.lower() for k in (*tools.MCP_PATH_KEYS, *tools.MCP_PATH_LIST_KEYS))
 #: words in an MCP tool's name that say it changes files
 MCP_WRITE_WORDS = ("write", "edit", "create", "move", "rename", "delete", "remove", "copy",
                    "mkdir", "append", "patch", "put", "upload", "save", "replace", "chmod")
 SELF_COMMANDS = frozenset({"install", "uninstall"})
-#: what the agent runs of smllm itself, outside the sandbox (``excludedCommands``)
-OWN_COMMANDS = frozenset({"fire", "status"})
+#: what the agent runs of smllm itself, outside the sandbox: the sandbox's
+#: ``excludedCommands`` (setup/sandbox.py), and the subcommands they name
+EXCLUDED_COMMANDS = ("smllm fire *", "smllm status", "smllm status *")
+OWN_COMMANDS = frozenset(c.split()[1] for c in EXCLUDED_COMMANDS)
 _SEPARATORS = ";&|()`$<>{}\n\t\"'\\"
 
 
 def protected_paths(project: str) -> tuple[str, ...]:
-    """The protected set, as absolute paths."""
-    out = [
-        os.path.join(project, ".claude"),
-        os.path.join(project, ".smllm"),
-        paths.claude_root(),
-        paths.claude_json(),
-        paths.data_root(),
-        paths.state_root(),
-        paths.config_root(),
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # the smllm package
-    ]
-    return tuple(dict.fromkeys(os.path.abspath(p) for p in out))
+    """The protected set, as absolute paths (:func:`smllm.base.protected.protected_set`)."""
+    return protected_set.protected_set(project)
 
 
 def _under(path: str, roots: tuple[str, ...]) -> str | None:
@@ -95,8 +88,9 @@ def _mcp_paths(tool_input: dict[str, Any]) -> list[str]:
 
 
 def _targets(tool_name: str, tool_input: dict[str, Any]) -> list[str]:
-    if tool_name in FILE_TOOLS:
-        return [v for k in FILE_TOOLS[tool_name] if isinstance(v := tool_input.get(k), str)]
+    if tools.kind(tool_name) == tools.WRITE:
+        keys = tools.path_keys(tool_name)
+        return [v for k in keys if isinstance(v := tool_input.get(k), str)]
     lowered = tool_name.lower()
     if tool_name.startswith("mcp__") and any(w in lowered for w in MCP_WRITE_WORDS):
         return _mcp_paths(tool_input)
@@ -149,17 +143,14 @@ TREE_WRITERS = frozenset({"tar", "bsdtar", "unzip", "7z", "7za", "cpio", "pax", 
                           "cp", "ditto", "busybox"})
 
 
-def shell_effects(command: str, cwd: str, project: str) -> str | None:
-    """The first write the shell analyser sees into the protected set, or None.
+def shell_effects(command: str, analysis: Analysis, cwd: str,
+                  protected: tuple[str, ...]) -> str | None:
+    """The first write ``analysis`` (of ``command``) sees into the protected set, or None.
 
     The analyser resolves ``~``, variables, ``cd`` and links in each effect's path; an
     effect whose path is only known at run time is refused when the command's text names
     a protected place (a variable or substitution could then reach it).
     """
-    from smllm.gate.shell import analyse  # noqa: PLC0415 - Bash calls only
-
-    protected = protected_paths(project)
-    analysis = analyse(command, cwd=cwd, root=project, sensitive=protected)
     lowered = command.lower()
     named = "smllm" in lowered or "claude" in lowered or any(
         os.path.basename(p) in command for p in protected)
@@ -184,8 +175,9 @@ def shell_effects(command: str, cwd: str, project: str) -> str | None:
     return None
 
 
-def _bash(command: object, cwd: str, project: str) -> str | None:
-    if not isinstance(command, str):
+def _bash(command: str | None, analysed: CallAnalysis, cwd: str,
+          protected: tuple[str, ...]) -> str | None:
+    if command is None:
         return None
     which = self_command(command)
     if which is not None:
@@ -195,32 +187,22 @@ def _bash(command: object, cwd: str, project: str) -> str | None:
         return ("smllm protects itself: `smllm fire` and `smllm status` run outside the "
                 "sandbox, so they must be one plain command (no other command, operator, "
                 "variable, substitution or redirection)")
-    return shell_effects(command, cwd, project)
+    if analysed.shell is None:
+        return None
+    return shell_effects(command, analysed.shell, cwd, protected)
 
 
-def _mcp_judged(tool_name: str, tool_input: dict[str, Any], cwd: str,
-                project: str) -> str | None:
-    """What :func:`smllm.gate.mcp.judge` finds an MCP tool changes (the gate's own
-    judgement of it): the paths it writes, deletes or moves, and what a command or code it
-    runs writes, checked as a Bash command's writes are."""
-    from smllm.gate import mcp  # noqa: PLC0415 - MCP calls only
-    from smllm.gate.shell._model import Context  # noqa: PLC0415 - MCP calls only
-
-    protected = protected_paths(project)
-    ctx = Context(root=os.path.normpath(project), cwd=os.path.normpath(cwd),
-                  home=os.path.normpath(os.path.expanduser("~")), extra_sensitive=protected)
-    runs: list[str] = []
-
-    def analyse_command(command: str) -> tuple[list[Any], list[dict[str, str | None]]]:
-        found = shell_effects(command, cwd, project)
+def _mcp_judged(tool_name: str, analysed: CallAnalysis, cwd: str,
+                protected: tuple[str, ...]) -> str | None:
+    """What the gate's judgement of an MCP tool (:func:`smllm.gate.mcp.judge`) finds it
+    changes: the paths it writes, deletes or moves, and what a command or code it runs
+    writes, checked as a Bash command's writes are."""
+    for command, analysis in analysed.commands:
+        found = shell_effects(command, analysis, cwd, protected)
         if found is not None:
-            runs.append(f"{found} (a command the MCP tool {tool_name} runs)")
-        return [], []
-
-    judgement = mcp.judge(tool_name, tool_input, ctx, analyse_command)
-    if runs:
-        return runs[0]
-    for target in judgement.targets:
+            return f"{found} (a command the MCP tool {tool_name} runs)"
+    judgement = analysed.judgement
+    for target in judgement.targets if judgement is not None else ():
         path = target["path"]
         root = reaches(path, cwd, protected) if path is not None else None
         if root is not None and target["effect"] in WRITE_EFFECTS:
@@ -229,17 +211,16 @@ def _mcp_judged(tool_name: str, tool_input: dict[str, Any], cwd: str,
     return None
 
 
-def check(tool_name: str, tool_input: dict[str, Any], cwd: str, project: str) -> str | None:
-    """Why this call would change smllm's protected set, or None."""
-    if tool_name == "Bash":
-        return _bash(tool_input.get("command"), cwd, project)
-    targets = _targets(tool_name, tool_input)
-    protected = protected_paths(project) if targets else ()
-    for target in targets:
-        root = reaches(target, cwd, protected)
+def check(call: ToolCall, analysed: CallAnalysis, protected: tuple[str, ...]) -> str | None:
+    """Why ``call`` would change smllm's protected set, or None (``analysed``: the call's
+    one analysis, :func:`smllm.gate.analysis.of`)."""
+    if call.kind == tools.SHELL:
+        return _bash(call.command, analysed, call.cwd, protected)
+    for target in _targets(call.tool, call.input):
+        root = reaches(target, call.cwd, protected)
         if root is not None:
-            return (f"smllm protects itself: {tool_name} of {target} would change {root}, "
+            return (f"smllm protects itself: {call.tool} of {target} would change {root}, "
                     f"which the agent may not write")
-    if tool_name.startswith("mcp__"):
-        return _mcp_judged(tool_name, tool_input, cwd, project)
+    if call.kind == tools.MCP:
+        return _mcp_judged(call.tool, analysed, call.cwd, protected)
     return None

@@ -89,13 +89,11 @@ def _max_input() -> int:
 
 
 def deny(reason: str) -> dict[str, Any]:
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    }
+    """The gating event's deny (:func:`smllm.harness.claude.deny`; :data:`FALLBACK_DENY` is
+    the same object, prebuilt, for when nothing can be imported)."""
+    from smllm.harness import claude  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+    return claude.deny(reason)
 
 
 def _read_stdin(limit: int) -> bytes:

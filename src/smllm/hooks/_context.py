@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from smllm.base.toolcall import ToolCall
+
 
 
 class HookInputError(SmllmError):
@@ -149,6 +151,13 @@ class HookContext:
     def cwd(self) -> str:
         cwd = self.payload.get("cwd")
         return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+    @property
+    def call(self) -> ToolCall:
+        """The tool call a tool event asks for, as Claude Code's adapter reads it."""
+        from smllm.harness import claude  # noqa: PLC0415 - tool events only
+
+        return claude.tool_call(self.payload, self.env)
 
     @property
     def transcript(self) -> str | None:

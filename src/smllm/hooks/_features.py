@@ -11,6 +11,7 @@ from smllm.hooks._context import HookContext
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from smllm.base.shapes import UnknownEffect
+    from smllm.base.toolcall import ToolCall
 
 
 def unknown_effects_text(unknown: list[UnknownEffect]) -> str:
@@ -20,11 +21,11 @@ def unknown_effects_text(unknown: list[UnknownEffect]) -> str:
     return reconcile.unknown_effects_text(unknown)
 
 
-def held_effect(ctx: HookContext) -> str | None:
+def held_effect(ctx: HookContext, call: ToolCall) -> str | None:
     """Why this call must wait for reconciliation (a re-attempt of an unknown effect)."""
     from smllm.journal import reconcile  # noqa: PLC0415 - PreToolUse only
 
-    return reconcile.hold_reason(ctx)
+    return reconcile.hold_reason(ctx.main_log_path, call)
 
 
 def machine_session_start(ctx: HookContext) -> str | None:
@@ -78,14 +79,14 @@ def machine_stop(ctx: HookContext) -> str | None:
     return hostview.on_stop(ctx)
 
 
-def machine_tool_rule(ctx: HookContext) -> tuple[str, str] | None:
+def machine_tool_rule(ctx: HookContext, call: ToolCall) -> tuple[str, str] | None:
     """(``deny`` or ``ask``, reason) when the current state's tool rules forbid the call;
     (``allow``, reason) for smllm's own firing."""
     if _unbound(ctx):
         return None
     from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
 
-    return hostview.tool_rule(ctx)
+    return hostview.tool_rule(call)
 
 
 def ship_in_background(ctx: HookContext) -> None:

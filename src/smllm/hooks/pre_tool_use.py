@@ -1,17 +1,20 @@
 """PreToolUse: decide, then make the intent durable before the tool may run.
 
-Order: reconciliation hold → the state's tool rules → the approval gate
-(:func:`smllm.gate.review.evaluate`, which journals any approval chain first). Whatever
-the outcome, a ``side_effect_intent`` carrying ``policy_decision`` is fsynced before
-this hook returns; an allowed call also gets ``tool_batch.effect.started``. If the
-intent cannot be journaled, the call is denied (the caller turns the exception into
-a deny).
+The decision is :func:`smllm.gate.decide` on the call as Claude Code's adapter reads it
+(:mod:`smllm.harness.claude`): the crash hold, self-protection, the state's tool rules,
+then the policy, over one analysis of the call. An escalation's review chain runs next
+(:func:`smllm.gate.review.evaluate`, which journals it first). Whatever the outcome, a
+``side_effect_intent`` carrying ``policy_decision`` and the analysis' facts
+(``known_safe``, ``targets``) is fsynced before this hook returns; an allowed call also
+gets ``tool_batch.effect.started``. If the intent cannot be journaled, the call is denied
+(the caller turns the exception into a deny).
 """
 
 from __future__ import annotations
 
 from smllm import gate
-from smllm.gate import review
+from smllm.gate import policy, review
+from smllm.harness import claude
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
 from smllm.journal import records, sidecar, transcript
@@ -20,41 +23,32 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-
-def _output(decision: str, reason: str) -> dict[str, Any] | None:
-    if decision == "abstain":
-        return None
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": decision,
-            "permissionDecisionReason": reason,
-        }
-    }
+    from smllm.base.toolcall import ToolCall
+    from smllm.journal.log import Entry
 
 
-def _verdict(ctx: HookContext) -> gate.Verdict:
-    held = _features.held_effect(ctx)
-    if held:
-        return gate.Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
-    p = ctx.payload
-    guarded = gate.protected(str(p["tool_name"]), p["tool_input"], ctx.cwd,
-                             ctx.project or ctx.cwd)
-    if guarded is not None:  # self-protection: before any policy, in every mode
-        return guarded
-    rule = _features.machine_tool_rule(ctx)
-    if rule is not None:
-        decision, reason = rule
-        if decision == "allow":  # smllm's own firing (smllm.machine.hostview.tool_rule)
-            return gate.Verdict("allow", "allow:policy", reason, rule="machine.fire")
-        return gate.Verdict(
-            "deny" if decision == "deny" else "ask",
-            f"{decision}:machine",
-            reason,
-            rule="machine.tools",
-        )
+#: what the intent keeps of the call's one analysis (so no reader analyses it again)
+ANALYSED = ("known_safe", "targets", "targets_omitted")
+
+
+def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
+    compiled = policy.load(call.project)
+    world = gate.World(
+        compiled,
+        held=lambda c: _features.held_effect(ctx, c),
+        machine_rule=lambda c: _features.machine_tool_rule(ctx, c),
+    )
+    verdict = gate.decide(call, world)
+
+    def record(entries: list[Entry], first: bool) -> None:
+        with ctx.transaction() as txn:
+            sidecar.ensure(txn)
+            if first:
+                transcript.ingest(txn, ctx.transcript)
+            txn.extend(entries)
+
     try:
-        return review.evaluate(ctx)
+        return review.evaluate(call, verdict, compiled, record)
     except Exception as exc:  # fail closed, but still journal the intent
         return gate.Verdict(
             "deny",
@@ -62,15 +56,17 @@ def _verdict(ctx: HookContext) -> gate.Verdict:
             f"smllm could not evaluate this call and "
             f"denies it (fail closed): {type(exc).__name__}: {exc}",
             rule="gate.internal-error",
+            facts=verdict.facts,
         )
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
-    verdict = _verdict(ctx)
-    p = ctx.payload
-    tool_use_id = str(p["tool_use_id"])
+    call = ctx.call
+    verdict = _verdict(ctx, call)
+    facts = verdict.facts
+    tool_use_id = str(call.tool_use_id)
     key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
-    op = sidecar.operation(str(p["tool_name"]))
+    op = call.operation
     allowed = verdict.decision in ("allow", "abstain", "ask")
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
@@ -83,20 +79,21 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             records.new(
                 "side_effect_intent",
                 operation=op,
-                tool_name=p["tool_name"],
+                tool_name=call.tool,
                 tool_use_id=tool_use_id,
                 idempotency_key=key,
                 policy_decision=verdict.policy_decision,
                 rule=verdict.rule,
                 reason=verdict.reason,
                 pending_action_id=verdict.pending_action_id,
-                rule_source=verdict.facts.get("rule_source"),
-                smllm_verdict=verdict.facts.get("smllm_verdict"),
-                findings=verdict.facts.get("findings"),
-                scripts=verdict.facts.get("scripts"),
-                input=p["tool_input"],
-                permission_mode=p.get("permission_mode"),
+                rule_source=facts.get("rule_source"),
+                smllm_verdict=facts.get("smllm_verdict"),
+                findings=facts.get("findings"),
+                scripts=facts.get("scripts"),
+                input=call.input,
+                permission_mode=call.permission_mode,
                 agent_id=ctx.agent_id,
+                **{k: facts[k] for k in ANALYSED if k in facts},
             )
         )
         if allowed:
@@ -114,11 +111,11 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 "seq": intent.sequence,
                 "key": key,
                 "operation": op,
-                "input": p["tool_input"],
-                "tool_name": p["tool_name"],
+                "input": call.input,
+                "tool_name": call.tool,
                 "decision": verdict.policy_decision,
                 "pending": verdict.pending_action_id,
-                "scripts": verdict.facts.get("scripts"),
+                "scripts": facts.get("scripts"),
             }
             txn.set_state("open_intents", open_intents)
-    return _output(verdict.decision, verdict.reason)
+    return claude.pre_tool_use(verdict.decision, verdict.reason)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from smllm.base import clock
+from smllm.base import catalogue, clock
 from smllm.journal import body_of, kind_of, line_hash, parse_line
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 TEXT_LIMIT = 4096
 PROMPT_LIMIT = 500
 #: the input fields that say what a tool acted on, in order of preference
-TARGET_KEYS = ("command", "file_path", "notebook_path", "path", "url", "pattern", "query")
+TARGET_KEYS = catalogue.TARGET_KEYS
 TERMINAL = "tool_batch.effect.terminal"
 INTENT = "side_effect_intent"
 

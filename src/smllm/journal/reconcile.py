@@ -15,14 +15,13 @@ import sys
 
 from smllm import journal
 from smllm.base import jsonfast
-from smllm.journal import sidecar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from smllm.base.shapes import UnknownEffect
-    from smllm.hooks._context import HookContext
+    from smllm.base.toolcall import ToolCall
 
 
 def _describe(u: UnknownEffect) -> str:
@@ -59,14 +58,15 @@ def _comparable(tool_input: Any) -> Any:
     return tool_input
 
 
-def hold_reason(ctx: HookContext) -> str | None:
-    """The reason to hold this call, if it repeats an unreconciled unknown effect."""
-    state = journal.read_state(ctx.main_log_path)  # a link or FIFO there raises: deny
+def hold_reason(main_log: str, call: ToolCall) -> str | None:
+    """The reason to hold ``call``, if it repeats an unreconciled unknown effect of the
+    session whose journal is ``main_log``."""
+    state = journal.read_state(main_log)  # a link or FIFO there raises: deny
     unknown = state.get("unknown") or {}
     if not unknown:
         return None
-    op = sidecar.operation(str(ctx.payload.get("tool_name")))
-    mine = _comparable(ctx.payload.get("tool_input"))
+    op = call.operation
+    mine = _comparable(call.input)
     for seq, u in sorted(unknown.items(), key=lambda kv: int(kv[0])):
         if u.get("operation") == op and _comparable(u.get("input")) == mine:
             return (

@@ -13,7 +13,7 @@ rebuilt by one scan of the log. Keys:
 from __future__ import annotations
 
 from smllm import journal
-from smllm.base import clock
+from smllm.base import catalogue, clock
 from smllm.base.digest import sha256_hex
 
 TYPE_CHECKING = False
@@ -28,15 +28,8 @@ def idempotency_key(session_id: str, tool_use_id: str) -> str:
 
 
 def operation(tool_name: str) -> str:
-    """``Bash`` -> ``tool:bash``, ``NotebookEdit`` -> ``tool:notebook_edit``."""
-    if tool_name.startswith("mcp__"):
-        return f"tool:{tool_name}"
-    out = []
-    for i, ch in enumerate(tool_name):
-        if ch.isupper() and i and not tool_name[i - 1].isupper():
-            out.append("_")
-        out.append(ch.lower())
-    return "tool:" + "".join(out)
+    """``Bash`` -> ``tool:bash`` (:func:`smllm.base.catalogue.operation`)."""
+    return catalogue.operation(tool_name)
 
 
 def _ms(rec: Record) -> int:

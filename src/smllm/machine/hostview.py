@@ -14,23 +14,36 @@ from smllm.machine import HARNESS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Mapping
+    from typing import Any, Protocol
 
     from smllm.base.shapes import Machines
-    from smllm.hooks._context import HookContext
+    from smllm.base.toolcall import ToolCall
+
+    class HostEvent(Protocol):
+        """What the hooks tell the machines of the event they handle."""
+
+        session_id: str
+        agent_id: str | None
+        now_ms: int
+        env: Mapping[str, str]
+        payload: dict[str, Any]
+
+        @property
+        def cwd(self) -> str: ...
 
 
 
-def _key(ctx: HookContext) -> str | None:
+def _key(ctx: HostEvent | ToolCall) -> str | None:
     from smllm.machine import locations  # noqa: PLC0415 - the machine engine: a bound session only
 
-    if ctx.agent_id is not None:
+    if ctx.agent_id is not None or ctx.session_id is None:
         return None  # a subagent works for the main agent's session; it does not drive it
     key = locations.read_binding(HARNESS, ctx.session_id)
     return key if key is not None and locations.exists(key) else None
 
 
-def _export(ctx: HookContext, key: str) -> None:
+def _export(ctx: HostEvent, key: str) -> None:
     """Tell the agent's shell its session: ``export SMLLM_SESSION=KEY`` in $CLAUDE_ENV_FILE."""
     env_file = ctx.env.get("CLAUDE_ENV_FILE")
     if not env_file:
@@ -42,7 +55,7 @@ def _export(ctx: HookContext, key: str) -> None:
         pass
 
 
-def on_session_start(ctx: HookContext) -> str | None:
+def on_session_start(ctx: HostEvent) -> str | None:
     """Bind (audit ``bind``), export SMLLM_SESSION, and return the text to show, if any."""
     if ctx.agent_id is not None:
         return None
@@ -60,7 +73,7 @@ def on_session_start(ctx: HookContext) -> str | None:
     return text
 
 
-def _location(ctx: HookContext) -> tuple[dict[str, Any], Machines] | None:
+def _location(ctx: HostEvent | ToolCall) -> tuple[dict[str, Any], Machines] | None:
     """The bound smllm session's state and machines, or None (unbound, or unreadable)."""
     key = _key(ctx)
     if key is None:
@@ -73,7 +86,7 @@ def _location(ctx: HookContext) -> tuple[dict[str, Any], Machines] | None:
         return None
 
 
-def on_prompt(ctx: HookContext) -> str | None:
+def on_prompt(ctx: HostEvent) -> str | None:
     """The current location while an instance is active or waiting to be resumed."""
     found = _location(ctx)
     if found is None:
@@ -97,7 +110,7 @@ def broken_text(error: SmllmError) -> str:
             "</smllm>\n")
 
 
-def on_stop(ctx: HookContext) -> str | None:
+def on_stop(ctx: HostEvent) -> str | None:
     """The block text while the focused instance is in a non-final state (audit ``stop``),
     or while its machines cannot be loaded."""
     key = _key(ctx)
@@ -113,7 +126,7 @@ def on_stop(ctx: HookContext) -> str | None:
     return decision.text if decision.line["outcome"] == "block" else None
 
 
-def on_unbound_stop(ctx: HookContext, configs: list[str]) -> str | None:
+def on_unbound_stop(ctx: HostEvent, configs: list[str]) -> str | None:
     """A session with configured machines that never bound (SessionStart could not load
     them): block with the error, like a broken policy denies. As with any block, the stop
     that follows it (``stop_hook_active``) is let through: it never traps the agent."""
@@ -131,17 +144,16 @@ OWN_FIRE = ("smllm allows its own state-machine calls (smllm fire or status, its
             "in a session bound to a machine, so that no permission mode can trap the agent")
 
 
-def tool_rule(ctx: HookContext) -> tuple[str, str] | None:
+def tool_rule(call: ToolCall) -> tuple[str, str] | None:
     """``("deny", reason)`` when the current state's ``meta.tools`` forbid this call;
     ``("allow", reason)`` for smllm's own firing, which Claude Code would otherwise ask
     about (and, where nobody can answer, refuse)."""
     from smllm.machine import catalog, engine, tools  # noqa: PLC0415 - the machine engine: a bound session only
 
-    tool = str(ctx.payload.get("tool_name"))
-    tool_input = ctx.payload.get("tool_input") or {}
-    if isinstance(tool_input, dict) and tools.own_fire(tool, tool_input):
+    tool, tool_input = call.tool, call.input
+    if tools.own_fire(tool, tool_input):
         return ("allow", OWN_FIRE)
-    found = _location(ctx)
+    found = _location(call)
     if found is None:
         return None
     state, machines = found
@@ -150,11 +162,11 @@ def tool_rule(ctx: HookContext) -> tuple[str, str] | None:
         return None
     machine = machines[inst["machine"]]
     rules = machine["states"][inst["state"]]["tools"]
-    root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or ctx.cwd
+    root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or call.cwd
     why = tools.check(rules, tool, tool_input, root)
     if why is None:
         return None
-    call = tools.describe_call(tool, tool_input, root)
+    shown = tools.describe_call(tool, tool_input, root)
     return ("deny", f"smllm: {machine['kind']} {inst.get('ref') or inst['id']} is in "
-                    f"{inst['state']}, where {call} is {why}. Fire an event to move on "
+                    f"{inst['state']}, where {shown} is {why}. Fire an event to move on "
                     f"(smllm status shows what is offered).")

@@ -14,10 +14,12 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from smllm.base import catalogue
+
 if TYPE_CHECKING:
     from smllm.base.shapes import ToolRules
 
-PATH_KEYS = ("file_path", "notebook_path", "path")
+PATH_KEYS = catalogue.PATH_KEYS
 _FIRE = re.compile(r"\s*smllm\s+(fire|status)(\s[^;&|`$<>\n\\()]*)?\s*")
 
 

@@ -31,19 +31,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import smllm
+from smllm.base import credentials
+from smllm.base import protected as protected_set
 from smllm.gate import protect
 
 #: credential stores hidden from sandboxed commands unless the policy allows reading them
-CREDENTIALS = ("~/.ssh", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker",
-               "~/.gnupg", "~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.npmrc",
-               "~/.pypirc")
+CREDENTIALS = tuple(credentials.sandbox_hidden())
 #: what Linux needs for the sandbox (Debian package names)
 LINUX_TOOLS = {"bwrap": "bubblewrap", "socat": "socat"}
 #: smllm's own commands the agent runs, which must write smllm's state: Claude Code runs
 #: them outside the sandbox, and the gate admits them only as one plain command
 #: (:func:`smllm.gate.protect.unsandboxed_fire`)
-OWN_COMMANDS = ("smllm fire *", "smllm status", "smllm status *")
+OWN_COMMANDS = protect.EXCLUDED_COMMANDS
 
 
 def _abs(path: str | os.PathLike[str]) -> str:
@@ -52,40 +51,29 @@ def _abs(path: str | os.PathLike[str]) -> str:
 
 
 def _policy(project: Path) -> tuple[dict[str, Any], list[str]]:
-    """The ``[sandbox]`` table and the ``sensitive`` list of the project's policy files."""
-    table: dict[str, Any] = {}
-    sensitive: list[str] = []
+    """The ``[sandbox]`` table and the ``sensitive`` list of the compiled policy (the
+    defaults when it does not compile: the policy's error is reported by doctor and by
+    every call's deny, not here)."""
     try:
         from smllm.gate import policy  # noqa: PLC0415 - may fail: then the defaults
 
-        files = policy.files(project)
+        compiled = policy.load(project)
     except Exception:  # no policy support: defaults
-        return table, sensitive
-    from smllm.base import tomlread  # noqa: PLC0415 - tomllib: policy files only
-
-    for name in files:
-        try:
-            doc = tomlread.loads(Path(name).read_text(encoding="utf-8"))
-        except Exception:  # noqa: S112 - a broken policy is reported by doctor, not here
-            continue
-        if isinstance(doc.get("sandbox"), dict):
-            table.update(doc["sandbox"])
-        for p in doc.get("sensitive") or []:
-            if isinstance(p, str):
-                sensitive.append(p if os.path.isabs(p) else os.path.join(project, p))
-    return table, sensitive
+        return {}, []
+    if compiled.get("error"):
+        return {}, []
+    return dict(compiled.get("sandbox") or {}), list(compiled.get("sensitive") or [])
 
 
 def protected(project: Path, sensitive: list[str]) -> list[str]:
-    """The protected set (:func:`smllm.gate.protect.protected_paths`), plus the installed code
-    as resolved, a virtual environment, and the policy's ``sensitive`` paths."""
-    out = [*protect.protected_paths(str(project)), str(Path(smllm.__file__).resolve().parent)]
-    if sys.prefix != sys.base_prefix:  # a virtual environment: its interpreter and packages
-        out.append(sys.prefix)
-    command = shutil.which("smllm")  # what `smllm fire` runs, outside the sandbox
+    """The protected set (:func:`smllm.base.protected.with_policy`: the same set the gate
+    protects, with the policy's ``sensitive`` paths), and what ``smllm`` resolves to on
+    ``PATH`` (the command ``smllm fire`` runs, outside the sandbox)."""
+    out = list(protected_set.protected_set(str(project)))
+    command = shutil.which("smllm")
     if command:
         out += [command, os.path.realpath(command)]
-    out += sensitive
+    out += protected_set.with_policy(str(project), sensitive)
     return list(dict.fromkeys(os.path.abspath(p) for p in out))
 
 

@@ -35,22 +35,8 @@ _DEFAULTS = os.path.join(
 
 
 def project_root(cwd: str | None = None) -> str:
-    """The project folder: ``CLAUDE_PROJECT_DIR``, else the nearest folder with ``.smllm/``
-    or ``.git`` at or above ``cwd``, else ``cwd``."""
-    env = os.environ.get("CLAUDE_PROJECT_DIR")
-    if env and os.path.isabs(env):
-        return os.path.normpath(env)
-    start = os.path.abspath(cwd or os.getcwd())
-    folder = start
-    while True:
-        if os.path.isdir(os.path.join(folder, ".smllm")) or os.path.exists(
-            os.path.join(folder, ".git")
-        ):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return start
-        folder = parent
+    """The project folder (:func:`smllm.base.paths.project_root`)."""
+    return paths.project_root(cwd)
 
 
 def _candidates(project: str | os.PathLike[str]) -> list[str]:

@@ -119,7 +119,7 @@ def load_defaults() -> dict[str, dict[str, str]]:
 
 
 def _sections(pf: _policy_file.PolicyFile, out: dict[str, Any]) -> None:
-    for key in ("llm_judge", "command"):
+    for key in ("llm_judge", "command", "sandbox"):
         section = getattr(pf, key)
         if section is not None:
             out[key] = {**(out.get(key) or {}), **section.model_dump(exclude_none=True)}
@@ -185,6 +185,7 @@ def compile_files(files: list[Path]) -> CompiledPolicy:
         "overrides": {},
         "rules": [],
         "sensitive": [],
+        "sandbox": {},
         "builtin": builtin,
         "sources": {"mode": "default", "authority": "default", "reviewers": "default"},
     }

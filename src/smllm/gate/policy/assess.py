@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 
-from smllm.base import paths
+from smllm.base import catalogue as tools
+from smllm.base import credentials, protected
 
 TYPE_CHECKING = False  # typing, dataclasses and pathlib cost milliseconds per tool call
 if TYPE_CHECKING:
@@ -24,40 +25,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from smllm.base.shapes import CompiledPolicy
+    from smllm.base.toolcall import ToolCall
+    from smllm.gate.analysis import CallAnalysis
     from smllm.gate.shell import Decision, Finding
-    from smllm.gate.shell._model import Effect
-
-READ_ONLY_TOOLS = frozenset(
-    {
-        "Read",
-        "Glob",
-        "Grep",
-        "LS",
-        "NotebookRead",
-        "WebFetch",
-        "WebSearch",
-        "TodoWrite",
-        "TodoRead",
-        "Task",
-        "Agent",
-        "ToolSearch",
-        "Skill",
-        "ExitPlanMode",
-        "BashOutput",
-        "TaskOutput",
-        "ListMcpResources",
-        "ReadMcpResource",
-    }
-)
-WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
-READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS", "NotebookRead"})
-WEB_TOOLS = frozenset({"WebFetch", "WebSearch"})
-#: substrings of a path that may name a credential store (a cheap test before the real one)
-_SECRET_HINTS = (".ssh", ".aws", ".azure", "gcloud", ".kube", ".docker", ".gnupg", ".netrc",
-                 ".pgpass", "credential", ".npmrc", ".pypirc", ".my.cnf", ".boto", ".s3cfg",
-                 "vault-token", ".cargo", ".gem", ".config/gh", "hub", "rclone", ".terraform.d",
-                 "password-store", "keyring", ".claude", "smllm", "shadow", "/root", "id_",
-                 ".key", ".p12", ".pfx", ".jks", "keystore", ".kdbx")
 
 
 class Item:
@@ -152,87 +122,57 @@ def _items(compiled: CompiledPolicy, findings: Iterable[Finding]) -> list[Item]:
     return out
 
 
-def _as_targets(effects: Iterable[Effect]) -> list[dict[str, str | None]]:
-    return [{"effect": e.kind, "path": e.path, "by": e.by} for e in effects]
-
-
 def sensitive_paths(compiled: CompiledPolicy, project: str) -> tuple[str, ...]:
-    """Paths no call may write without review: smllm's own data, plus the policy's list."""
-    data, state, config = paths.data_root(), paths.state_root(), paths.config_root()
-    extra = [
-        os.path.join(data, "sessions"),
-        os.path.join(state, "audit"),
-        paths.cache_root(),
-        os.path.join(config, "policy.toml"),
-        os.path.join(state, "policy-grants.json"),
-        paths.user_config_file(),
-    ]
-    for p in compiled.get("sensitive", []):
-        extra.append(os.path.normpath(p if os.path.isabs(p) else os.path.join(project, p)))
-    return tuple(extra)
+    """Paths no call may write without review: smllm's protected set, plus the policy's
+    ``sensitive`` list (:func:`smllm.base.protected.with_policy`)."""
+    return protected.with_policy(project, compiled.get("sensitive", []))
 
 
-def assess(
-    tool_name: str,
-    tool_input: dict[str, Any],
-    *,
-    cwd: str,
-    project: str,
-    compiled: CompiledPolicy,
-    home: str | None = None,
-) -> Assessment:
-    """The static decision on one call."""
-    home_dir = home or os.path.expanduser("~")
-    scripts: dict[str, str] = {}
+def assess(call: ToolCall, analysed: CallAnalysis, compiled: CompiledPolicy) -> Assessment:
+    """The static decision on ``call``, given its one analysis."""
     items: list[Item] = []
     commands: list[dict[str, Any]] = []
-    targets: list[dict[str, str | None]] = []
-    known_safe = tool_name in READ_ONLY_TOOLS
+    known_safe = tools.read_only(call.tool)
     explicit = False
-    rules = compiled.get("rules", [])
-    if tool_name == "Bash":
-        known_safe, explicit = _bash(
-            tool_input, cwd, project, compiled, home_dir, items, commands, scripts, targets
-        )
-    elif tool_name in WRITE_TOOLS:
-        items += _file_tool(tool_name, tool_input, cwd, project, compiled, home_dir, targets)
-    elif tool_name in READ_TOOLS:
-        items += _read_tool(tool_name, tool_input, cwd, project, compiled, home_dir)
-    elif tool_name in WEB_TOOLS:
-        items += _web_tool(tool_name, tool_input, compiled)
-    elif tool_name.startswith("mcp__"):
-        items += _mcp_tool(tool_name, tool_input, cwd, project, compiled, home_dir, targets)
-    path = _path_of(tool_input)
-    for r in rules:
-        if "tool" in r and not _tool_match(r["tool"], tool_name):
+    kind = call.kind
+    if kind == tools.SHELL:
+        known_safe, explicit = _bash(call, analysed, compiled, items, commands)
+    elif kind == tools.WRITE:
+        items += _file_tool(call, analysed, compiled)
+    elif kind == tools.READ:
+        items += _read_tool(call, analysed, compiled)
+    elif kind == tools.WEB:
+        items += _web_tool(call.tool, call.input, compiled)
+    elif kind == tools.MCP and analysed.judgement is not None:
+        items += _items(compiled, analysed.judgement.findings)
+    ruled, allowed = _tool_rules(call, compiled)
+    items += ruled
+    out = _conclude(items, commands, known_safe, explicit or allowed, compiled)
+    out.scripts = dict(analysed.shell.scripts) if analysed.shell is not None else {}
+    out.targets = analysed.targets()
+    return out
+
+
+def _tool_rules(call: ToolCall, compiled: CompiledPolicy) -> tuple[list[Item], bool]:
+    """The policy's tool and path rules that match ``call`` (command rules apply per simple
+    command, in :func:`_bash`), and whether one of them allows it explicitly."""
+    path = tools.path_of(call.tool, call.input)
+    items: list[Item] = []
+    explicit = False
+    for r in compiled.get("rules", []):
+        if "tool" in r and not _tool_match(r["tool"], call.tool):
             continue
         if "command" in r:
             continue  # applied per simple command in _bash
-        if "path" in r and not (path and _path_match(r["path"], path, project)):
+        if "path" in r and not (path and _path_match(r["path"], path, call.project)):
             continue
         if "tool" not in r and "path" not in r:
             continue
         explicit = explicit or r["decision"] == "allow"
         if r["decision"] != "allow" or "path" in r:
-            items.append(
-                Item(
-                    r["decision"],
-                    r["id"],
-                    r["source"],
-                    r.get("reason") or f"policy rule {r['id']}",
-                )
-            )
-    out = _conclude(items, commands, known_safe, explicit, compiled)
-    out.scripts = scripts
-    out.targets = targets
-    return out
-
-
-def _path_of(tool_input: dict[str, Any]) -> str | None:
-    for key in ("file_path", "notebook_path", "path"):
-        if isinstance(tool_input.get(key), str):
-            return str(tool_input[key])
-    return None
+            items.append(Item(r["decision"], r["id"], r["source"],
+                              r.get("reason") or f"policy rule {r['id']}"))
+    return items, explicit
 
 
 def _path_match(pattern: str, path: str, project: str) -> bool:
@@ -240,32 +180,14 @@ def _path_match(pattern: str, path: str, project: str) -> bool:
     return _glob(path, pattern) or _glob(rel, pattern)
 
 
-def _bash(  # noqa: PLR0917 - private helper, called once
-    tool_input: dict[str, Any],
-    cwd: str,
-    project: str,
-    compiled: CompiledPolicy,
-    home: str,
-    items: list[Item],
-    commands: list[dict[str, Any]],
-    scripts: dict[str, str],
-    targets: list[dict[str, str | None]],
-) -> tuple[bool, bool]:
-    command = tool_input.get("command")
-    if not isinstance(command, str):
+def _bash(call: ToolCall, analysed: CallAnalysis, compiled: CompiledPolicy,
+          items: list[Item], commands: list[dict[str, Any]]) -> tuple[bool, bool]:
+    analysis = analysed.shell
+    if analysis is None:
         items.append(Item("ask", "shell.syntax", "built-in", "Bash call without a command"))
         return False, False
-    from smllm.gate.shell import SEVERITY, analyse  # noqa: PLC0415 - Bash only
+    from smllm.gate.shell import SEVERITY  # noqa: PLC0415 - Bash only
 
-    analysis = analyse(
-        command,
-        cwd=cwd,
-        home=home,
-        root=str(project),
-        sensitive=sensitive_paths(compiled, project),
-    )
-    scripts.update(analysis.scripts)
-    targets += _as_targets(analysis.effects)
     items += _items(compiled, analysis.findings)
     cmd_rules = [
         r
@@ -300,30 +222,14 @@ def _bash(  # noqa: PLR0917 - private helper, called once
     return known_safe and not analysis.findings, explicit_all
 
 
-def _context(cwd: str, project: str, compiled: CompiledPolicy, home: str) -> Any:
-    from smllm.gate.shell._model import Context  # noqa: PLC0415 - file and MCP tools only
-
-    return Context(
-        root=str(project), cwd=cwd, home=home, extra_sensitive=sensitive_paths(compiled, project)
-    )
-
-
-def _file_tool(  # noqa: PLR0917 - private helper, called once
-    tool_name: str,
-    tool_input: dict[str, Any],
-    cwd: str,
-    project: str,
-    compiled: CompiledPolicy,
-    home: str,
-    targets: list[dict[str, str | None]],
-) -> list[Item]:
-    path = _path_of(tool_input)
-    if path is None:
+def _file_tool(call: ToolCall, analysed: CallAnalysis, compiled: CompiledPolicy
+               ) -> list[Item]:
+    tool_name, tool_input, project = call.tool, call.input, call.project
+    path = tools.path_of(tool_name, tool_input)
+    if path is None or analysed.file is None:
         return [Item("ask", "file.outside-workspace", "built-in", f"{tool_name} without a path")]
-    ctx = _context(cwd, project, compiled, home)
-    full = ctx.resolve(path) or path
-    real = ctx.follow(full)
-    targets.append({"effect": "write", "path": real, "by": tool_name})
+    ctx = analysed.context(call)
+    _, full, real = analysed.file
     where = ctx.where_linked(full, real)  # a link into ~/.ssh is ~/.ssh
     out: list[Item] = []
     if where in ("sensitive", "critical", "device"):
@@ -350,21 +256,16 @@ def _file_tool(  # noqa: PLR0917 - private helper, called once
     return out
 
 
-def _read_tool(  # noqa: PLR0917 - private helper, called once
-    tool_name: str,
-    tool_input: dict[str, Any],
-    cwd: str,
-    project: str,
-    compiled: CompiledPolicy,
-    home: str,
-) -> list[Item]:
+def _read_tool(call: ToolCall, analysed: CallAnalysis, compiled: CompiledPolicy
+               ) -> list[Item]:
     """Read/Grep/Glob of a credential store (or Grep through a folder holding them)."""
-    path = _path_of(tool_input)
+    tool_name, home = call.tool, analysed.home
+    path = tools.path_of(tool_name, call.input)
     grep_up = tool_name == "Grep" and path is not None and (
         home.startswith(path.rstrip("/") + "/") or path.rstrip("/") in (home.rstrip("/"), "~"))
-    if path is None or (not any(h in path for h in _SECRET_HINTS) and not grep_up):
+    if path is None or (not any(h in path for h in credentials.HINTS) and not grep_up):
         return []  # the common case: nothing that could name a secret, nothing imported
-    ctx = _context(cwd, project, compiled, home)
+    ctx = analysed.context(call)
     text = home + path[1:] if path.startswith("~") else path
     full = ctx.follow(ctx.resolve(text) or text)
     if ctx.secret_kind(full) == "store" or (tool_name == "Grep" and ctx.holds_secrets(full)):
@@ -382,30 +283,6 @@ def _web_tool(tool_name: str, tool_input: dict[str, Any], compiled: CompiledPoli
 
     texts = [v for k in ("url", "query", "prompt") if isinstance(v := tool_input.get(k), str)]
     return _items(compiled, request_secrets(tool_name, texts))
-
-
-def _mcp_tool(  # noqa: PLR0917 - private helper, called once
-    tool_name: str,
-    tool_input: dict[str, Any],
-    cwd: str,
-    project: str,
-    compiled: CompiledPolicy,
-    home: str,
-    targets: list[dict[str, str | None]],
-) -> list[Item]:
-    """What an MCP tool does, judged like the built-in tools (see smllm.gate.mcp)."""
-    from smllm.gate import mcp  # noqa: PLC0415 - MCP calls only
-    from smllm.gate.shell import analyse  # noqa: PLC0415 - MCP calls that run commands
-
-    def analyse_command(command: str) -> tuple[list[Any], list[dict[str, str | None]]]:
-        a = analyse(command, cwd=cwd, home=home, root=str(project),
-                    sensitive=sensitive_paths(compiled, project))
-        return list(a.all_findings()), _as_targets(a.effects)
-
-    judgement = mcp.judge(tool_name, tool_input, _context(cwd, project, compiled, home),
-                          analyse_command)
-    targets += judgement.targets
-    return _items(compiled, judgement.findings)
 
 
 def _worst(decisions: list[Decision]) -> Decision:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 
+from smllm.base import credentials
 from smllm.gate.shell._model import Finding
 
 TYPE_CHECKING = False
@@ -27,13 +28,7 @@ if TYPE_CHECKING:
     from smllm.gate.shell._parse import Simple, Word
 
 #: a word naming a source contains one of these (a cheap test before resolving it)
-_HINTS = (
-    ".ssh", ".aws", ".azure", "gcloud", ".kube", ".docker", ".gnupg", ".netrc", ".pgpass",
-    "credential", ".npmrc", ".pypirc", ".my.cnf", ".boto", ".s3cfg", "vault-token", ".cargo",
-    ".gem", ".config/gh", "hub", "rclone", ".terraform.d", "password-store", "keyring",
-    ".claude", "smllm", "shadow", "/root", "id_", ".env", ".key", ".p12", ".pfx", ".jks",
-    "keystore", ".kdbx",
-)
+_HINTS = credentials.FLOW_HINTS
 #: programs that look at a file's name or metadata, or use a key without sending it
 NOT_READING = frozenset({
     "chmod", "chown", "chgrp", "chattr", "ls", "stat", "test", "[", "touch", "mkdir", "rm",

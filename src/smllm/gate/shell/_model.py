@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from smllm.base import credentials, paths, protected
+
 TYPE_CHECKING = False  # importing typing costs milliseconds on the hook's hot path
 if TYPE_CHECKING:
     import re
@@ -250,11 +252,6 @@ SENSITIVE_HOME = (
     ".git-credentials",
     ".npmrc",
     ".pypirc",
-    ".config/smllm",
-    ".local/share/smllm",
-    ".local/state/smllm",
-    ".claude",
-    ".claude.json",
 )
 SENSITIVE_ABS = (
     "/etc/passwd",
@@ -289,46 +286,13 @@ SENSITIVE_PROJECT = (
     ".git/hooks",
     ".git/config",
 )
-#: credential stores: reading them escalates, sending them anywhere is denied
-CREDENTIAL_HOME = (
-    ".ssh",
-    ".aws",
-    ".azure",
-    ".config/gcloud",
-    ".kube",
-    ".docker/config.json",
-    ".gnupg",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".pgpass",
-    ".my.cnf",
-    ".boto",
-    ".s3cfg",
-    ".vault-token",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
-    ".config/gh/hosts.yml",
-    ".config/hub",
-    ".config/rclone",
-    ".terraform.d/credentials.tfrc.json",
-    ".password-store",
-    ".local/share/keyrings",
-    ".claude/.credentials.json",
-    ".local/share/smllm",
-    ".local/state/smllm",
-)
-CREDENTIAL_ABS = ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/root", "/var/lib/smllm")
-#: public halves and host lists inside credential folders: not secrets
-_PUBLIC_NAMES = ("known_hosts", "known_hosts.old", "authorized_keys", "config")
-#: file names that hold secrets wherever they are
-_SECRET_FILES = frozenset({
-    "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
-    ".netrc", ".pgpass", ".git-credentials", "credentials.json", ".npmrc", ".pypirc",
-})
-_SECRET_SUFFIXES = (".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
+#: credential stores (reading them escalates, sending them anywhere is denied) and the
+#: names of files that hold secrets: one list, in smllm.base.credentials
+CREDENTIAL_HOME = credentials.HOME_STORES
+CREDENTIAL_ABS = credentials.ABSOLUTE_STORES
+_PUBLIC_NAMES = credentials.PUBLIC_NAMES
+_SECRET_FILES = credentials.SECRET_FILES
+_SECRET_SUFFIXES = credentials.SECRET_SUFFIXES
 _ENV_TEMPLATES = (".example", ".sample", ".template", ".dist", ".defaults")
 TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp")
 #: where recipes written in another language are put for their interpreter to read
@@ -391,6 +355,15 @@ class Context:
         self.depth = depth
         self.memory = memory if memory is not None else Memory()
         self._real: tuple[str, str] | None = None
+        self._own: tuple[str, ...] | None = None
+
+    @property
+    def own(self) -> tuple[str, ...]:
+        """smllm's own folders and Claude Code's user folder and state file, wherever
+        ``SMLLM_HOME``, ``CLAUDE_CONFIG_DIR`` or the platform put them."""
+        if self._own is None:
+            self._own = (*protected.own_folders(), paths.claude_root(), paths.claude_json())
+        return self._own
 
     @property
     def scripts(self) -> dict[str, str]:
@@ -505,6 +478,8 @@ class Context:
             return True
         if any(_under(path, p) for p in SENSITIVE_ABS):
             return True
+        if any(_under(path, p) for p in self.own):
+            return True
         if any(_under(path, os.path.join(self.root, p)) for p in SENSITIVE_PROJECT):
             return True
         return any(_under(path, p) for p in self.extra_sensitive)
@@ -518,7 +493,7 @@ class Context:
             return "store"
         home = self.home.rstrip("/")
         if any(_under(path, f"{home}/{n}") for n in CREDENTIAL_HOME) or any(
-            _under(path, p) for p in CREDENTIAL_ABS
+            _under(path, p) for p in (*CREDENTIAL_ABS, *self.own[:2])  # journals, audit
         ):
             if name.endswith(".pub") or name in _PUBLIC_NAMES:
                 return None
@@ -538,7 +513,7 @@ class Context:
             return True
         home = self.home.rstrip("/")
         return any(_under(f"{home}/{n}", path) for n in CREDENTIAL_HOME) or any(
-            _under(p, path) for p in CREDENTIAL_ABS)
+            _under(p, path) for p in (*CREDENTIAL_ABS, *self.own[:2]))
 
     def critical(self, path: str) -> bool:
         if path == "/" or path.count("/") == 1:
