@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from smllm.base import clock, paths
+from smllm.base import catalogue, clock, paths
 from smllm.base.errors import SmllmError
 from smllm.base.lockfile import locked
 
@@ -26,9 +26,9 @@ def match_key(tool_name: str, tool_input: dict[str, Any]) -> str:
     """What a grant pins: the exact command, the file path, or the whole input."""
     if tool_name == "Bash" and isinstance(tool_input.get("command"), str):
         return " ".join(str(tool_input["command"]).split())
-    for key in ("file_path", "notebook_path", "path"):
-        if isinstance(tool_input.get(key), str):
-            return str(tool_input[key])
+    path = catalogue.path_of(tool_name, tool_input)
+    if path is not None:
+        return path
     return json.dumps({k: v for k, v in tool_input.items() if k != "description"}, sort_keys=True)
 
 
