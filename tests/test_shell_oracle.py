@@ -212,7 +212,10 @@ def _word(node: Any) -> WordShape:
     text = _text(node)
     if _dynamic(node) or text.startswith("~"):
         return (text, None)
-    return (text, _unquote(text))
+    try:
+        return (text, _unquote(text))
+    except (IndexError, ValueError):  # a quote tree-sitter closed where bash would not
+        return (text, None)
 
 
 class _Walk:
