@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import test_shell
 from smllm.gate.shell import analyse
 from smllm.gate.shell._parse import parse
 
@@ -70,7 +71,15 @@ def test_broken_array_assignment_is_a_syntax_error(text: str) -> None:
     assert [] != parse(text, cwd=CWD, home=HOME).errors
 
 
-@pytest.mark.parametrize("text", HIDDEN)
+#: every operator whose operand bash expands (inside double quotes: quotes and all), around
+#: each danger of test_shell.py
+QUOTED_DEFAULTS = [
+    f"""echo "${{x{op}'$( {danger} )'}}\""""
+    for op in (":-", "-", ":=", "=", ":+", "+", ":?") for danger in test_shell.DANGEROUS
+]
+
+
+@pytest.mark.parametrize("text", HIDDEN + QUOTED_DEFAULTS)
 def test_a_substitution_in_a_quoted_default_is_never_allowed(text: str) -> None:
     """The hidden command is analysed (it was allowed: the operand was read as a script in
     which the single quotes hid it)."""
