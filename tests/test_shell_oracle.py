@@ -397,7 +397,10 @@ def _sources() -> dict[str, list[str]]:
 
 SOURCES = _sources()
 #: every command once, with the first source that holds it
-COMMANDS = {c: name for name, commands in SOURCES.items() for c in reversed(commands)}
+COMMANDS: dict[str, str] = {}
+for _name, _commands in SOURCES.items():
+    for _command in _commands:
+        COMMANDS.setdefault(_command, _name)
 
 _TIME = ("tree-sitter-bash reads the reserved word `time` as a command name; bash (and ours) "
          "time the pipeline after it")
