@@ -82,6 +82,10 @@ _RESERVED = frozenset(
         "coproc",
     }
 )
+#: reserved words that open a command rather than finish one: an operator right after them
+#: has no command before it (``if && x``)
+_OPENERS = frozenset({"!", "{", "[[", "if", "then", "else", "elif", "do", "while", "until",
+                      "time", "coproc", "for", "select", "case", "function"})
 _OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")")
 _REDIRECTS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
 
@@ -109,6 +113,7 @@ class _Parser(WordReader):
         self.pipe_from: Simple | None = None
         self.mode = ""  # "", "for-in", "case-subject", "case-pattern", "dbracket"
         self.mode_count = 0
+        self.started = False  # a word or redirection has been read (a command, or ``]]``)
 
     def _subparser(self, text: str, depth: int, nested: bool = False) -> _Parser:
         return _Parser(text, depth, self.env, nested)
@@ -184,7 +189,7 @@ class _Parser(WordReader):
             self._finish(";")
             self.mode = "case-pattern"
             return
-        if self.cur.empty() and op in ("|", "|&", "&&", "||", "&") and not self.commands:
+        if self.cur.empty() and op in ("|", "|&", "&&", "||", "&") and not self.started:
             self.errors.append(f"syntax error: {op!r} with no command before it")
         if op == "&":
             self.cur.background = True
@@ -220,6 +225,8 @@ class _Parser(WordReader):
         if self.i == start:  # defensive: always advance
             self.i += 1
             return
+        if word.value not in _OPENERS:
+            self.started = True
         if self.mode == "case-subject":
             self.mode_count += 1
             if word.value == "in" and self.mode_count > 1:
@@ -258,9 +265,34 @@ class _Parser(WordReader):
             name = word.raw.split("=", 1)[0].split("[", 1)[0].rstrip("+")
             self.env.assigned.add(name)
             value = word.value.split("=", 1)[1] if word.value is not None else None
+            if word.raw.endswith("=") and self.s.startswith("(", self.i):
+                self._array()
+                value = None
             self.cur.assigns.append((name, value))
             return
         self.cur.words.append(word)
+
+    def _array(self) -> None:
+        """The words of ``name=(…)``: data, though their substitutions run."""
+        self.i += 1
+        while self.i < self.n:
+            self._skip_blanks()
+            c = self.s[self.i] if self.i < self.n else ""
+            if c in ("\n", ""):
+                self.i += 1
+            elif c == ")":
+                self.i += 1
+                return
+            elif c == "#" and self._token_start():
+                end = self.s.find("\n", self.i)
+                self.i = self.n if end < 0 else end
+            else:
+                start = self.i
+                self._read_word()
+                if self.i == start:  # an operator: bash refuses the whole line
+                    self.errors.append(f"unexpected {c!r} in an array at offset {start}")
+                    self.i += 1
+        self.errors.append("unterminated array assignment")
 
     def _reserved(self, value: str) -> bool:
         if value in _RESERVED:
@@ -287,6 +319,8 @@ class _Parser(WordReader):
             self.i = j + 2
 
     def _try_redirect(self) -> bool:
+        if self.mode == "dbracket":  # ``[[ a < b ]]`` compares strings
+            return False
         s = self.s
         i = self.i
         end = _fd_prefix_end(s, i)
@@ -304,6 +338,7 @@ class _Parser(WordReader):
         if op in ("&>", "&>>") and m:
             return False
         self.i = j + len(op)
+        self.started = True
         self._skip_blanks()
         if (self.i >= self.n or s[self.i] in "\n;&|()") and not (
             op in ("<&", ">&") and s.startswith("-", self.i)

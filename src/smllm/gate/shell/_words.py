@@ -222,8 +222,22 @@ class WordReader:
         if m.group(0) == "TMPDIR" and rest in (":-/tmp", "-/tmp", ":-/tmp/", "-/tmp/"):
             return self._param("TMPDIR")
         if "$(" in rest or "`" in rest:
-            self._nested_script(rest)
+            self._nested_operand(rest)
         return None
+
+    def _nested_operand(self, text: str) -> None:
+        """The substitutions in the operand of ``${name…}``: a word, not a script, read as
+        inside double quotes, where bash runs ``$(…)`` even between single quotes
+        (``"${x:-'$(id)'}"``); unquoted, those quotes would protect it: reading more is
+        the cautious side."""
+        if self.depth >= MAX_DEPTH:
+            self.errors.append("substitutions nested too deeply to analyse")
+            return
+        sub = self._subparser(text, self.depth + 1, nested=True)
+        sub._dquoted("")
+        self.commands.extend(sub.commands)
+        self.errors.extend(sub.errors)
+        self.functions.extend(sub.functions)
 
     def _ansi_c(self, i: int) -> str:
         out: list[str] = []
