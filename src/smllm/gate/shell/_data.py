@@ -6,6 +6,8 @@ The SQL comes from the command line (``psql -c``, ``mysql -e``, ``sqlite3 DB 'SQ
 heredoc, ``echo … |``). A statement that destroys data (``DROP``, ``TRUNCATE``,
 ``DELETE`` without ``WHERE``, ``FLUSHALL``, ``dropDatabase()``) is denied; one that runs
 something on the host (``\\!``, ``.shell``, ``COPY … PROGRAM``) has that command analysed.
+``dropdb``, ``dropuser`` and ``mysqladmin drop`` are rows of the program table
+(:mod:`._tabledata`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     Result = tuple[list[Finding], bool]
 
@@ -39,7 +40,6 @@ _CLIENTS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]]
     "sqlcmd": (frozenset({"-Q", "-q"}), frozenset({"-i"}), frozenset({"-o"}), False),
     "cqlsh": (frozenset({"-e", "--execute"}), frozenset({"-f", "--file"}), frozenset(), False),
 }
-_DROPPERS = frozenset({"dropdb", "dropuser", "pg_dropcluster"})
 
 
 def client(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -143,26 +143,3 @@ def redis(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return [Finding("exec.code-option", "ask",
                         f"redis-cli {' '.join(words[:2])} changes what the server runs")], False
     return [], words[:1] in (["get"], ["keys"], ["info"], ["ping"], ["scan"], ["ttl"])
-
-
-def dropper(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    if any(a.value in ("--help", "--version", "-V", "-?") for a in args):
-        return [], True
-    return [Finding("data.destroy", "deny", f"{name} deletes a database or its users")], False
-
-
-def mysqladmin(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = [(a.value or "").lower() for a in args]
-    if "drop" in values:
-        return [Finding("data.destroy", "deny", "mysqladmin drop deletes a database")], False
-    if "shutdown" in values:
-        return [Finding("sys.destroy", "deny", "mysqladmin shutdown stops the server")], False
-    return [], False
-
-
-HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
-    **dict.fromkeys(_CLIENTS, client),
-    **dict.fromkeys(_DROPPERS, dropper),
-    "redis-cli": redis,
-    "mysqladmin": mysqladmin,
-}

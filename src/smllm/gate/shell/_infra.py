@@ -1,26 +1,24 @@
 # ruff: noqa: PLR0911 - command lines are case analyses
 """Clusters, clouds, containers and hosting platforms: what others depend on.
 
-Every program here is read past its global options (``kubectl -n prod delete``,
-``aws --region x s3 rm``, ``docker -H host system prune``): the table ``_GLOBALS``
-lists the options that take a value. Tearing down what others depend on (``terraform
-destroy``, ``pulumi destroy``, ``gh repo delete``, ``aws s3 rb``, a namespace, a
-database instance) is denied; deleting single resources, pruning, publishing images
-and releases, and running commands inside containers escalate; copying a secret to a
-bucket or a gist is exfiltration.
+Every program here is read past its global options (``aws --region x s3 rm``,
+``gh -R o/r repo delete``): the table ``_GLOBALS`` lists the options that take a value.
+Tearing down what others depend on (``gh repo delete``, ``aws s3 rb``, a database
+instance) is denied; deleting single resources and publishing releases escalate;
+copying a secret to a bucket or a gist is exfiltration. Clusters, containers and
+infrastructure tools whose rules are only prefixes (kubectl, helm, terraform, pulumi,
+docker, ...) are rows of the program table (:mod:`._tabledata`).
 """
 
 from __future__ import annotations
 
 from smllm.gate.shell import _flows
-from smllm.gate.shell._analyse import judge_argv
 from smllm.gate.shell._flags import subcommand
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     Result = tuple[list[Finding], bool]
 
@@ -29,18 +27,7 @@ def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_K8S = _set("-n --namespace --context --cluster --user --kubeconfig -s --server --token --as "
-            "--as-group --as-uid -v --v --request-timeout --certificate-authority "
-            "--client-certificate --client-key --cache-dir --tls-server-name --username "
-            "--password --profile --profile-output --log-file -l --selector -o --output "
-            "-f --filename -c --container --field-selector --sort-by --template "
-            "--kube-context --kube-apiserver --kube-token --repository-config "
-            "--registry-config --repository-cache --burst-limit --qps --kube-as-user "
-            "--kube-as-group --kube-ca-file")
 _GLOBALS: dict[str, frozenset[str]] = {
-    "kubectl": _K8S,
-    "oc": _K8S,
-    "helm": _K8S,
     "aws": _set("--region --profile --output --endpoint-url --query --color --ca-bundle "
                 "--cli-read-timeout --cli-connect-timeout --cli-binary-format"),
     "gcloud": _set("--project --account --configuration --format --verbosity "
@@ -48,19 +35,6 @@ _GLOBALS: dict[str, frozenset[str]] = {
                    "--trace-token --zone --region"),
     "gsutil": _set("-o -h -u -p"),
     "az": _set("--subscription --output -o --query --only-show-errors -g --resource-group"),
-    "docker": _set("-H --host -c --context --config -l --log-level --tlscacert --tlscert "
-                   "--tlskey"),
-    "podman": _set("--url --connection -c --root --runroot --storage-driver --log-level "
-                   "--remote --identity"),
-    "nerdctl": _set("-n --namespace -H --host --address -a --snapshotter"),
-    "docker-compose": _set("-f --file -p --project-name --profile --env-file "
-                           "--project-directory -H --host --context"),
-    "terraform": _set("-chdir"),
-    "tofu": _set("-chdir"),
-    "pulumi": _set("-C --cwd -s --stack --color --logflow --verbose -v --config-file"),
-    "cdk": _set("-a --app --profile -c --context --output -o"),
-    "serverless": _set("--stage -s --region -r --config -c --aws-profile"),
-    "sls": _set("--stage -s --region -r --config -c --aws-profile"),
     "gh": _set("-R --repo --hostname"),
     "glab": _set("-R --repo"),
     "doctl": _set("-t --access-token --context -o --output --config -c"),
@@ -70,9 +44,6 @@ _GLOBALS: dict[str, frozenset[str]] = {
     "vercel": _set("--scope --token -t --cwd -A --local-config -Q --global-config"),
     "netlify": _set("--auth --site --filter"),
     "firebase": _set("--project -P --token --config"),
-    "vagrant": _set(""),
-    "minikube": _set("-p --profile"),
-    "kind": _set("--name --kubeconfig"),
 }
 
 
@@ -103,100 +74,6 @@ def _deny(rule: str, reason: str) -> Result:
 
 def _ask(rule: str, reason: str) -> Result:
     return [Finding(rule, "ask", reason)], False
-
-
-def _dry(values: list[str]) -> bool:
-    return any(v.startswith(("--dry-run", "--dryrun", "--what-if")) or v == "--plan"
-               for v in values) and not any(v in ("--dry-run=none", "--dry-run=false")
-                                            for v in values)
-
-
-_K8S_TEARDOWN = frozenset({"ns", "namespace", "namespaces", "pv", "persistentvolume",
-                           "persistentvolumes", "pvc", "persistentvolumeclaim",
-                           "persistentvolumeclaims", "crd", "crds",
-                           "customresourcedefinition", "customresourcedefinitions", "node",
-                           "nodes", "all"})
-
-
-def kubectl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    if _dry(values):
-        return [], False
-    sub = words[0] if words else ""
-    if sub == "delete":
-        kinds = {k.lower() for w in words[1:2] for k in w.split(",")}
-        if kinds & _K8S_TEARDOWN or "--all" in values or "-A" in values or (
-                "--all-namespaces" in values):
-            return _deny("data.destroy", f"{name} delete {words[1] if len(words) > 1 else ''}"
-                         " tears down what a cluster runs")
-        return _ask("infra.delete", f"{name} delete removes cluster resources")
-    if sub in ("drain", "replace", "cordon", "scale", "taint", "uncordon", "patch") or (
-            sub == "rollout" and words[1:2] == ["undo"]):
-        return _ask("infra.delete", f"{name} {sub} changes or removes cluster resources")
-    if sub in ("exec", "debug", "run", "attach", "cp"):
-        out = [Finding("remote.exec", "ask", f"{name} {sub} runs commands in a container")]
-        if "--" in words:
-            inner = args[[a.value for a in args].index("--") + 1 :]
-            if inner:
-                out += judge_argv(inner, cmd, ctx)[0]
-        return out, False
-    return [], sub in ("get", "describe", "logs", "version", "explain", "top", "api-resources",
-                       "cluster-info", "auth", "config", "events", "diff")
-
-
-def helm(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    sub = words[0] if words else ""
-    if _dry(values):
-        return [], False
-    if sub in ("uninstall", "delete", "del", "un"):
-        return _ask("infra.delete", f"helm {sub} removes a release and what it runs")
-    if sub == "rollback":
-        return _ask("infra.delete", "helm rollback replaces a running release")
-    if sub == "push":
-        return _ask("publish.release", "helm push publishes a chart")
-    return [], sub in ("list", "ls", "status", "get", "history", "show", "search", "version",
-                       "template", "lint", "env")
-
-
-def terraform(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    sub = words[0] if words else ""
-    if sub == "destroy" or (sub == "apply" and "-destroy" in values):
-        return _deny("data.destroy", f"{name} destroy tears down infrastructure")
-    if sub == "state" and words[1:2] in (["rm"], ["push"], ["replace-provider"]):
-        return _ask("infra.delete", f"{name} state {words[1]} changes what it manages")
-    if (sub in ("workspace",) and words[1:2] == ["delete"]) or sub == "force-unlock":
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])}")
-    return [], sub in ("plan", "show", "validate", "fmt", "version", "output", "providers",
-                       "graph")
-
-
-def pulumi(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    sub = words[0] if words else ""
-    if sub == "destroy" and "--preview-only" not in values:
-        return _deny("data.destroy", "pulumi destroy tears down a stack's resources")
-    if sub == "stack" and words[1:2] == ["rm"]:
-        return _deny("data.destroy", "pulumi stack rm deletes a stack")
-    if sub == "state" and words[1:2] == ["delete"]:
-        return _ask("infra.delete", "pulumi state delete drops a resource from the stack")
-    return [], sub in ("preview", "stack", "config", "whoami", "version", "about")
-
-
-def teardown(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    """cdk destroy, serverless remove, vagrant/minikube/kind delete."""
-    words, _ = _words(name, args)
-    sub = words[0] if words else ""
-    if name in ("cdk",) and sub == "destroy":
-        return _deny("data.destroy", "cdk destroy tears down stacks")
-    if name in ("serverless", "sls") and sub == "remove":
-        return _deny("data.destroy", f"{name} remove tears down a service")
-    if name in ("vagrant", "minikube") and sub in ("destroy", "delete"):
-        return _ask("infra.delete", f"{name} {sub} deletes a machine")
-    if name == "kind" and sub == "delete":
-        return _ask("infra.delete", "kind delete removes a cluster")
-    return [], False
 
 
 _AWS_TEARDOWN = ("delete-stack", "delete-db-instance", "delete-db-cluster", "delete-table",
@@ -279,32 +156,6 @@ def az(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return [], any(w in ("list", "show") for w in words[:4])
 
 
-def docker(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    if name == "docker-compose":
-        words = ["compose", *words]
-    sub = words[0] if words else ""
-    if sub == "compose":
-        verb = next((w for w in words[1:]), "")
-        if verb in ("down", "rm") and any(v in ("-v", "--volumes") for v in values):
-            return _ask("infra.delete", f"{name} compose down -v deletes the volumes' data")
-        if verb in ("run", "exec"):
-            return _ask("remote.exec", f"{name} compose {verb} runs commands in a container")
-        return [], verb in ("ps", "logs", "config", "ls", "images", "version")
-    if "prune" in words[:2]:
-        if any(v.startswith("--filter") for v in values):
-            return [], False
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])} deletes unused data")
-    if sub in ("rm", "rmi") or words[1:2] == ["rm"]:
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])} removes containers or data")
-    if sub == "push" or words[:2] == ["image", "push"]:
-        return _ask("publish.release", f"{name} push publishes an image others pull")
-    if sub in ("run", "exec") or words[:2] in (["container", "run"], ["container", "exec"]):
-        return _ask("remote.exec", f"{name} {sub} runs commands in a container")
-    return [], sub in ("ps", "images", "logs", "inspect", "version", "info", "stats", "top",
-                       "history", "search")
-
-
 #: gh/glab: (command words, decision, rule, reason)
 _GH_RULES: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
     (("repo", "delete"), "deny", "data.destroy", "deletes a repository"),
@@ -371,36 +222,3 @@ def platform(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
            for w in words[:3]):
         return _ask("infra.delete", f"{name} {text} deletes cloud resources")
     return [], False
-
-
-HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
-    "kubectl": kubectl,
-    "oc": kubectl,
-    "helm": helm,
-    "terraform": terraform,
-    "tofu": terraform,
-    "pulumi": pulumi,
-    "cdk": teardown,
-    "serverless": teardown,
-    "sls": teardown,
-    "vagrant": teardown,
-    "minikube": teardown,
-    "kind": teardown,
-    "aws": aws,
-    "gcloud": gcloud,
-    "gsutil": gcloud,
-    "az": az,
-    "docker": docker,
-    "podman": docker,
-    "nerdctl": docker,
-    "docker-compose": docker,
-    "gh": gh,
-    "glab": gh,
-    "doctl": platform,
-    "heroku": platform,
-    "fly": platform,
-    "flyctl": platform,
-    "vercel": platform,
-    "netlify": platform,
-    "firebase": platform,
-}
