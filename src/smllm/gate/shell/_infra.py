@@ -13,9 +13,9 @@ docker, ...) are rows of the program table (:mod:`._tabledata`).
 from __future__ import annotations
 
 from smllm.gate.shell import _flows
-from smllm.gate.shell._flags import subcommand
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
+from smllm.gate.shell._table import read_argv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,15 +28,11 @@ def _set(text: str) -> frozenset[str]:
 
 
 _GLOBALS: dict[str, frozenset[str]] = {
-    "aws": _set("--region --profile --output --endpoint-url --query --color --ca-bundle "
-                "--cli-read-timeout --cli-connect-timeout --cli-binary-format"),
     "gcloud": _set("--project --account --configuration --format --verbosity "
                    "--impersonate-service-account --billing-project --flags-file --flatten "
                    "--trace-token --zone --region"),
     "gsutil": _set("-o -h -u -p"),
     "az": _set("--subscription --output -o --query --only-show-errors -g --resource-group"),
-    "gh": _set("-R --repo --hostname"),
-    "glab": _set("-R --repo"),
     "doctl": _set("-t --access-token --context -o --output --config -c"),
     "heroku": _set("-a --app -r --remote"),
     "fly": _set("-a --app -c --config -t --access-token"),
@@ -50,22 +46,7 @@ _GLOBALS: dict[str, frozenset[str]] = {
 def _words(name: str, args: list[Word]) -> tuple[list[str], list[str]]:
     """(the operands after the global options, every value) of ``args``."""
     values = [a.value if a.value is not None else a.raw for a in args]
-    i = subcommand(values, _GLOBALS.get(name, frozenset()))
-    operands: list[str] = []
-    skip = False
-    for j, v in enumerate(values[i:], start=i):
-        if skip:
-            skip = False
-            continue
-        if v == "--":
-            operands.append("--")
-            operands += values[j + 1:]
-            break
-        if v.startswith("-"):
-            skip = v in _GLOBALS.get(name, frozenset()) and "=" not in v
-            continue
-        operands.append(v)
-    return operands, values
+    return read_argv(values, _GLOBALS.get(name, ()))
 
 
 def _deny(rule: str, reason: str) -> Result:
@@ -76,39 +57,18 @@ def _ask(rule: str, reason: str) -> Result:
     return [Finding(rule, "ask", reason)], False
 
 
-_AWS_TEARDOWN = ("delete-stack", "delete-db-instance", "delete-db-cluster", "delete-table",
-                 "delete-bucket", "terminate-instances", "delete-cluster", "delete-repository",
-                 "delete-secret", "delete-file-system", "delete-volume", "delete-snapshot",
-                 "schedule-key-deletion", "delete-user", "delete-role", "delete-function",
-                 "delete-hosted-zone", "delete-queue", "delete-topic", "delete-log-group",
-                 "delete-backup-vault", "delete-domain")
-
-
-def aws(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    service = words[0] if words else ""
-    op = words[1] if len(words) > 1 else ""
-    if service == "s3":
-        if op == "rb" or (op == "rm" and "--recursive" in values):
-            return _deny("data.destroy", f"aws s3 {op} deletes bucket contents")
-        if op == "rm":
-            return _ask("infra.delete", "aws s3 rm deletes an object")
-        if op in ("cp", "mv", "sync") and len(words) >= 4 and words[-1].startswith("s3://"):
-            out = _flows.sink("aws s3", words[2:-1], cmd, ctx)
-            if op == "sync" and "--delete" in values:
-                out.append(Finding("fs.sync-delete", "ask", "aws s3 sync --delete deletes "
-                                   "objects"))
-            return out, False
-        return [], op in ("ls",)
-    if op in _AWS_TEARDOWN:
-        return _deny("data.destroy", f"aws {service} {op} destroys data others depend on")
-    if op.startswith(("delete", "terminate", "remove", "purge", "deregister", "disable")):
-        return _ask("infra.delete", f"aws {service} {op} deletes cloud resources")
-    if (service == "secretsmanager" and op == "get-secret-value") or (
-            service == "ssm" and op in ("get-parameter", "get-parameters")
-            and "--with-decryption" in values):
-        return _ask("exfil.read-credentials", f"aws {service} {op} prints a secret")
-    return [], op.startswith(("describe", "list", "get")) and service != "secretsmanager"
+def aws_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Context
+             ) -> Result | None:
+    """``aws s3 cp|mv|sync ... s3://``: what is sent to a bucket (the rules are the program
+    table's, which read ``words``, the operands, and ``values``); None for anything else."""
+    op = words[1] if len(words) > 1 and words[0] == "s3" else ""
+    if op in ("cp", "mv", "sync") and len(words) >= 4 and words[-1].startswith("s3://"):
+        out = _flows.sink("aws s3", words[2:-1], cmd, ctx)
+        if op == "sync" and "--delete" in values:
+            out.append(Finding("fs.sync-delete", "ask", "aws s3 sync --delete deletes "
+                               "objects"))
+        return out, False
+    return None
 
 
 def gcloud(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -156,36 +116,10 @@ def az(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return [], any(w in ("list", "show") for w in words[:4])
 
 
-#: gh/glab: (command words, decision, rule, reason)
-_GH_RULES: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
-    (("repo", "delete"), "deny", "data.destroy", "deletes a repository"),
-    (("repo", "archive"), "ask", "infra.delete", "archives a repository"),
-    (("repo", "rename"), "ask", "infra.delete", "renames a repository others use"),
-    (("repo", "edit"), "ask", "publish.release", "changes a repository's settings"),
-    (("release", "delete"), "ask", "infra.delete", "deletes a release"),
-    (("release", "delete-asset"), "ask", "infra.delete", "deletes a release asset"),
-    (("release", "create"), "ask", "publish.release", "publishes a release"),
-    (("release", "upload"), "ask", "publish.release", "publishes release assets"),
-    (("gist", "delete"), "ask", "infra.delete", "deletes a gist"),
-    (("secret", "delete"), "ask", "infra.delete", "deletes a secret"),
-    (("secret", "set"), "ask", "infra.delete", "replaces a secret"),
-    (("variable", "delete"), "ask", "infra.delete", "deletes a variable"),
-    (("ssh-key", "delete"), "ask", "infra.delete", "deletes an SSH key"),
-    (("gpg-key", "delete"), "ask", "infra.delete", "deletes a GPG key"),
-    (("run", "cancel"), "ask", "infra.delete", "cancels a workflow run"),
-    (("cache", "delete"), "ask", "infra.delete", "deletes caches"),
-    (("auth", "token"), "ask", "exfil.read-credentials", "prints the stored token"),
-    (("project", "delete"), "ask", "infra.delete", "deletes a project"),
-    (("label", "delete"), "ask", "infra.delete", "deletes a label"),
-)
-
-
-def gh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    for rule_words, decision, rule, reason in _GH_RULES:
-        if tuple(words[:len(rule_words)]) == rule_words:
-            return [Finding(rule, decision, f"{name} {' '.join(rule_words)} {reason}")  # type: ignore[arg-type]
-                    ], False
+def gh_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Context
+            ) -> Result | None:
+    """``gh gist create FILE`` and ``gh api``: what is sent (the rules are the program
+    table's, which read ``words``, the operands, and ``values``); None for anything else."""
     if words[:2] == ["gist", "create"]:
         return _flows.sink(f"{name} gist create", words[2:], cmd, ctx), False
     if words[:1] == ["api"]:
@@ -200,9 +134,7 @@ def gh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             out.append(Finding("infra.delete", "ask", f"{name} api -X DELETE deletes a "
                                "resource"))
         return out, False
-    return [], words[:2] in (["pr", "view"], ["pr", "list"], ["issue", "view"],
-                             ["issue", "list"], ["repo", "view"], ["run", "list"],
-                             ["run", "view"], ["pr", "diff"], ["pr", "checks"], ["status"])
+    return None
 
 
 def platform(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:

@@ -113,10 +113,8 @@ FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
         "redis": ("redis-cli",),
     },
     "_infra": {
-        "aws": ("aws",),
         "az": ("az",),
         "gcloud": ("gcloud", "gsutil"),
-        "gh": ("gh", "glab"),
         "platform": ("doctl", "firebase", "fly", "flyctl", "heroku", "netlify", "vercel"),
     },
     "_net": {

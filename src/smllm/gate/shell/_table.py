@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from smllm.gate.shell._tabledata import Position, Program, Rule
 
     Result = tuple[list[Finding], bool]
+    #: a hand-written rest: (program, operands, every argument, command, context)
+    Rest = Callable[[str, list[str], list[str], Simple, Context], Result | None]
 
 #: program name -> its entry
 BY_NAME: dict[str, Program] = {name: p for p in PROGRAMS for name in p["names"]}
@@ -216,13 +218,12 @@ def _writes(program: Program, name: str, args: list[Word], ctx: Context) -> list
     return out
 
 
-def _rest(where: str) -> Callable[[str, list[Word], Simple, Context], Result | None]:
+def _rest(where: str) -> Rest:
     module_name, _, function = where.rpartition(".")
     full = f"smllm.gate.shell.{module_name}"
     if full not in sys.modules:
         __import__(full)  # by name, on first use, as the table of programs loads families
-    found: Callable[[str, list[Word], Simple, Context], Result | None] = getattr(
-        sys.modules[full], function)
+    found: Rest = getattr(sys.modules[full], function)
     return found
 
 
@@ -230,7 +231,9 @@ def read(name: str, raw: list[str]) -> tuple[Program, list[str], list[str], bool
     """(entry, operands, every argument, whether an option makes it only print) of the
     command ``name`` with the arguments ``raw``."""
     program = BY_NAME[name]
-    values_taken = (*program.get("values", ()), *program.get("writes", ()))
+    taking = program.get("values", ())
+    own = taking.get(name, ()) if isinstance(taking, dict) else taking
+    values_taken = (*own, *program.get("writes", ()))
     operands, values = read_argv(raw, values_taken, program.get("longs", ()))
     return program, operands, values, _given(program.get("safe_with", ()), values)
 
@@ -252,7 +255,7 @@ def judge(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                 out += judge_argv(inner, cmd, ctx)[0]
         return out, False
     if "rest" in program:
-        found = _rest(program["rest"])(name, args, cmd, ctx)
+        found = _rest(program["rest"])(name, operands, values, cmd, ctx)
         if found is not None:
             return out + found[0], found[1] and not out
     wrote = any(v.partition("=")[0] in program.get("writes", ()) for v in values)

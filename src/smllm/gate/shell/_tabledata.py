@@ -7,7 +7,8 @@ in it:
 ``names``
     the programs the entry judges.
 ``values``
-    options that take a value (``kubectl -n prod delete``: ``prod`` is not the verb).
+    options that take a value (``kubectl -n prod delete``: ``prod`` is not the verb);
+    a dict gives each program its own.
 ``longs``
     long options the program accepts abbreviated (GNU ``getopt_long``: ``--he`` is
     ``--help`` when no other option starts so); the reader spells them out.
@@ -69,7 +70,7 @@ if TYPE_CHECKING:
         rules: tuple[Rule, ...]
 
     class Program(_ProgramKeys, total=False):
-        values: tuple[str, ...]
+        values: tuple[str, ...] | dict[str, tuple[str, ...]]
         longs: tuple[str, ...]
         safe_with: tuple[str, ...]
         inert: tuple[str, ...]
@@ -100,14 +101,20 @@ _K8S_TEARDOWN = (
     "persistentvolumeclaim", "persistentvolumeclaims", "crd", "crds",
     "customresourcedefinition", "customresourcedefinitions", "node", "nodes", "all",
 )
-_DOCKER_VALUES = ("-H", "--host", "-c", "--context", "--config", "-l", "--log-level",
-                  "--tlscacert", "--tlscert", "--tlskey")
 _SYSTEMCTL_STOPS = ("stop", "disable", "mask", "kill", "poweroff", "reboot", "halt", "isolate",
                     "rescue", "emergency", "kexec", "suspend", "hibernate")
 _SYSTEMCTL_INSTALLS = ("enable", "link", "preset", "add-wants", "add-requires", "edit",
                        "set-property", "revert")
 _SYSTEMCTL_READS = ("status", "list-units", "list-timers", "show", "is-active", "is-enabled",
                     "cat")
+
+_AWS_TEARDOWN = (
+    "delete-stack", "delete-db-instance", "delete-db-cluster", "delete-table", "delete-bucket",
+    "terminate-instances", "delete-cluster", "delete-repository", "delete-secret",
+    "delete-file-system", "delete-volume", "delete-snapshot", "schedule-key-deletion",
+    "delete-user", "delete-role", "delete-function", "delete-hosted-zone", "delete-queue",
+    "delete-topic", "delete-log-group", "delete-backup-vault", "delete-domain",
+)
 
 PROGRAMS: tuple[Program, ...] = (
     {
@@ -332,9 +339,13 @@ PROGRAMS: tuple[Program, ...] = (
     },
     {
         "names": ("docker", "podman", "nerdctl"),
-        "values": (*_DOCKER_VALUES, "--url", "--connection", "--root", "--runroot",
-                   "--storage-driver", "--remote", "--identity", "-n", "--namespace",
-                   "--address", "-a", "--snapshotter"),
+        "values": {
+            "docker": ("-H", "--host", "-c", "--context", "--config", "-l", "--log-level",
+                       "--tlscacert", "--tlscert", "--tlskey"),
+            "podman": ("--url", "--connection", "-c", "--root", "--runroot", "--storage-driver",
+                       "--log-level", "--remote", "--identity"),
+            "nerdctl": ("-n", "--namespace", "-H", "--host", "--address", "-a", "--snapshotter"),
+        },
         "rules": (
             {
                 "id": "infra.delete",
@@ -428,6 +439,213 @@ PROGRAMS: tuple[Program, ...] = (
             },
         ),
         "read_only": ("ps", "logs", "config", "ls", "images", "version"),
+    },
+    {
+        "names": ("gh", "glab"),
+        "values": {"gh": ("-R", "--repo", "--hostname"), "glab": ("-R", "--repo")},
+        "rules": (
+            {
+                "id": "data.destroy",
+                "prefix": ("repo", "delete"),
+                "reason": "{name} repo delete deletes a repository",
+                "match": ("gh repo delete me/app --yes", "glab repo delete g/app"),
+                "not_match": ("gh repo view me/app", "gh repo clone me/app"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("repo", "archive"),
+                "reason": "{name} repo archive archives a repository",
+                "match": ("gh repo archive me/app",),
+                "not_match": ("gh repo list",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("repo", "rename"),
+                "reason": "{name} repo rename renames a repository others use",
+                "match": ("gh repo rename app2",),
+                "not_match": ("gh repo view",),
+            },
+            {
+                "id": "publish.release",
+                "prefix": ("repo", "edit"),
+                "reason": "{name} repo edit changes a repository's settings",
+                "match": ("gh repo edit --visibility public",),
+                "not_match": ("gh repo view --web",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("release", "delete"),
+                "reason": "{name} release delete deletes a release",
+                "match": ("gh release delete v1.0",),
+                "not_match": ("gh release view v1.0",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("release", "delete-asset"),
+                "reason": "{name} release delete-asset deletes a release asset",
+                "match": ("gh release delete-asset v1.0 app.tgz",),
+                "not_match": ("gh release download v1.0",),
+            },
+            {
+                "id": "publish.release",
+                "prefix": ("release", "create"),
+                "reason": "{name} release create publishes a release",
+                "match": ("gh release create v1.0 --notes x",),
+                "not_match": ("gh release list",),
+            },
+            {
+                "id": "publish.release",
+                "prefix": ("release", "upload"),
+                "reason": "{name} release upload publishes release assets",
+                "match": ("gh release upload v1.0 app.tgz",),
+                "not_match": ("gh release download v1.0 -p app.tgz",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("gist", "delete"),
+                "reason": "{name} gist delete deletes a gist",
+                "match": ("gh gist delete 1234",),
+                "not_match": ("gh gist list",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("secret", "delete"),
+                "reason": "{name} secret delete deletes a secret",
+                "match": ("gh secret delete TOKEN",),
+                "not_match": ("gh secret list",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("secret", "set"),
+                "reason": "{name} secret set replaces a secret",
+                "match": ("gh secret set TOKEN --body x",),
+                "not_match": ("gh secret list --env prod",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("variable", "delete"),
+                "reason": "{name} variable delete deletes a variable",
+                "match": ("gh variable delete REGION",),
+                "not_match": ("gh variable list",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("ssh-key", "delete"),
+                "reason": "{name} ssh-key delete deletes an SSH key",
+                "match": ("gh ssh-key delete 42",),
+                "not_match": ("gh ssh-key list",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("gpg-key", "delete"),
+                "reason": "{name} gpg-key delete deletes a GPG key",
+                "match": ("gh gpg-key delete ABCD",),
+                "not_match": ("gh gpg-key list",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("run", "cancel"),
+                "reason": "{name} run cancel cancels a workflow run",
+                "match": ("gh run cancel 99",),
+                "not_match": ("gh run view 99",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("cache", "delete"),
+                "reason": "{name} cache delete deletes caches",
+                "match": ("gh cache delete --all",),
+                "not_match": ("gh cache list",),
+            },
+            {
+                "id": "exfil.read-credentials",
+                "prefix": ("auth", "token"),
+                "reason": "{name} auth token prints the stored token",
+                "match": ("gh auth token",),
+                "not_match": ("gh auth status",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("project", "delete"),
+                "reason": "{name} project delete deletes a project",
+                "match": ("gh project delete 3 --owner me",),
+                "not_match": ("gh project list",),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("label", "delete"),
+                "reason": "{name} label delete deletes a label",
+                "match": ("gh label delete bug --yes",),
+                "not_match": ("gh label list",),
+            },
+        ),
+        "rest": "_infra.gh_rest",
+        "read_only": (("pr", ("view", "list", "diff", "checks")), ("issue", ("view", "list")),
+                      ("repo", "view"), ("run", ("list", "view")), "status"),
+    },
+    {
+        "names": ("aws",),
+        "values": ("--region", "--profile", "--output", "--endpoint-url", "--query", "--color",
+                   "--ca-bundle", "--cli-read-timeout", "--cli-connect-timeout",
+                   "--cli-binary-format"),
+        "rules": (
+            {
+                "id": "data.destroy",
+                "prefix": ("s3", "rb"),
+                "reason": "aws s3 rb deletes bucket contents",
+                "match": ("aws s3 rb s3://bucket --force",),
+                "not_match": ("aws s3 ls s3://bucket", "aws s3 mb s3://bucket"),
+            },
+            {
+                "id": "data.destroy",
+                "prefix": ("s3", "rm"),
+                "with": ("--recursive",),
+                "reason": "aws s3 rm deletes bucket contents",
+                "match": ("aws s3 rm s3://bucket/logs --recursive",),
+                "not_match": ("aws s3 rm s3://bucket/logs/a.txt", "aws s3 ls --recursive"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("s3", "rm"),
+                "reason": "aws s3 rm deletes an object",
+                "match": ("aws --profile prod s3 rm s3://bucket/a.txt",),
+                "not_match": ("aws s3 cp a.txt s3://bucket/a.txt", "aws s3 ls s3://bucket"),
+            },
+            {
+                "id": "data.destroy",
+                "prefix": ("!s3", _AWS_TEARDOWN),
+                "reason": "aws {0} {1} destroys data others depend on",
+                "match": ("aws rds delete-db-instance --db-instance-identifier prod",
+                          "aws --region eu-west-1 cloudformation delete-stack --stack-name web"),
+                "not_match": ("aws rds describe-db-instances",
+                              "aws ec2 delete-security-group --group-id sg-1"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("!s3", ("delete*", "terminate*", "remove*", "purge*", "deregister*",
+                                   "disable*")),
+                "reason": "aws {0} {1} deletes cloud resources",
+                "match": ("aws ec2 delete-security-group --group-id sg-1",
+                          "aws sqs purge-queue --queue-url u"),
+                "not_match": ("aws ec2 describe-instances", "aws sqs send-message --queue-url u"),
+            },
+            {
+                "id": "exfil.read-credentials",
+                "prefix": ("secretsmanager", "get-secret-value"),
+                "reason": "aws secretsmanager get-secret-value prints a secret",
+                "match": ("aws secretsmanager get-secret-value --secret-id prod/db",),
+                "not_match": ("aws secretsmanager list-secrets",),
+            },
+            {
+                "id": "exfil.read-credentials",
+                "prefix": ("ssm", ("get-parameter", "get-parameters")),
+                "with": ("--with-decryption",),
+                "reason": "aws ssm {1} prints a secret",
+                "match": ("aws ssm get-parameter --name /prod/db --with-decryption",),
+                "not_match": ("aws ssm get-parameter --name /prod/region",),
+            },
+        ),
+        "rest": "_infra.aws_rest",
+        "read_only": (("s3", "ls"), ("!secretsmanager", ("describe*", "list*", "get*"))),
     },
     {
         "names": ("shutdown", "reboot", "halt", "poweroff"),
