@@ -28,7 +28,7 @@ def _fired(example: str) -> _tabledata.Rule | None:
     option makes it only print)."""
     name, *raw = shlex.split(example)
     program, operands, values, prints = _table.read(name, raw)
-    return None if prints else _table.rule_for(program, operands, values)
+    return None if prints else _table.rule_for(program, name, operands, values)
 
 
 def _rules_found(example: str, root: Path) -> set[str]:

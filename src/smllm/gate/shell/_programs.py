@@ -112,11 +112,6 @@ FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
         ),
         "redis": ("redis-cli",),
     },
-    "_infra": {
-        "az": ("az",),
-        "gcloud": ("gcloud", "gsutil"),
-        "platform": ("doctl", "firebase", "fly", "flyctl", "heroku", "netlify", "vercel"),
-    },
     "_net": {
         "curl": ("curl",),
         "httpie": ("http", "https", "xh"),

@@ -166,17 +166,27 @@ def inert(program: Program, values: list[str]) -> bool:
         program.get("inert_unless", ()), values)
 
 
-def rule_for(program: Program, operands: list[str], values: list[str]) -> Rule | None:
+def rule_for(program: Program, name: str, operands: list[str], values: list[str]
+             ) -> Rule | None:
     """The first rule of ``program`` that fits the command, or None (also when an option
     makes the command inert)."""
     if inert(program, values):
         return None
     for rule in program["rules"]:
-        if (prefix_fits(rule["prefix"], operands)
-                and ("with" not in rule or _given(rule["with"], values))
-                and not _given(rule.get("without", ()), values)):
+        if _rule_fits(rule, name, operands, values):
             return rule
     return None
+
+
+def _rule_fits(rule: Rule, name: str, operands: list[str], values: list[str]) -> bool:
+    if "programs" in rule and name not in rule["programs"]:
+        return False
+    if not any(prefix_fits(p, operands) for p in (rule["prefix"], *rule.get("also", ()))):
+        return False
+    if "anywhere" in rule and not any(_fits(w, rule["anywhere"]) for w in operands):
+        return False
+    return ("with" not in rule or _given(rule["with"], values)) and not _given(
+        rule.get("without", ()), values)
 
 
 def read_only(program: Program, operands: list[str]) -> bool:
@@ -245,7 +255,7 @@ def judge(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if prints:
         return [], True
     out = _writes(program, name, args, ctx)
-    rule = rule_for(program, operands, values)
+    rule = rule_for(program, name, operands, values)
     if rule is not None:
         rid = rule["id"]
         out.append(Finding(rid, decision_of(rid), _reason(rule, name, operands)))

@@ -33,8 +33,11 @@ operands (the words that are not options or their values); each position is a wo
 a tuple of alternatives, where ``*`` is any word, ``x*`` a word starting with ``x``,
 ``*x`` one ending with ``x``, ``!x`` any word but ``x``; words compare lowercased, and a
 word of comma-separated parts fits when one part does (``kubectl delete pod,ns x``).
-``with`` needs one of these words among the arguments, ``without`` none of them
-(options compare exactly, ``x*`` as a prefix; other words lowercased). ``id`` is the
+``also`` lists more prefixes, any of which may fit instead; ``anywhere`` needs one
+operand (not only a prefix) to fit one of its patterns. ``with`` needs one of these
+words among the arguments, ``without`` none of them (options compare exactly, ``x*`` as
+a prefix; other words lowercased). ``programs`` limits a rule to some of the entry's
+names. ``id`` is the
 built-in rule of the finding: its decision is the one ``data/policy_defaults.toml``
 gives (written there only). ``reason`` is formatted with ``{name}`` (the program) and
 ``{0}``, ``{1}``, ... (the operands). ``then = "dashdash"`` also judges the command
@@ -62,7 +65,10 @@ if TYPE_CHECKING:
     _With = TypedDict("_With", {"with": tuple[str, ...]}, total=False)  # a keyword
 
     class Rule(_RuleKeys, _With, total=False):
+        also: tuple[tuple[Position, ...], ...]
+        anywhere: tuple[str, ...]
         without: tuple[str, ...]
+        programs: tuple[str, ...]
         then: str
 
     class _ProgramKeys(TypedDict):
@@ -115,6 +121,12 @@ _AWS_TEARDOWN = (
     "delete-user", "delete-role", "delete-function", "delete-hosted-zone", "delete-queue",
     "delete-topic", "delete-log-group", "delete-backup-vault", "delete-domain",
 )
+
+#: hosting platforms: commands that delete an app, a site or a database
+_PLATFORM_TEARDOWN = ("apps:destroy", "apps:delete", "pg:reset", "apps destroy", "destroy",
+                      "sites:delete", "projects:delete", "database:remove", "pg:kill")
+_PLATFORM_DELETES = ("delete", "rm", "remove", "destroy", "*:delete", "*:remove", "*:destroy",
+                     "*:disable")
 
 PROGRAMS: tuple[Program, ...] = (
     {
@@ -646,6 +658,171 @@ PROGRAMS: tuple[Program, ...] = (
         ),
         "rest": "_infra.aws_rest",
         "read_only": (("s3", "ls"), ("!secretsmanager", ("describe*", "list*", "get*"))),
+    },
+    {
+        "names": ("gsutil",),
+        "values": ("-o", "-h", "-u", "-p"),
+        "rules": (
+            {
+                "id": "data.destroy",
+                "prefix": ("rb",),
+                "reason": "gsutil rb deletes bucket contents",
+                "match": ("gsutil rb gs://bucket",),
+                "not_match": ("gsutil mb gs://bucket", "gsutil ls gs://bucket"),
+            },
+            {
+                "id": "data.destroy",
+                "prefix": ("rm",),
+                "with": ("-r", "-R", "-a", "-rf"),
+                "reason": "gsutil rm deletes bucket contents",
+                "match": ("gsutil rm -r gs://bucket/logs", "gsutil -m rm -a gs://bucket/x"),
+                "not_match": ("gsutil rm gs://bucket/a.txt", "gsutil ls -r gs://bucket"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("rm",),
+                "reason": "gsutil rm deletes objects",
+                "match": ("gsutil rm gs://bucket/a.txt",),
+                "not_match": ("gsutil cat gs://bucket/a.txt",),
+            },
+        ),
+        "rest": "_infra.gsutil_rest",
+        "read_only": ("ls", "cat", "du", "stat"),
+    },
+    {
+        "names": ("gcloud",),
+        "values": ("--project", "--account", "--configuration", "--format", "--verbosity",
+                   "--impersonate-service-account", "--billing-project", "--flags-file",
+                   "--flatten", "--trace-token", "--zone", "--region"),
+        "rules": (
+            {
+                "id": "data.destroy",
+                "prefix": ("projects", "delete"),
+                "also": ((("sql", "spanner"), "instances", "delete"),
+                         ("storage", "buckets", "delete"), ("container", "clusters", "delete")),
+                "reason": "gcloud {0} {1} {2} destroys data",
+                "match": ("gcloud projects delete my-proj", "gcloud sql instances delete db",
+                          "gcloud --project p container clusters delete web"),
+                "not_match": ("gcloud compute instances delete vm-1",
+                              "gcloud sql instances list"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": (),
+                "anywhere": ("delete",),
+                "reason": "gcloud {0} {1} {2} deletes cloud resources",
+                "match": ("gcloud compute instances delete vm-1",
+                          "gcloud alpha compute disks delete d --zone z"),
+                "not_match": ("gcloud compute instances list", "gcloud projects delete p"),
+            },
+            {
+                "id": "data.destroy",
+                "prefix": ("storage", "rm"),
+                "with": ("-r", "--recursive"),
+                "reason": "gcloud storage rm -r deletes bucket contents",
+                "match": ("gcloud storage rm -r gs://bucket/logs",),
+                "not_match": ("gcloud storage rm gs://bucket/a.txt", "gcloud storage ls -r"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": ("storage", "rm"),
+                "reason": "gcloud storage rm deletes objects",
+                "match": ("gcloud storage rm gs://bucket/a.txt",),
+                "not_match": ("gcloud storage ls gs://bucket",),
+            },
+            {
+                "id": "exfil.read-credentials",
+                "prefix": ("secrets", "versions", "access"),
+                "also": (("auth", "print-access-token"),),
+                "reason": "gcloud {0} {1} {2} prints a secret",
+                "match": ("gcloud secrets versions access latest --secret db",
+                          "gcloud auth print-access-token"),
+                "not_match": ("gcloud secrets versions list --secret db", "gcloud auth list"),
+            },
+        ),
+        "rest": "_infra.gcloud_rest",
+        "read_only": ((("list", "describe"),), ("*", ("list", "describe")),
+                      ("*", "*", ("list", "describe")), ("*", "*", "*", ("list", "describe"))),
+    },
+    {
+        "names": ("az",),
+        "values": ("--subscription", "--output", "-o", "--query", "--only-show-errors", "-g",
+                   "--resource-group"),
+        "rules": (
+            {
+                "id": "data.destroy",
+                "prefix": ("group", "delete"),
+                "reason": "az group delete deletes every resource of the group",
+                "match": ("az group delete -n prod --yes",),
+                "not_match": ("az group list", "az vm delete -n vm1"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": (),
+                "anywhere": ("delete", "delete-batch", "purge"),
+                "reason": "az {0} {1} {2} deletes cloud resources",
+                "match": ("az vm delete -n vm1 --yes", "az storage blob delete-batch -s c",
+                          "az keyvault purge -n kv"),
+                "not_match": ("az vm list", "az group delete -n prod"),
+            },
+            {
+                "id": "exfil.read-credentials",
+                "prefix": ("keyvault", "secret", "show"),
+                "reason": "az keyvault secret show prints a secret",
+                "match": ("az keyvault secret show --vault-name kv -n db",),
+                "not_match": ("az keyvault secret list --vault-name kv",),
+            },
+        ),
+        "rest": "_infra.az_rest",
+        "read_only": ((("list", "show"),), ("*", ("list", "show")), ("*", "*", ("list", "show")),
+                      ("*", "*", "*", ("list", "show"))),
+    },
+    {
+        "names": ("doctl", "heroku", "fly", "flyctl", "vercel", "netlify", "firebase"),
+        "values": {
+            "doctl": ("-t", "--access-token", "--context", "-o", "--output", "--config", "-c"),
+            "heroku": ("-a", "--app", "-r", "--remote"),
+            "fly": ("-a", "--app", "-c", "--config", "-t", "--access-token"),
+            "flyctl": ("-a", "--app", "-c", "--config", "-t", "--access-token"),
+            "vercel": ("--scope", "--token", "-t", "--cwd", "-A", "--local-config", "-Q",
+                       "--global-config"),
+            "netlify": ("--auth", "--site", "--filter"),
+            "firebase": ("--project", "-P", "--token", "--config"),
+        },
+        "rules": (
+            {
+                "id": "data.destroy",
+                "prefix": (_PLATFORM_TEARDOWN,),
+                "also": (("*", _PLATFORM_TEARDOWN), ("apps", "destroy*"),
+                         ("postgres", "destroy*")),
+                "reason": "{name} {0} {1} {2} deletes what others depend on",
+                "match": ("heroku apps:destroy -a web --confirm web", "fly apps destroy web",
+                          "heroku pg:reset DATABASE_URL", "netlify sites:delete"),
+                "not_match": ("heroku apps:info -a web", "vercel ls", "fly apps list"),
+            },
+            {
+                "id": "data.destroy",
+                "prefix": ("firestore:delete",),
+                "with": ("--all-collections", "-r", "--recursive"),
+                "programs": ("firebase",),
+                "reason": "firebase firestore:delete deletes collections",
+                "match": ("firebase firestore:delete --all-collections",
+                          "firebase --project p firestore:delete -r users"),
+                "not_match": ("firebase firestore:delete users/alice",
+                              "firebase firestore:indexes"),
+            },
+            {
+                "id": "infra.delete",
+                "prefix": (_PLATFORM_DELETES,),
+                "also": (("*", _PLATFORM_DELETES), ("*", "*", _PLATFORM_DELETES)),
+                "reason": "{name} {0} {1} {2} deletes cloud resources",
+                "match": ("vercel rm my-app --yes", "doctl apps delete 42",
+                          "doctl compute droplet delete web",
+                          "firebase firestore:delete users/alice", "heroku addons:destroy redis"),
+                "not_match": ("vercel deploy --prod", "heroku apps:destroy -a web",
+                              "doctl compute droplet list"),
+            },
+        ),
     },
     {
         "names": ("shutdown", "reboot", "halt", "poweroff"),
