@@ -123,3 +123,13 @@ def test_written_paths_are_writes(tmp_path: Path) -> None:
     assert (("deny", ["fs.write-sensitive"]), [str(tmp_path / "infra" / "p.tfplan")],
             False) == ((bad.decision, [f.rule for f in bad.all_findings()]),
                        [e.path for e in good.effects], good.commands[0].known_safe)
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ("echo FLUSHALL | redis-cli -h cache", "data.destroy"),
+    ("redis-cli <<'EOF'\nCONFIG SET dir /tmp\nEOF", "exec.code-option"),
+])
+def test_commands_read_from_stdin_are_operands(command: str, rule: str, tmp_path: Path
+                                                ) -> None:
+    """redis-cli reads its commands from a known stdin too (``stdin_words``)."""
+    assert rule in _rules_found(command, tmp_path)

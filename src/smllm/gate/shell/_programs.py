@@ -110,7 +110,6 @@ FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
             "clickhouse-client", "cockroach", "cqlsh", "duckdb", "mariadb", "mongo", "mongosh",
             "mysql", "psql", "sqlcmd", "sqlite3",
         ),
-        "redis": ("redis-cli",),
     },
     "_net": {
         "curl": ("curl",),

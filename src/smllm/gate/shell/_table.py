@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 
-from smllm.gate.shell._analyse import judge_argv, write_target
+from smllm.gate.shell._analyse import judge_argv, stdin_text, write_target
 from smllm.gate.shell._model import Finding
 from smllm.gate.shell._syntax import Word
 from smllm.gate.shell._tabledata import PROGRAMS
@@ -254,6 +254,10 @@ def judge(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     program, operands, values, prints = read(name, raw)
     if prints:
         return [], True
+    if program.get("stdin_words"):
+        text, _ = stdin_text(cmd)
+        if text:
+            operands += text.lower().split()
     out = _writes(program, name, args, ctx)
     rule = rule_for(program, name, operands, values)
     if rule is not None:

@@ -20,6 +20,9 @@ in it:
 ``writes``
     options whose value is a path the program writes (judged like a redirection;
     ``chdir`` names the option that moves the program's folder first).
+``stdin_words``
+    the words of a known stdin (a heredoc, ``echo ... |``) are operands too (redis-cli
+    reads its commands there).
 ``rules``
     prefix rules, the first that fits gives its finding (below).
 ``read_only``
@@ -83,6 +86,7 @@ if TYPE_CHECKING:
         inert_unless: tuple[str, ...]
         writes: tuple[str, ...]
         chdir: str
+        stdin_words: bool
         read_only: tuple[str | tuple[Position, ...], ...]
         rest: str
 
@@ -941,6 +945,33 @@ PROGRAMS: tuple[Program, ...] = (
                 "not_match": ("dropdb --help", "dropuser --vers", "dropdb -V"),
             },
         ),
+    },
+    {
+        "names": ("redis-cli",),
+        "values": ("-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "--user", "--pass",
+                   "--tls", "--cacert", "--cert", "--key", "--sni"),
+        "stdin_words": True,
+        "rules": (
+            {
+                "id": "data.destroy",
+                "prefix": (),
+                "anywhere": ("flushall", "flushdb"),
+                "reason": "redis-cli FLUSHALL deletes every key",
+                "match": ("redis-cli FLUSHALL", "redis-cli -h cache -n 2 flushdb async"),
+                "not_match": ("redis-cli GET flushall:count", "redis-cli DBSIZE"),
+            },
+            {
+                "id": "exec.code-option",
+                "prefix": ("config", "set"),
+                "also": (("module", "load"), ("script", "load"),
+                         (("eval", "evalsha", "debug"),)),
+                "reason": "redis-cli {0} {1} changes what the server runs",
+                "match": ("redis-cli CONFIG SET dir /tmp", "redis-cli -p 6380 eval 'return 1' 0",
+                          "redis-cli MODULE LOAD /tmp/x.so"),
+                "not_match": ("redis-cli CONFIG GET dir", "redis-cli SCRIPT EXISTS abc"),
+            },
+        ),
+        "read_only": ("get", "keys", "info", "ping", "scan", "ttl"),
     },
     {
         "names": ("mysqladmin",),
