@@ -191,9 +191,10 @@ SHELLS = frozenset(
 
 #: program -> (family module, function)
 _WHERE: dict[str, tuple[str, str]] = {
-    name: (family, function)
+    name: where
     for family, functions in FAMILIES.items()
     for function, names in functions.items()
+    for where in ((family, function),)  # one tuple per function, not one per program
     for name in names
 }
 _TABLE: frozenset[str] | None = None  # the program table's names, read on first need
