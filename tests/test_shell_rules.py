@@ -63,6 +63,28 @@ def test_every_rule_has_examples_of_its_programs(program: _tabledata.Program,
     assert (True, True, []) == (bool(rule["match"]), bool(rule["not_match"]), strangers)
 
 
+def test_entries_use_only_the_keys_the_engine_reads() -> None:
+    """A misspelt key (``witht``) would silently drop a condition: every key of every
+    entry and rule is one the engine reads, every rest names a function, every example
+    and pattern is a string."""
+    import importlib
+
+    unknown = [(p["names"][0], k) for p in _tabledata.PROGRAMS for k in p
+               if k not in _table.PROGRAM_KEYS]
+    unknown += [(r["id"], k) for _, r in RULES for k in r if k not in _table.RULE_KEYS]
+    rests = []
+    for p in _tabledata.PROGRAMS:
+        if "rest" in p:
+            module, _, function = p["rest"].rpartition(".")
+            found = getattr(importlib.import_module(f"smllm.gate.shell.{module}"), function, None)
+            rests.append(callable(found))
+    positions = [pos for _, r in RULES for pref in (r["prefix"], *r.get("also", ()))
+                 for pos in pref]
+    words = [w for pos in positions for w in ((pos,) if isinstance(pos, str) else pos)]
+    assert ([], True, True) == (unknown, all(rests),
+                                all(isinstance(w, str) and w for w in words))
+
+
 def test_rule_ids_are_built_in_rules() -> None:
     """Every rule id of the table is a built-in rule of the policy defaults."""
     builtin = _compile.load_defaults()

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     #: a hand-written rest: (program, operands, every argument, command, context)
     Rest = Callable[[str, list[str], list[str], Simple, Context], Result | None]
 
+#: the keys an entry and a rule may have (the engine reads these and no others)
+PROGRAM_KEYS = frozenset({"names", "values", "longs", "safe_with", "inert", "inert_unless",
+                          "writes", "chdir", "stdin_words", "rules", "read_only", "rest"})
+RULE_KEYS = frozenset({"id", "prefix", "also", "anywhere", "with", "without", "programs",
+                       "then", "reason", "match", "not_match"})
 #: program name -> its entry
 BY_NAME: dict[str, Program] = {name: p for p in PROGRAMS for name in p["names"]}
 #: where the built-in rules and their decisions are written
