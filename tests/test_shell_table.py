@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from smllm.gate.shell import _programs
+from smllm.gate.shell import _programs, _tabledata
 
 SHELL = Path(__file__).resolve().parent.parent / "src" / "smllm" / "gate" / "shell"
 #: what every family may import: the core and the shared vocabulary and helpers (option
 #: reading, secret flows, task files, text scanning of code), never another family
 SHARED = {"_analyse", "_model", "_parse", "_syntax", "_flags", "_programs", "_flows",
-          "_tasks", "_codescan", "_environ"}
+          "_tasks", "_codescan", "_environ", "_table", "_tabledata"}
 #: (module file, imported module) of every import inside a function, each for a reason
 LATE_IMPORTS = {
     ("__init__.py", "smllm.gate.shell._analyse.analyse_text"),  # Write/Edit import the package, not the parser
@@ -28,20 +28,40 @@ LATE_IMPORTS = {
     ("_code.py", "smllm.gate.shell._codescan.STRING"),  # only awk that runs commands
     ("_code.py", "smllm.gate.shell._tasks"),  # only deno task
     ("_tasks.py", "smllm.base.tomlread"),  # the TOML parser: only for pyproject tasks
+    ("_programs.py", "smllm.gate.shell._tabledata.PROGRAMS"),  # only for a program in no family
 }
 
 
 @pytest.mark.parametrize("family", sorted(_programs.FAMILIES))
 def test_table_names_what_each_family_judges(family: str) -> None:
-    """The table and the family's HANDLERS list the same programs."""
+    """Each function the table names is a handler of its family; a family that still
+    keeps a ``HANDLERS`` dict of its own maps the same programs to the same functions."""
     module = importlib.import_module(f"smllm.gate.shell.{family}")
-    assert sorted(_programs.FAMILIES[family]) == sorted(module.HANDLERS)
+    functions = _programs.FAMILIES[family]
+    missing = sorted(f for f in functions if not callable(getattr(module, f, None)))
+    listed = {name: getattr(module, f, None) for f, names in functions.items() for name in names}
+    kept = getattr(module, "HANDLERS", listed)
+    assert ([], listed) == (missing, kept)
 
 
 def test_no_program_is_in_two_families() -> None:
-    """A program name has one handler."""
-    names = [n for names in _programs.FAMILIES.values() for n in names]
-    assert [] == sorted({n for n in names if names.count(n) > 1})
+    """A program name has one handler: no name twice in the table of families, none of
+    the program table's there too, and each finds the handler it is listed with."""
+    names = [n for functions in _programs.FAMILIES.values() for ns in functions.values()
+             for n in ns]
+    table = [n for p in _tabledata.PROGRAMS for n in p["names"]]
+    twice = sorted({n for n in names + table if (names + table).count(n) > 1})
+    wrong = sorted(n for n in table if _programs.family_of(n) != ("_table", "judge"))
+    wrong += sorted(n for f, fs in _programs.FAMILIES.items() for fn, ns in fs.items()
+                    for n in ns if _programs.family_of(n) != (f, fn))
+    assert ([], []) == (twice, wrong)
+
+
+def test_program_table_programs_are_not_read_only_listed() -> None:
+    """The read-only list of programs without a handler names none of the program table's
+    (the table is consulted after that list)."""
+    table = {n for p in _tabledata.PROGRAMS for n in p["names"]}
+    assert set() == table & _programs.READ_ONLY
 
 
 def _imports(path: Path) -> tuple[set[str], list[tuple[str, int]]]:
@@ -88,13 +108,14 @@ def test_imports_inside_functions_are_the_listed_ones() -> None:
 
 
 def test_a_command_loads_only_the_families_it_needs() -> None:
-    """Importing the package loads no parser; `git status` then loads the git family only."""
+    """Importing the package loads no parser; `git status` then loads the git family only
+    (not the program table)."""
     code = (
         "import sys\n"
         "from smllm.gate import shell\n"
         "print(sorted(m for m in sys.modules if m.startswith('smllm.gate.shell.')))\n"
         "shell.analyse('git status', cwd='/tmp/p')\n"
-        "fams = set(shell._programs.FAMILIES)\n"
+        "fams = {*shell._programs.FAMILIES, '_table', '_tabledata'}\n"
         "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules\n"
         "             if m.startswith('smllm.gate.shell.') and m.rsplit('.', 1)[1] in fams))\n"
     )

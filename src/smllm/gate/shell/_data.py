@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
 """Database clients: the statements they run, classed by :mod:`smllm.gate.sql`.
 
 The SQL comes from the command line (``psql -c``, ``mysql -e``, ``sqlite3 DB 'SQL'``,
@@ -6,6 +5,8 @@ The SQL comes from the command line (``psql -c``, ``mysql -e``, ``sqlite3 DB 'SQ
 heredoc, ``echo … |``). A statement that destroys data (``DROP``, ``TRUNCATE``,
 ``DELETE`` without ``WHERE``, ``FLUSHALL``, ``dropDatabase()``) is denied; one that runs
 something on the host (``\\!``, ``.shell``, ``COPY … PROGRAM``) has that command analysed.
+``dropdb``, ``dropuser``, ``mysqladmin drop`` and ``redis-cli`` (whose commands are
+words, not SQL) are rows of the program table (:mod:`._tabledata`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     Result = tuple[list[Finding], bool]
 
@@ -39,31 +39,48 @@ _CLIENTS: dict[str, tuple[frozenset[str], frozenset[str], frozenset[str], bool]]
     "sqlcmd": (frozenset({"-Q", "-q"}), frozenset({"-i"}), frozenset({"-o"}), False),
     "cqlsh": (frozenset({"-e", "--execute"}), frozenset({"-f", "--file"}), frozenset(), False),
 }
-_DROPPERS = frozenset({"dropdb", "dropuser", "pg_dropcluster"})
 
 
 def client(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    inline, files, outputs, positional_sql = _CLIENTS[name]
+    texts, out, operands = _read_options(name, args, ctx)
+    if _CLIENTS[name][3]:
+        texts += _positional_sql(name, operands, ctx)
+    texts += _stdin_sql(cmd, ctx)
+    return out + _judge(name, "\n;\n".join(texts), ctx), False
+
+
+def _option_value(args: list[Word], i: int, keys: frozenset[str], short: frozenset[str]
+                  ) -> tuple[str, Word | None, int] | None:
+    """(option, its value, index after both) when ``args[i]`` is one of ``keys`` (with
+    its value attached by ``=`` or next), or a short option of ``short`` with its value
+    glued on (``-cSQL``); None for any other word."""
+    v = args[i].value or ""
+    key, eq, attached = v.partition("=")
+    if key in keys:
+        if eq:
+            return key, Word(attached, attached), i + 1
+        return key, args[i + 1] if i + 1 < len(args) else None, i + 2
+    if len(v) > 2 and v[:2] in short and not v.startswith("--"):
+        return v[:2], Word(v[2:], v[2:]), i + 1
+    return None
+
+
+def _read_options(name: str, args: list[Word], ctx: Context
+                  ) -> tuple[list[str], list[Finding], list[Word]]:
+    """(SQL given by options, findings of the files the client writes, operands)."""
+    inline, files, outputs, _ = _CLIENTS[name]
     texts: list[str] = []
     out: list[Finding] = []
     operands: list[Word] = []
     i = 0
     while i < len(args):
-        v = args[i].value or ""
-        key, eq, attached = v.partition("=")
-        value: Word | None = None
-        if key in inline or key in files or key in outputs:
-            nxt = args[i + 1] if i + 1 < len(args) else None
-            value = Word(attached, attached) if eq else nxt
-            i += 1 if eq else 2
-        elif len(v) > 2 and v[:2] in inline and not v.startswith("--"):
-            key, value = v[:2], Word(v[2:], v[2:])
-            i += 1
-        else:
-            if not v.startswith("-"):
+        found = _option_value(args, i, inline | files | outputs, inline)
+        if found is None:
+            if not (args[i].value or "").startswith("-"):
                 operands.append(args[i])
             i += 1
             continue
+        key, value, i = found
         if value is None or value.value is None:
             continue
         if key in inline:
@@ -74,17 +91,22 @@ def client(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                 texts.append(text)
         else:
             out += write_target(value, ctx, truncate=True, what=f"{name} writes", by=name)
-    if positional_sql:
-        for w in operands[1:]:
-            if w.value is not None and w.value.endswith(".js") and name.startswith("mongo"):
-                text = read_script(w, ctx)
-                texts.append(text or "")
-            elif w.value is not None:
-                texts.append(w.value)
-        if name.startswith("mongo") and operands and (operands[0].value or "").endswith(".js"):
-            texts.append(read_script(operands[0], ctx) or "")
-    texts += _stdin_sql(cmd, ctx)
-    return out + _judge(name, "\n;\n".join(texts), ctx), False
+    return texts, out, operands
+
+
+def _positional_sql(name: str, operands: list[Word], ctx: Context) -> list[str]:
+    """The statements given as operands after the database (``sqlite3 DB 'SQL'``), and
+    the scripts a mongo shell runs (``mongosh db script.js``)."""
+    texts: list[str] = []
+    mongo = name.startswith("mongo")
+    for w in operands[1:]:
+        if w.value is not None and w.value.endswith(".js") and mongo:
+            texts.append(read_script(w, ctx) or "")
+        elif w.value is not None:
+            texts.append(w.value)
+    if mongo and operands and (operands[0].value or "").endswith(".js"):
+        texts.append(read_script(operands[0], ctx) or "")
+    return texts
 
 
 def _stdin_sql(cmd: Simple, ctx: Context) -> list[str]:
@@ -118,51 +140,3 @@ def _judge(name: str, text: str, ctx: Context) -> list[Finding]:
                 out += nested(stmt[start + 1:end], ctx, f"{name} PROGRAM")
         return out
     return []
-
-
-def redis(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    with_arg = frozenset({"-h", "-p", "-s", "-a", "-u", "-n", "-r", "-i", "-d", "--user",
-                          "--pass", "--tls", "--cacert", "--cert", "--key", "--sni"})
-    words: list[str] = []
-    i = 0
-    while i < len(args):
-        v = args[i].value or ""
-        if v in with_arg:
-            i += 2
-            continue
-        if not v.startswith("-"):
-            words.append(v.lower())
-        i += 1
-    text, _ = stdin_text(cmd)
-    if text:
-        words += text.lower().split()
-    if {"flushall", "flushdb"} & set(words):
-        return [Finding("data.destroy", "deny", "redis-cli FLUSHALL deletes every key")], False
-    if words[:2] in (["config", "set"], ["module", "load"], ["script", "load"]) or words[:1] in (
-            ["eval"], ["evalsha"], ["debug"]):
-        return [Finding("exec.code-option", "ask",
-                        f"redis-cli {' '.join(words[:2])} changes what the server runs")], False
-    return [], words[:1] in (["get"], ["keys"], ["info"], ["ping"], ["scan"], ["ttl"])
-
-
-def dropper(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    if any(a.value in ("--help", "--version", "-V", "-?") for a in args):
-        return [], True
-    return [Finding("data.destroy", "deny", f"{name} deletes a database or its users")], False
-
-
-def mysqladmin(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = [(a.value or "").lower() for a in args]
-    if "drop" in values:
-        return [Finding("data.destroy", "deny", "mysqladmin drop deletes a database")], False
-    if "shutdown" in values:
-        return [Finding("sys.destroy", "deny", "mysqladmin shutdown stops the server")], False
-    return [], False
-
-
-HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
-    **dict.fromkeys(_CLIENTS, client),
-    **dict.fromkeys(_DROPPERS, dropper),
-    "redis-cli": redis,
-    "mysqladmin": mysqladmin,
-}

@@ -1,340 +1,73 @@
-# ruff: noqa: PLR0911 - command lines are case analyses
-"""Clusters, clouds, containers and hosting platforms: what others depend on.
+"""Clouds and code hosts: what a program table rule cannot say, the secrets they send.
 
-Every program here is read past its global options (``kubectl -n prod delete``,
-``aws --region x s3 rm``, ``docker -H host system prune``): the table ``_GLOBALS``
-lists the options that take a value. Tearing down what others depend on (``terraform
-destroy``, ``pulumi destroy``, ``gh repo delete``, ``aws s3 rb``, a namespace, a
-database instance) is denied; deleting single resources, pruning, publishing images
-and releases, and running commands inside containers escalate; copying a secret to a
-bucket or a gist is exfiltration.
+kubectl, helm, terraform, pulumi, docker, aws, gcloud, az, gh and the hosting
+platforms are rows of the program table (:mod:`._tabledata`): their teardowns, deletes,
+publishing and secret reads are prefix rules there. What remains here is each entry's
+``rest``, called with the table's reading of the command (``words``: the operands past
+the global options; ``values``: every argument) when no rule fits: the files a command
+uploads to a bucket, a gist or an API (``aws s3 cp ~/.ssh/id_rsa s3://x``), checked as
+flows of secrets to the network. Each returns None when it has nothing to say.
 """
 
 from __future__ import annotations
 
 from smllm.gate.shell import _flows
-from smllm.gate.shell._analyse import judge_argv
-from smllm.gate.shell._flags import subcommand
 from smllm.gate.shell._model import Context, Finding
-from smllm.gate.shell._parse import Simple, Word
+from smllm.gate.shell._parse import Simple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     Result = tuple[list[Finding], bool]
 
 
-def _set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_K8S = _set("-n --namespace --context --cluster --user --kubeconfig -s --server --token --as "
-            "--as-group --as-uid -v --v --request-timeout --certificate-authority "
-            "--client-certificate --client-key --cache-dir --tls-server-name --username "
-            "--password --profile --profile-output --log-file -l --selector -o --output "
-            "-f --filename -c --container --field-selector --sort-by --template "
-            "--kube-context --kube-apiserver --kube-token --repository-config "
-            "--registry-config --repository-cache --burst-limit --qps --kube-as-user "
-            "--kube-as-group --kube-ca-file")
-_GLOBALS: dict[str, frozenset[str]] = {
-    "kubectl": _K8S,
-    "oc": _K8S,
-    "helm": _K8S,
-    "aws": _set("--region --profile --output --endpoint-url --query --color --ca-bundle "
-                "--cli-read-timeout --cli-connect-timeout --cli-binary-format"),
-    "gcloud": _set("--project --account --configuration --format --verbosity "
-                   "--impersonate-service-account --billing-project --flags-file --flatten "
-                   "--trace-token --zone --region"),
-    "gsutil": _set("-o -h -u -p"),
-    "az": _set("--subscription --output -o --query --only-show-errors -g --resource-group"),
-    "docker": _set("-H --host -c --context --config -l --log-level --tlscacert --tlscert "
-                   "--tlskey"),
-    "podman": _set("--url --connection -c --root --runroot --storage-driver --log-level "
-                   "--remote --identity"),
-    "nerdctl": _set("-n --namespace -H --host --address -a --snapshotter"),
-    "docker-compose": _set("-f --file -p --project-name --profile --env-file "
-                           "--project-directory -H --host --context"),
-    "terraform": _set("-chdir"),
-    "tofu": _set("-chdir"),
-    "pulumi": _set("-C --cwd -s --stack --color --logflow --verbose -v --config-file"),
-    "cdk": _set("-a --app --profile -c --context --output -o"),
-    "serverless": _set("--stage -s --region -r --config -c --aws-profile"),
-    "sls": _set("--stage -s --region -r --config -c --aws-profile"),
-    "gh": _set("-R --repo --hostname"),
-    "glab": _set("-R --repo"),
-    "doctl": _set("-t --access-token --context -o --output --config -c"),
-    "heroku": _set("-a --app -r --remote"),
-    "fly": _set("-a --app -c --config -t --access-token"),
-    "flyctl": _set("-a --app -c --config -t --access-token"),
-    "vercel": _set("--scope --token -t --cwd -A --local-config -Q --global-config"),
-    "netlify": _set("--auth --site --filter"),
-    "firebase": _set("--project -P --token --config"),
-    "vagrant": _set(""),
-    "minikube": _set("-p --profile"),
-    "kind": _set("--name --kubeconfig"),
-}
-
-
-def _words(name: str, args: list[Word]) -> tuple[list[str], list[str]]:
-    """(the operands after the global options, every value) of ``args``."""
-    values = [a.value if a.value is not None else a.raw for a in args]
-    i = subcommand(values, _GLOBALS.get(name, frozenset()))
-    operands: list[str] = []
-    skip = False
-    for j, v in enumerate(values[i:], start=i):
-        if skip:
-            skip = False
-            continue
-        if v == "--":
-            operands.append("--")
-            operands += values[j + 1:]
-            break
-        if v.startswith("-"):
-            skip = v in _GLOBALS.get(name, frozenset()) and "=" not in v
-            continue
-        operands.append(v)
-    return operands, values
-
-
-def _deny(rule: str, reason: str) -> Result:
-    return [Finding(rule, "deny", reason)], False
-
-
-def _ask(rule: str, reason: str) -> Result:
-    return [Finding(rule, "ask", reason)], False
-
-
-def _dry(values: list[str]) -> bool:
-    return any(v.startswith(("--dry-run", "--dryrun", "--what-if")) or v == "--plan"
-               for v in values) and not any(v in ("--dry-run=none", "--dry-run=false")
-                                            for v in values)
-
-
-_K8S_TEARDOWN = frozenset({"ns", "namespace", "namespaces", "pv", "persistentvolume",
-                           "persistentvolumes", "pvc", "persistentvolumeclaim",
-                           "persistentvolumeclaims", "crd", "crds",
-                           "customresourcedefinition", "customresourcedefinitions", "node",
-                           "nodes", "all"})
-
-
-def kubectl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    if _dry(values):
-        return [], False
-    sub = words[0] if words else ""
-    if sub == "delete":
-        kinds = {k.lower() for w in words[1:2] for k in w.split(",")}
-        if kinds & _K8S_TEARDOWN or "--all" in values or "-A" in values or (
-                "--all-namespaces" in values):
-            return _deny("data.destroy", f"{name} delete {words[1] if len(words) > 1 else ''}"
-                         " tears down what a cluster runs")
-        return _ask("infra.delete", f"{name} delete removes cluster resources")
-    if sub in ("drain", "replace", "cordon", "scale", "taint", "uncordon", "patch") or (
-            sub == "rollout" and words[1:2] == ["undo"]):
-        return _ask("infra.delete", f"{name} {sub} changes or removes cluster resources")
-    if sub in ("exec", "debug", "run", "attach", "cp"):
-        out = [Finding("remote.exec", "ask", f"{name} {sub} runs commands in a container")]
-        if "--" in words:
-            inner = args[[a.value for a in args].index("--") + 1 :]
-            if inner:
-                out += judge_argv(inner, cmd, ctx)[0]
+def aws_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Context
+             ) -> Result | None:
+    """``aws s3 cp|mv|sync ... s3://``: what is sent to a bucket (the rules are the program
+    table's, which read ``words``, the operands, and ``values``); None for anything else."""
+    op = words[1] if len(words) > 1 and words[0] == "s3" else ""
+    if op in ("cp", "mv", "sync") and len(words) >= 4 and words[-1].startswith("s3://"):
+        out = _flows.sink("aws s3", words[2:-1], cmd, ctx)
+        if op == "sync" and "--delete" in values:
+            out.append(Finding("fs.sync-delete", "ask", "aws s3 sync --delete deletes "
+                               "objects"))
         return out, False
-    return [], sub in ("get", "describe", "logs", "version", "explain", "top", "api-resources",
-                       "cluster-info", "auth", "config", "events", "diff")
+    return None
 
 
-def helm(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
+def gsutil_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Context
+                ) -> Result | None:
+    """``gsutil cp|mv|rsync ... gs://``: what is sent to a bucket; None for anything else."""
     sub = words[0] if words else ""
-    if _dry(values):
-        return [], False
-    if sub in ("uninstall", "delete", "del", "un"):
-        return _ask("infra.delete", f"helm {sub} removes a release and what it runs")
-    if sub == "rollback":
-        return _ask("infra.delete", "helm rollback replaces a running release")
-    if sub == "push":
-        return _ask("publish.release", "helm push publishes a chart")
-    return [], sub in ("list", "ls", "status", "get", "history", "show", "search", "version",
-                       "template", "lint", "env")
+    if sub in ("cp", "mv", "rsync") and len(words) >= 3 and words[-1].startswith("gs://"):
+        return _flows.sink("gsutil", words[1:-1], cmd, ctx), False
+    return None
 
 
-def terraform(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    sub = words[0] if words else ""
-    if sub == "destroy" or (sub == "apply" and "-destroy" in values):
-        return _deny("data.destroy", f"{name} destroy tears down infrastructure")
-    if sub == "state" and words[1:2] in (["rm"], ["push"], ["replace-provider"]):
-        return _ask("infra.delete", f"{name} state {words[1]} changes what it manages")
-    if (sub in ("workspace",) and words[1:2] == ["delete"]) or sub == "force-unlock":
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])}")
-    return [], sub in ("plan", "show", "validate", "fmt", "version", "output", "providers",
-                       "graph")
-
-
-def pulumi(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    sub = words[0] if words else ""
-    if sub == "destroy" and "--preview-only" not in values:
-        return _deny("data.destroy", "pulumi destroy tears down a stack's resources")
-    if sub == "stack" and words[1:2] == ["rm"]:
-        return _deny("data.destroy", "pulumi stack rm deletes a stack")
-    if sub == "state" and words[1:2] == ["delete"]:
-        return _ask("infra.delete", "pulumi state delete drops a resource from the stack")
-    return [], sub in ("preview", "stack", "config", "whoami", "version", "about")
-
-
-def teardown(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    """cdk destroy, serverless remove, vagrant/minikube/kind delete."""
-    words, _ = _words(name, args)
-    sub = words[0] if words else ""
-    if name in ("cdk",) and sub == "destroy":
-        return _deny("data.destroy", "cdk destroy tears down stacks")
-    if name in ("serverless", "sls") and sub == "remove":
-        return _deny("data.destroy", f"{name} remove tears down a service")
-    if name in ("vagrant", "minikube") and sub in ("destroy", "delete"):
-        return _ask("infra.delete", f"{name} {sub} deletes a machine")
-    if name == "kind" and sub == "delete":
-        return _ask("infra.delete", "kind delete removes a cluster")
-    return [], False
-
-
-_AWS_TEARDOWN = ("delete-stack", "delete-db-instance", "delete-db-cluster", "delete-table",
-                 "delete-bucket", "terminate-instances", "delete-cluster", "delete-repository",
-                 "delete-secret", "delete-file-system", "delete-volume", "delete-snapshot",
-                 "schedule-key-deletion", "delete-user", "delete-role", "delete-function",
-                 "delete-hosted-zone", "delete-queue", "delete-topic", "delete-log-group",
-                 "delete-backup-vault", "delete-domain")
-
-
-def aws(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    service = words[0] if words else ""
-    op = words[1] if len(words) > 1 else ""
-    if service == "s3":
-        if op == "rb" or (op == "rm" and "--recursive" in values):
-            return _deny("data.destroy", f"aws s3 {op} deletes bucket contents")
-        if op == "rm":
-            return _ask("infra.delete", "aws s3 rm deletes an object")
-        if op in ("cp", "mv", "sync") and len(words) >= 4 and words[-1].startswith("s3://"):
-            out = _flows.sink("aws s3", words[2:-1], cmd, ctx)
-            if op == "sync" and "--delete" in values:
-                out.append(Finding("fs.sync-delete", "ask", "aws s3 sync --delete deletes "
-                                   "objects"))
-            return out, False
-        return [], op in ("ls",)
-    if op in _AWS_TEARDOWN:
-        return _deny("data.destroy", f"aws {service} {op} destroys data others depend on")
-    if op.startswith(("delete", "terminate", "remove", "purge", "deregister", "disable")):
-        return _ask("infra.delete", f"aws {service} {op} deletes cloud resources")
-    if (service == "secretsmanager" and op == "get-secret-value") or (
-            service == "ssm" and op in ("get-parameter", "get-parameters")
-            and "--with-decryption" in values):
-        return _ask("exfil.read-credentials", f"aws {service} {op} prints a secret")
-    return [], op.startswith(("describe", "list", "get")) and service != "secretsmanager"
-
-
-def gcloud(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    if name == "gsutil":
-        sub = words[0] if words else ""
-        if sub == "rb" or (sub == "rm" and any(v in ("-r", "-R", "-a", "-rf") for v in values)):
-            return _deny("data.destroy", f"gsutil {sub} deletes bucket contents")
-        if sub == "rm":
-            return _ask("infra.delete", "gsutil rm deletes objects")
-        if sub in ("cp", "mv", "rsync") and len(words) >= 3 and words[-1].startswith("gs://"):
-            return _flows.sink("gsutil", words[1:-1], cmd, ctx), False
-        return [], sub in ("ls", "cat", "du", "stat")
-    if "delete" in words:
-        if words[:2] in (["projects", "delete"],) or words[:3] in (
-                ["sql", "instances", "delete"], ["storage", "buckets", "delete"],
-                ["container", "clusters", "delete"], ["spanner", "instances", "delete"]):
-            return _deny("data.destroy", f"gcloud {' '.join(words[:3])} destroys data")
-        return _ask("infra.delete", f"gcloud {' '.join(words[:3])} deletes cloud resources")
-    if words[:2] == ["storage", "rm"]:
-        if any(v in ("-r", "--recursive") for v in values):
-            return _deny("data.destroy", "gcloud storage rm -r deletes bucket contents")
-        return _ask("infra.delete", "gcloud storage rm deletes objects")
+def gcloud_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Context
+                ) -> Result | None:
+    """``gcloud storage cp|mv|rsync ... gs://``: what is sent to a bucket; None for
+    anything else."""
     if words[:2] in (["storage", "cp"], ["storage", "mv"], ["storage", "rsync"]) and (
             len(words) >= 4 and words[-1].startswith("gs://")):
         return _flows.sink("gcloud storage", words[2:-1], cmd, ctx), False
-    if words[:3] == ["secrets", "versions", "access"] or words[:2] == ["auth",
-                                                                         "print-access-token"]:
-        return _ask("exfil.read-credentials", f"gcloud {' '.join(words[:3])} prints a secret")
-    return [], any(w in ("list", "describe") for w in words[:4])
+    return None
 
 
-def az(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    if words[:2] == ["group", "delete"]:
-        return _deny("data.destroy", "az group delete deletes every resource of the group")
-    if any(w in ("delete", "delete-batch", "purge") for w in words):
-        return _ask("infra.delete", f"az {' '.join(words[:3])} deletes cloud resources")
+def az_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Context
+            ) -> Result | None:
+    """``az storage blob upload[-batch]``: the files sent (``-f``, ``--file``, ``-s``,
+    ``--source``); None for anything else."""
     if words[:3] in (["storage", "blob", "upload"], ["storage", "blob", "upload-batch"]):
         sent = [values[j + 1] for j, v in enumerate(values)
                 if v in ("-f", "--file", "-s", "--source") and j + 1 < len(values)]
         return _flows.sink("az storage", sent, cmd, ctx), False
-    if words[:3] == ["keyvault", "secret", "show"]:
-        return _ask("exfil.read-credentials", "az keyvault secret show prints a secret")
-    return [], any(w in ("list", "show") for w in words[:4])
+    return None
 
 
-def docker(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    if name == "docker-compose":
-        words = ["compose", *words]
-    sub = words[0] if words else ""
-    if sub == "compose":
-        verb = next((w for w in words[1:]), "")
-        if verb in ("down", "rm") and any(v in ("-v", "--volumes") for v in values):
-            return _ask("infra.delete", f"{name} compose down -v deletes the volumes' data")
-        if verb in ("run", "exec"):
-            return _ask("remote.exec", f"{name} compose {verb} runs commands in a container")
-        return [], verb in ("ps", "logs", "config", "ls", "images", "version")
-    if "prune" in words[:2]:
-        if any(v.startswith("--filter") for v in values):
-            return [], False
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])} deletes unused data")
-    if sub in ("rm", "rmi") or words[1:2] == ["rm"]:
-        return _ask("infra.delete", f"{name} {' '.join(words[:2])} removes containers or data")
-    if sub == "push" or words[:2] == ["image", "push"]:
-        return _ask("publish.release", f"{name} push publishes an image others pull")
-    if sub in ("run", "exec") or words[:2] in (["container", "run"], ["container", "exec"]):
-        return _ask("remote.exec", f"{name} {sub} runs commands in a container")
-    return [], sub in ("ps", "images", "logs", "inspect", "version", "info", "stats", "top",
-                       "history", "search")
-
-
-#: gh/glab: (command words, decision, rule, reason)
-_GH_RULES: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
-    (("repo", "delete"), "deny", "data.destroy", "deletes a repository"),
-    (("repo", "archive"), "ask", "infra.delete", "archives a repository"),
-    (("repo", "rename"), "ask", "infra.delete", "renames a repository others use"),
-    (("repo", "edit"), "ask", "publish.release", "changes a repository's settings"),
-    (("release", "delete"), "ask", "infra.delete", "deletes a release"),
-    (("release", "delete-asset"), "ask", "infra.delete", "deletes a release asset"),
-    (("release", "create"), "ask", "publish.release", "publishes a release"),
-    (("release", "upload"), "ask", "publish.release", "publishes release assets"),
-    (("gist", "delete"), "ask", "infra.delete", "deletes a gist"),
-    (("secret", "delete"), "ask", "infra.delete", "deletes a secret"),
-    (("secret", "set"), "ask", "infra.delete", "replaces a secret"),
-    (("variable", "delete"), "ask", "infra.delete", "deletes a variable"),
-    (("ssh-key", "delete"), "ask", "infra.delete", "deletes an SSH key"),
-    (("gpg-key", "delete"), "ask", "infra.delete", "deletes a GPG key"),
-    (("run", "cancel"), "ask", "infra.delete", "cancels a workflow run"),
-    (("cache", "delete"), "ask", "infra.delete", "deletes caches"),
-    (("auth", "token"), "ask", "exfil.read-credentials", "prints the stored token"),
-    (("project", "delete"), "ask", "infra.delete", "deletes a project"),
-    (("label", "delete"), "ask", "infra.delete", "deletes a label"),
-)
-
-
-def gh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    words, values = _words(name, args)
-    for rule_words, decision, rule, reason in _GH_RULES:
-        if tuple(words[:len(rule_words)]) == rule_words:
-            return [Finding(rule, decision, f"{name} {' '.join(rule_words)} {reason}")  # type: ignore[arg-type]
-                    ], False
+def gh_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Context
+            ) -> Result | None:
+    """``gh gist create FILE`` and ``gh api``: what is sent (the rules are the program
+    table's, which read ``words``, the operands, and ``values``); None for anything else."""
     if words[:2] == ["gist", "create"]:
         return _flows.sink(f"{name} gist create", words[2:], cmd, ctx), False
     if words[:1] == ["api"]:
@@ -349,58 +82,4 @@ def gh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             out.append(Finding("infra.delete", "ask", f"{name} api -X DELETE deletes a "
                                "resource"))
         return out, False
-    return [], words[:2] in (["pr", "view"], ["pr", "list"], ["issue", "view"],
-                             ["issue", "list"], ["repo", "view"], ["run", "list"],
-                             ["run", "view"], ["pr", "diff"], ["pr", "checks"], ["status"])
-
-
-def platform(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    """doctl, heroku, fly, vercel, netlify, firebase: deleting apps, sites, databases."""
-    words, values = _words(name, args)
-    text = " ".join(words[:3])
-    teardown_forms = ("apps:destroy", "apps:delete", "pg:reset", "apps destroy", "destroy",
-                      "sites:delete", "projects:delete", "database:remove", "pg:kill")
-    if any(w in teardown_forms for w in words[:2]) or text.startswith(("apps destroy",
-                                                                        "postgres destroy")):
-        return _deny("data.destroy", f"{name} {text} deletes what others depend on")
-    if name == "firebase" and words[:1] == ["firestore:delete"] and any(
-            v in ("--all-collections", "-r", "--recursive") for v in values):
-        return _deny("data.destroy", "firebase firestore:delete deletes collections")
-    if any(w in ("delete", "rm", "remove", "destroy") or w.endswith((":delete", ":remove",
-                                                                    ":destroy", ":disable"))
-           for w in words[:3]):
-        return _ask("infra.delete", f"{name} {text} deletes cloud resources")
-    return [], False
-
-
-HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
-    "kubectl": kubectl,
-    "oc": kubectl,
-    "helm": helm,
-    "terraform": terraform,
-    "tofu": terraform,
-    "pulumi": pulumi,
-    "cdk": teardown,
-    "serverless": teardown,
-    "sls": teardown,
-    "vagrant": teardown,
-    "minikube": teardown,
-    "kind": teardown,
-    "aws": aws,
-    "gcloud": gcloud,
-    "gsutil": gcloud,
-    "az": az,
-    "docker": docker,
-    "podman": docker,
-    "nerdctl": docker,
-    "docker-compose": docker,
-    "gh": gh,
-    "glab": gh,
-    "doctl": platform,
-    "heroku": platform,
-    "fly": platform,
-    "flyctl": platform,
-    "vercel": platform,
-    "netlify": platform,
-    "firebase": platform,
-}
+    return None

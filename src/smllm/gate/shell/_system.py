@@ -1,10 +1,10 @@
 """The machine itself: power, services, signals to every process, and persistence.
 
-Stopping the machine or its services, signalling every process the user owns
-(``kill -1``, ``pkill -u me``, ``killall -r .``) and deleting every scheduled job are
-denied. Installing something that runs later or at every login (a crontab, an enabled
-service, a launch agent, lingering) escalates, and the commands of a crontab given on
-stdin or in a file are analysed.
+Signalling every process the user owns (``kill -1``, ``pkill -u me``, ``killall -r .``)
+and deleting every scheduled job are denied; installing a crontab escalates, and the
+commands of a crontab given on stdin or in a file are analysed. Stopping the machine or
+its services and installing what runs at every login (an enabled service, a launch
+agent, lingering) are prefix rules of the program table (:mod:`._tabledata`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     Result = tuple[list[Finding], bool]
 
@@ -100,70 +99,3 @@ def pkill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if (name == "pkill" or regex) and any(p in _EVERYTHING for p in patterns):
         return _deny("sys.destroy", f"{name} {patterns[0]!r} matches every process")
     return [], False
-
-
-def power(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    if "--help" in _values(args):
-        return [], True
-    if name in ("init", "telinit") and not set(_values(args)) & {"0", "6", "1", "s"}:
-        return [], False
-    return _deny("sys.destroy", f"{name} stops the machine")
-
-
-_STOPS = frozenset({"stop", "disable", "mask", "kill", "poweroff", "reboot", "halt",
-                    "isolate", "rescue", "emergency", "kexec", "suspend", "hibernate"})
-_INSTALLS = frozenset({"enable", "link", "preset", "add-wants", "add-requires", "edit",
-                       "set-property", "revert"})
-
-
-def systemctl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = [v.lower() for v in _values(args) if not v.startswith("-")]
-    if name == "service" and len(values) >= 2 and values[1] in ("stop", "restart"):
-        return _deny("sys.destroy", f"service {values[0]} {values[1]}")
-    if name == "systemctl" and values and values[0] in _STOPS:
-        return _deny("sys.destroy", f"systemctl {values[0]} stops system services")
-    if name == "systemctl" and values and values[0] in _INSTALLS:
-        return [Finding("sys.persistence", "ask",
-                        f"systemctl {values[0]} makes a service start by itself")], False
-    return [], bool(values) and values[0] in ("status", "list-units", "list-timers", "show",
-                                              "is-active", "is-enabled", "cat")
-
-
-def launchctl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = [v.lower() for v in _values(args) if not v.startswith("-")]
-    if values and values[0] in ("load", "bootstrap", "submit", "enable", "kickstart"):
-        return [Finding("sys.persistence", "ask",
-                        f"launchctl {values[0]} installs a job that runs by itself")], False
-    if values and values[0] in ("unload", "bootout", "remove", "disable", "reboot"):
-        return _deny("sys.destroy", f"launchctl {values[0]} stops system jobs")
-    return [], values[:1] in (["list"], ["print"])
-
-
-def loginctl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = [v.lower() for v in _values(args) if not v.startswith("-")]
-    if values[:1] == ["enable-linger"]:
-        return [Finding("sys.persistence", "ask",
-                        "loginctl enable-linger keeps the user's services running")], False
-    if values[:1] in (["terminate-user"], ["kill-user"], ["terminate-session"],
-                      ["kill-session"], ["poweroff"], ["reboot"]):
-        return _deny("sys.destroy", f"loginctl {values[0]} ends sessions")
-    return [], False
-
-
-HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
-    "crontab": crontab,
-    "kill": kill,
-    "pkill": pkill,
-    "killall": pkill,
-    "killall5": pkill,
-    "shutdown": power,
-    "reboot": power,
-    "halt": power,
-    "poweroff": power,
-    "init": power,
-    "telinit": power,
-    "systemctl": systemctl,
-    "service": systemctl,
-    "launchctl": launchctl,
-    "loginctl": loginctl,
-}
