@@ -15,11 +15,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from helpers import console_transcript
+from smllm.base.toolcall import ToolCall
 from smllm.journal import reconcile
 
 REPO = Path(__file__).resolve().parent.parent
@@ -70,9 +70,9 @@ def test_resume_page_quotes_the_hold_reason_exactly(tmp_path: Path) -> None:
     unknown = {"504": {"sequence": 504, "operation": "tool:bash",
                        "input": {"command": "python3 gate.py rec_8"}}}
     (tmp_path / "state.json").write_text(json.dumps({"unknown": unknown}))
-    ctx = SimpleNamespace(main_log_path=str(log), payload={
-        "tool_name": "Bash", "tool_input": {"command": "python3 gate.py rec_8"}})
+    call = ToolCall("Bash", {"command": "python3 gate.py rec_8"}, cwd=str(tmp_path),
+                    project=str(tmp_path))
     page = (REPO / "docs" / "howto" / "resume-after-a-crash.md").read_text()
     quoted = page.split("```text\nsmllm holds this call", 1)[1].split("```", 1)[0]
     expected = " ".join(("smllm holds this call" + quoted).split())
-    assert expected == reconcile.hold_reason(ctx)
+    assert expected == reconcile.hold_reason(str(log), call)

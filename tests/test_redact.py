@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from helpers import smllm
 from smllm import journal
-from smllm.audit import redact
+from smllm.base import secrets as redact
 
 CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())
 SECRETS: list[dict[str, str]] = CORPUS["secrets"]
@@ -197,7 +197,7 @@ def test_redaction_is_deterministic() -> None:
 
 
 def test_module_examples() -> None:
-    """The examples in smllm.audit.redact's docstring hold."""
+    """The examples in smllm.base.secrets's docstring hold."""
     result = doctest.testmod(redact)
     expected = (0, True)
     assert expected == (result.failed, result.attempted > 0)
@@ -240,7 +240,7 @@ def test_find_compiles_only_the_rules_a_text_may_match() -> None:
     """find() (the gate runs it on every web request) skips, uncompiled, each rule none of
     whose needles the text holds, as redact_text() does: compiling all costs ~10 ms."""
     url = "https://docs.python.org/3/library/re.html?highlight=sub"
-    code = ("import json, sys; from smllm.audit import redact; redact.find(sys.argv[1]); "
+    code = ("import json, sys; from smllm.base import secrets as redact; redact.find(sys.argv[1]); "
             "print(json.dumps(sorted(r.kind for r in redact._RULES if r._rx is not None)))")
     proc = subprocess.run([sys.executable, "-c", code, url], capture_output=True, text=True,
                           check=True)

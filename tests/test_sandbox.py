@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from tests.helpers import smllm as run_smllm
 
-import smllm
 from smllm.base import credentials
 
 #: every credential store of smllm.base.credentials, as the sandbox settings spell them

@@ -54,7 +54,7 @@ XSS = [
     "\x1b[31mred\x1b[0m \x1b]0;pwned title\x07 \x1b[2J",
     "\u202etxt.exe",
 ]
-#: secrets planted in ``secret`` (each one a pattern smllm.audit.redact knows)
+#: secrets planted in ``secret`` (each one a pattern smllm.base.secrets knows)
 SECRETS = [
     "sk-ant-api03-Zq9wX8vY7uT6sR5qP4oN3mL2kJ1iH0gF9eD8cB7aZ6yX5",
     "AKIAIOSFODNN7EXAMPLF",

@@ -22,7 +22,7 @@ Event elements::
 
 In a raw export the envelope is the log line's exact bytes, so its ``hash`` can be
 re-verified from the export; ``--redacted`` rewrites payload strings (see
-:mod:`smllm.audit.redact`) and keeps the envelope fields.
+:mod:`smllm.base.secrets`) and keeps the envelope fields.
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from smllm import VERSION, journal
-from smllm.audit import outfile, redact
+from smllm.audit import outfile
 from smllm.audit.outfile import Target
+from smllm.base import secrets as redact
 from smllm.base.errors import ExportError
 from smllm.base.shapes import Record
 from smllm.journal import records

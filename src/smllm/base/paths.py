@@ -105,14 +105,21 @@ def claude_json(env: Mapping[str, str] | None = None) -> str:
         os.path.expanduser("~"), ".claude.json")
 
 
+def declared_project(env: Mapping[str, str] | None = None) -> str | None:
+    """The project folder the host declares for its hooks (``$CLAUDE_PROJECT_DIR``, when
+    absolute), else None: the one place smllm reads it."""
+    value = (os.environ if env is None else env).get("CLAUDE_PROJECT_DIR")
+    return os.path.normpath(value) if value and os.path.isabs(value) else None
+
+
 def project_root(cwd: str | None = None, env: Mapping[str, str] | None = None) -> str:
     """The project a call belongs to, the one answer for the gate, its self-protection, the
     policy and ``smllm policy explain|test``: ``$CLAUDE_PROJECT_DIR`` (the folder the host
     runs in, when absolute), else the nearest folder at or above ``cwd`` with ``.smllm/``
     or ``.git``, else ``cwd`` itself."""
-    declared = (os.environ if env is None else env).get("CLAUDE_PROJECT_DIR")
-    if declared and os.path.isabs(declared):
-        return os.path.normpath(declared)
+    declared = declared_project(env)
+    if declared is not None:
+        return declared
     start = os.path.abspath(cwd or os.getcwd())
     folder = start
     while True:

@@ -250,11 +250,11 @@ def _urls(tool_name: str, tool_input: dict[str, Any], with_text: bool, out: Judg
 
 def request_secrets(what: str, texts: list[str]) -> list[Finding]:
     """A finding when a request (a URL, a query, headers) carries a secret-looking value."""
-    from smllm.audit import redact  # noqa: PLC0415 - only for calls that reach the web
+    from smllm.base import secrets  # noqa: PLC0415 - only for calls that reach the web
     from smllm.gate.shell import Finding  # noqa: PLC0415 - the analyser: a finding only
 
     for text in texts:
-        kinds = redact.find(text)
+        kinds = secrets.find(text)
         if kinds:
             return [Finding("exfil.secret-in-request", "deny",
                             f"{what} sends a value that looks like a secret ({kinds[0]})")]

@@ -160,7 +160,9 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
         sid = salvage_session_id(raw)
         if sid is None:
             return
-        project = os.environ.get("CLAUDE_PROJECT_DIR") or None
+        from smllm.base import paths  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+        project = paths.declared_project()
         path = journal.locate(sid, create=True, project=project)
         journal.append(
             path,

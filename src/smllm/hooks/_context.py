@@ -127,8 +127,7 @@ class HookContext:
     @property
     def project(self) -> str | None:
         """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says."""
-        value = self.env.get("CLAUDE_PROJECT_DIR")
-        return value if value and os.path.isabs(value) else None
+        return paths.declared_project(self.env)
 
     @property
     def log_path(self) -> str:

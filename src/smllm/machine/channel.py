@@ -92,7 +92,7 @@ def detect(cwd: str, env: Mapping[str, str]) -> str:
     smllm is registered for the session; ``mcp`` otherwise."""
     if env.get("CLAUDE_PLUGIN_ROOT"):
         return MCP
-    root = env.get("CLAUDE_PROJECT_DIR") or cwd
+    root = paths.declared_project(env) or cwd
     settings = _settings(root, env)
     claude_json = _claude_json(env)  # each file read once: ~/.claude.json may be large
     project = _project_state(claude_json, root)

@@ -1,7 +1,7 @@
 """What the pages show, built from records: timeline rows, side effects, approval chains.
 
 Every value taken from a journal passes through a :class:`Redactor` here (the
-:mod:`smllm.audit.redact` rules, unless the viewer runs with ``--raw``). The templates
+:mod:`smllm.base.secrets` rules, unless the viewer runs with ``--raw``). The templates
 escape whatever they print; :func:`visible` also makes control characters (terminal
 escapes, bidirectional overrides) show as ``\\x1b``-style text instead of acting.
 """
@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from smllm import journal
-from smllm.audit import approvals, redact
+from smllm.audit import approvals
 from smllm.audit.export import KNOWN_KINDS
 from smllm.audit.ledger import EDIT_TOOLS, HTML_COLOURS, action_text, parse_ms, tool_of
+from smllm.base import secrets as redact
 from smllm.serve.sessionscan import ChainIndex, Effect, SessionScan, StreamScan, what_ran
 
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""Redaction for share-safe exports (``smllm export --redacted``), rules by family.
+"""The secret patterns, by family: redaction for share-safe exports (``smllm export
+--redacted``, the viewer), and the gate's check of what a web request carries.
 
 Every payload string goes through :func:`redact_text`; in structured payloads a string
 whose *key* names a secret (``password``, ``api_key``, ``GITHUB_TOKEN``…) is replaced
