@@ -68,7 +68,7 @@ def test_200mb_line_keeps_the_next_writer_in_step(tmp_path: Path,
     """A 200 MB record line already in the log: the next writer (a fresh process) appends
     sequence 2 after it, and the chain verifies."""
     path = str(tmp_path / "s" / journal.LOG_NAME)
-    monkeypatch.setattr("smllm.journal.log.LINE_LIMIT", 1 << 40)
+    monkeypatch.setattr("smllm.journal.codec.LINE_LIMIT", 1 << 40)
     journal.append(path, [journal.event("big", blob=["y" * 30_000] * 7000)])
     assert os.path.getsize(path) > 200_000_000
     code = ("import sys; from smllm import journal; "
@@ -87,7 +87,7 @@ def test_huge_sequence_exports_in_bounded_memory(tmp_path: Path) -> None:
     """A record claiming sequence 10**18 exports under a 1 GiB address-space limit."""
     path = journal.locate(SID, create=True)
     _append(path, 2)
-    line, _, _ = journal.log.encode_record(journal.event("forged"), sequence=10**18,
+    line, _, _ = journal.codec.encode_record(journal.event("forged"), sequence=10**18,
                                            prev=journal.GENESIS, recorded_at="2026-01-01T00:00:00.000Z",
                                            skipped=0)
     with open(path, "ab") as fh:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from smllm.base.toolcall import ToolCall
     from smllm.gate import Escalation
     from smllm.gate.reviewers import Result
-    from smllm.journal.log import Entry
+    from smllm.journal.codec import Entry
 
     #: journals part of the chain; ``first`` for the first part, which ingests the
     #: transcript so that the model's request precedes its review (the later parts do not,

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from smllm.base.toolcall import ToolCall
-    from smllm.journal.log import Entry
+    from smllm.journal.codec import Entry
 
 
 #: what the intent keeps of the call's one analysis (so no reader analyses it again)

@@ -1,10 +1,7 @@
-"""The journal: one append-only JSON Lines log per host session.
+"""The journal: one append-only JSON Lines log per host session, and its transaction.
 
-Each line is one record (an *envelope*)::
-
-    {"sequence": 7, "recorded_at": "2026-01-05T09:00:00.000Z", "record_type": "event",
-     "durability": "durable", "payload_type": null, "payload": {"event": {...}},
-     "id": "r-…", "causation_id": null, "v": 1, "prev": "sha256:…", "hash": "sha256:…"}
+Each line is one record (an *envelope*: :mod:`smllm.journal.codec`; where logs live:
+:mod:`smllm.journal.folders`).
 
 Guarantees:
 
@@ -32,264 +29,34 @@ from __future__ import annotations
 import os
 
 from smllm.base import clock, faults, jsonfast, paths
-from smllm.base.digest import sha256_hex as digest_hex
-from smllm.base.digest import tagged
-from smllm.base.errors import InvalidSessionId, JournalError
+from smllm.base.errors import JournalError
 from smllm.base.lockfile import locked_fd
+from smllm.journal.codec import (
+    _HASH_SUFFIX_LEN,
+    GENESIS,
+    Entry,
+    Written,
+    encode_record,
+    line_hash,
+    parse_line,
+)
+from smllm.journal.folders import STATE_NAME
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-    from pathlib import Path
+    from collections.abc import Iterable
     from types import TracebackType
     from typing import Any, Literal
 
-    from smllm.base.shapes import Record, SessionKey, SessionState
+    from smllm.base.shapes import SessionKey, SessionState
 
     Durability = Literal["durable", "live_only"]
     LineStatus = Literal["record", "unparseable", "torn"]
     StrPath = str | os.PathLike[str]
 
-SCHEMA_VERSION = 1
-STRING_LIMIT = 32 * 1024
-GENESIS = "sha256:" + "0" * 64
-LOG_NAME = "session.jsonl"
-STATE_NAME = "state.json"
-_HASH_SUFFIX_LEN = len(',"hash":"sha256:') + 64 + len('"}')
 _TAIL_CHUNK = 64 * 1024
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _TAIL_MAX = 64 * 1024 * 1024
-#: the longest line a writer produces (larger fields become ``omitted_live_only``)
-LINE_LIMIT = 4 * 1024 * 1024
-
-
-class Entry:
-    """What a caller asks to append; the journal adds the envelope."""
-
-    __slots__ = ("causation_id", "durability", "payload", "payload_type")
-
-    def __init__(self, payload: dict[str, Any], payload_type: str | None = None,
-                 durability: Durability = "durable", causation_id: str | None = None) -> None:
-        self.payload = payload
-        self.payload_type = payload_type
-        self.durability = durability
-        self.causation_id = causation_id
-
-    def __repr__(self) -> str:
-        return f"Entry({self.payload_type or self.payload.get('event', {}).get('kind')!r})"
-
-
-def event(kind: str, /, **fields: Any) -> Entry:
-    """A task-lifecycle or runtime event: ``payload.event.kind``."""
-    return Entry({"event": {"kind": kind, **fields}})
-
-
-def fact(payload_type: str, record: dict[str, Any], *, durability: Durability = "durable",
-         causation_id: str | None = None) -> Entry:
-    """A stream fact: ``payload_type`` is set, ``payload`` is ``{kind, record}``."""
-    kind = payload_type.replace(".", "_")
-    return Entry({"kind": kind, "record": record}, payload_type, durability, causation_id)
-
-
-class Written:
-    """Where an appended record landed."""
-
-    __slots__ = ("hash", "id", "sequence")
-
-    def __init__(self, sequence: int, rid: str, digest: str) -> None:
-        self.sequence = sequence
-        self.id = rid
-        self.hash = digest
-
-    def __repr__(self) -> str:
-        return f"Written(sequence={self.sequence}, id={self.id!r})"
-
-
-class Line:
-    """One physical line of a log, as every reader sees it."""
-
-    __slots__ = ("number", "offset", "raw", "record", "status")
-
-    def __init__(self, number: int, offset: int, raw: bytes, status: LineStatus,
-                 record: Record | None = None) -> None:
-        self.number = number
-        self.offset = offset
-        self.raw = raw
-        self.status = status
-        self.record = record
-
-    def __repr__(self) -> str:
-        return f"Line({self.number}, {self.status!r})"
-
-
-# --------------------------------------------------------------------- large values
-
-
-def omit_large(value: Any, limit: int = STRING_LIMIT) -> tuple[Any, int]:
-    """Replace strings longer than ``limit`` bytes with a marker; return the count."""
-    if isinstance(value, str):
-        if len(value) * 4 <= limit:  # cannot exceed the limit in UTF-8
-            return value, 0
-        data = value.encode("utf-8", "surrogatepass")
-        if len(data) <= limit:
-            return value, 0
-        return {"omitted_live_only": {"bytes": len(data), "sha256": tagged(data)}}, 1
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        total = 0
-        for k, v in value.items():
-            out[k], n = omit_large(v, limit)
-            total += n
-        return out, total
-    if isinstance(value, list):
-        items = []
-        total = 0
-        for v in value:
-            item, n = omit_large(v, limit)
-            items.append(item)
-            total += n
-        return items, total
-    return value, 0
-
-
-# --------------------------------------------------------------------- serialisation
-
-
-def new_record_id() -> str:
-    return "r-" + os.urandom(8).hex()
-
-
-def _marker(value: Any) -> dict[str, Any]:
-    data = jsonfast.dumps_utf8(value)
-    return {"omitted_live_only": {"bytes": len(data), "sha256": tagged(data)}}
-
-
-def cap_payload(payload: dict[str, Any], limit: int = LINE_LIMIT // 2) -> dict[str, Any]:
-    """``payload`` with its largest fields replaced by markers until it fits ``limit``."""
-    key = "event" if isinstance(payload.get("event"), dict) else "record"
-    body = payload.get(key)
-    if not isinstance(body, dict):
-        return {k: (v if k == "kind" else _marker(v)) for k, v in payload.items()}
-    sizes = sorted(((len(jsonfast.dumps_utf8(v)), k) for k, v in body.items() if k != "kind"),
-                   reverse=True)
-    total = sum(n for n, _ in sizes)
-    capped = dict(body)
-    for n, k in sizes:
-        if total <= limit:
-            break
-        capped[k] = _marker(body[k])
-        total -= n
-    if total > limit:  # a myriad of small fields: keep only the name of the record
-        capped = {"kind": body["kind"]} if "kind" in body else {}
-        capped["omitted_live_only"] = _marker(body)["omitted_live_only"]
-    return {**payload, key: capped}
-
-
-def encode_record(
-    entry: Entry, *, sequence: int, prev: str, recorded_at: str, skipped: int,
-    rid: str | None = None,
-) -> tuple[bytes, str, str]:
-    """The line (with newline), its id and its hash."""
-    rid = rid or new_record_id()
-    payload, _ = omit_large(entry.payload)
-    body: dict[str, Any] = {
-        "sequence": sequence,
-        "recorded_at": recorded_at,
-        "record_type": "fact" if entry.payload_type else "event",
-        "durability": entry.durability,
-        "payload_type": entry.payload_type,
-        "payload": payload,
-        "id": rid,
-        "causation_id": entry.causation_id,
-        "v": SCHEMA_VERSION,
-    }
-    if skipped:
-        body["skipped"] = skipped
-    body["prev"] = prev
-    text = jsonfast.dumps_utf8(body)
-    if len(text) > LINE_LIMIT:
-        body["payload"] = cap_payload(payload)
-        text = jsonfast.dumps_utf8(body)
-    digest = tagged(text)
-    line = text[:-1] + b',"hash":"' + digest.encode() + b'"}\n'
-    return line, rid, digest
-
-
-def line_hash(raw: bytes) -> tuple[str | None, str | None]:
-    """(declared hash, recomputed hash) of a record line without its newline."""
-    if len(raw) < _HASH_SUFFIX_LEN or not raw.endswith(b'"}'):
-        return None, None
-    suffix = raw[-_HASH_SUFFIX_LEN:]
-    if not suffix.startswith(b',"hash":"sha256:'):
-        return None, None
-    declared = suffix[len(b',"hash":"') : -2].decode("ascii", "replace")
-    return declared, tagged(raw[:-_HASH_SUFFIX_LEN] + b"}")
-
-
-def parse_line(raw: bytes) -> Record | None:
-    """The record on ``raw`` (no newline), or None if it is not one."""
-    try:
-        obj = jsonfast.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    is_record = isinstance(obj, dict) and isinstance(obj.get("sequence"), int)
-    return obj if is_record else None  # obj: what the JSON decoder gave
-
-
-# --------------------------------------------------------------------- reading
-
-
-def kind_of(rec: Record) -> str | None:
-    """``payload.event.kind // payload_type``: the name of a record."""
-    payload = rec.get("payload")
-    if isinstance(payload, dict):
-        ev = payload.get("event")
-        if isinstance(ev, dict) and isinstance(ev.get("kind"), str):
-            return str(ev["kind"])
-    pt = rec.get("payload_type")
-    return pt if isinstance(pt, str) else None
-
-
-def body_of(rec: Record) -> dict[str, Any]:
-    """The fields of a record: ``payload.event`` or ``payload.record``."""
-    payload = rec.get("payload")
-    if isinstance(payload, dict):
-        for key in ("event", "record"):
-            inner = payload.get(key)
-            if isinstance(inner, dict):
-                return inner
-    return {}
-
-
-
-def iter_lines(path: StrPath) -> Iterator[Line]:
-    """Every physical line of the log, streaming; the last one may be torn."""
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed in finally, generator-safe
-    except FileNotFoundError:
-        raise JournalError(
-            f"no journal at {os.fspath(path)}", "check the session id with `smllm verify`"
-        ) from None
-    try:
-        offset = 0
-        for number, raw in enumerate(fh, 1):
-            if raw.endswith(b"\n"):
-                body = raw[:-1]
-                rec = parse_line(body)
-                yield Line(number, offset, body, "record" if rec else "unparseable", rec)
-            else:
-                yield Line(number, offset, raw, "torn", parse_line(raw))
-            offset += len(raw)
-    finally:
-        fh.close()
-
-
-def iter_records(path: StrPath) -> Iterator[Record]:
-    """The parseable, complete records of a log, in order."""
-    for line in iter_lines(path):
-        if line.status == "record" and line.record is not None:
-            yield line.record
-
 
 class Tail:
     """The last record of a log as a writer needs it."""
@@ -384,127 +151,6 @@ def read_tail(fd: int, size: int) -> Tail:
         skipped += 1
         end = start - 1
     return Tail(0, GENESIS, torn, skipped)
-
-
-# --------------------------------------------------------------------- locating
-
-
-def _date_path(ms: int) -> str:
-    iso = clock.iso_utc(ms)
-    return f"{iso[0:4]}/{iso[5:7]}/{iso[8:10]}"
-
-
-def _read_entry(index: str) -> tuple[str, str | None]:
-    """A ``by-id`` entry: the dated folder (``YYYY/MM/DD``) and the project key, if any."""
-    fd = paths.open_regular(index, os.O_RDONLY)
-    try:
-        data = os.read(fd, 256)
-    finally:
-        os.close(fd)
-    text = data.decode("ascii", "replace").strip()
-    rel, _, key = text.partition(" ")
-    ok = (len(rel) == 10 and rel[4] == rel[7] == "/"
-          and (rel[0:4] + rel[5:7] + rel[8:10]).isdigit()
-          and (not key or (len(key) == 16 and all(c in "0123456789abcdef" for c in key))))
-    if not ok:
-        raise JournalError(
-            f"store index entry {index} does not name a dated folder ({text[:40]!r})",
-            "smllm writes YYYY/MM/DD there; remove the entry if nobody needs that journal")
-    return rel, key or None
-
-
-def project_key(project: str | None) -> str | None:
-    """What tells two projects apart in the store: a digest of the project folder."""
-    if not project:
-        return None
-    return digest_hex(os.path.abspath(project).encode("utf-8", "surrogatepass"))[:16]
-
-
-def _journal_id(sid: str, key: str) -> str:
-    """The store id of a session id reused by another project."""
-    return f"{sid[:100]}.{key[:12]}"
-
-
-def session_folder(host_session_id: str, *, create: bool = False,
-                   now_ms: int | None = None, project: str | None = None) -> str:
-    """``sessions/YYYY/MM/DD/<id>`` of a host session (dated by its first record).
-
-    ``project`` (the project folder) keeps one journal per project when another
-    project's session reuses the id: its journal lives under ``<id>.<project digest>``.
-    Every path is checked: no link, no folder of someone else's, nothing outside the store.
-    """
-    sid = paths.check_id(host_session_id)
-    key = project_key(project)
-    root = paths.data_root()
-    sessions = paths.check_store_path(root, "sessions", "by-id")
-    sessions = os.path.dirname(sessions)
-    entry = _entry_of(sessions, sid)
-    if entry is not None and not (key is None or entry[1] is None or entry[1] == key):
-        sid = _journal_id(sid, key)  # the id is another project's: ours is beside it
-        entry = _entry_of(sessions, sid)
-    if entry is not None:
-        return paths.check_store_path(root, "sessions", *entry[0].split("/"), sid, checked=2)
-    if not create:
-        raise FileNotFoundError(os.path.join(sessions, "by-id", sid))
-    index = os.path.join(sessions, "by-id", sid)
-    paths.ensure_private_tree(os.path.dirname(index), root)
-    rel = _date_path(clock.now_ms() if now_ms is None else now_ms)
-    try:
-        fd = os.open(index, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-    except FileExistsError:
-        rel = _read_entry(index)[0]
-    else:
-        try:
-            os.write(fd, (rel + (f" {key}" if key else "")).encode() + b"\n")
-        finally:
-            os.close(fd)
-    folder = paths.check_store_path(root, "sessions", *rel.split("/"), sid)
-    paths.ensure_private_tree(folder, root)
-    return folder
-
-
-def _entry_of(sessions: str, sid: str) -> tuple[str, str | None] | None:
-    try:
-        return _read_entry(os.path.join(sessions, "by-id", sid))
-    except FileNotFoundError:
-        return None
-
-
-def locate(host_session_id: str, *, agent_id: str | None = None, create: bool = False,
-           project: str | None = None) -> str:
-    """The log of a host session (or of one of its subagents), as a ``str``."""
-    folder = session_folder(host_session_id, create=create, project=project)
-    if agent_id is not None:
-        folder = os.path.join(folder, "subagent", paths.check_id(agent_id, "agent id"))
-        if create:
-            paths.ensure_private_tree(folder, paths.data_root())
-    return os.path.join(folder, LOG_NAME)
-
-
-def stream_agent(stream: str) -> str | None:
-    """The agent id a stream name (``main``, or ``subagent/<agent id>``, as export, the
-    index and the team store name a session's logs) names: None for ``main``. A name from
-    outside (a stored row) that is neither raises :class:`InvalidSessionId`."""
-    if stream == "main":
-        return None
-    prefix, _, agent = stream.partition("/")
-    if prefix != "subagent":
-        raise InvalidSessionId(f"not a stream name: {stream!r} (main or subagent/<agent id>)",
-                               "a log stream is main or subagent/<agent id>")
-    return paths.check_id(agent, "agent id")
-
-
-def session_dir(host_session_id: str, *, create: bool = False) -> Path:
-    from pathlib import Path  # noqa: PLC0415 - for commands; hooks use the str API
-
-    return Path(session_folder(host_session_id, create=create))
-
-
-def log_path(host_session_id: str, *, agent_id: str | None = None, create: bool = False) -> Path:
-    """Like :func:`locate`, as a ``pathlib.Path`` (for commands, not the hot path)."""
-    from pathlib import Path  # noqa: PLC0415 - for commands; hooks use the str API
-
-    return Path(locate(host_session_id, agent_id=agent_id, create=create))
 
 
 # --------------------------------------------------------------------- writing

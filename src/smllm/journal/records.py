@@ -15,7 +15,7 @@ This module is on every hook's path: standard library only, no ``typing`` at run
 from __future__ import annotations
 
 from smllm.base.errors import JournalError
-from smllm.journal.log import Entry
+from smllm.journal.codec import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
