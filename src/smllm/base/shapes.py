@@ -64,6 +64,21 @@ class CompiledPolicy(TypedDict, total=False):
     sources: dict[str, str]
 
 
+class VerdictFacts(TypedDict, total=False):
+    """What a verdict found (:attr:`smllm.gate.Verdict.facts`), stamped on the intent."""
+
+    rule_source: str
+    findings: list[dict[str, str]]  # {decision, rule, source, reason[, path]}
+    mode: str
+    authority: str
+    scripts: dict[str, str]  # script path -> digest of what was analysed
+    smllm_verdict: str  # the policy's own verdict when smllm deferred to the host
+    grant: str  # the workspace amendment that allowed the call
+    known_safe: bool  # the analysis proves the call changes nothing
+    targets: list[dict[str, str | None]]  # {effect, path, by}: what the call changes
+    targets_omitted: int  # targets past the cap
+
+
 class Grant(TypedDict):
     """A workspace amendment (``policy-grants.json``)."""
 

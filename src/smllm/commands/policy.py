@@ -13,6 +13,7 @@ from typing import Any
 from smllm import journal
 from smllm.base import paths
 from smllm.base.errors import PolicyError, UsageError
+from smllm.base.shapes import VerdictFacts
 from smllm.base.toolcall import ToolCall
 from smllm.commands import _output
 from smllm.gate import (
@@ -136,7 +137,7 @@ def _shown(v: Verdict) -> dict[str, Any]:
     return {"decision": v.policy_decision, "answer": ANSWERS[v.decision], "rule": v.rule}
 
 
-def review_outcomes(review: Escalation, facts: dict[str, Any]) -> list[dict[str, Any]]:
+def review_outcomes(review: Escalation, facts: VerdictFacts) -> list[dict[str, Any]]:
     """What the hook answers for each answer a reviewer of the chain may give (explain asks
     no reviewer): a machine reviewer's approval, rejection or failure, and the ``user``'s
     prompt, which ends the chain. Built with the very functions the hook uses."""

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal
 
-    from smllm.base.shapes import CompiledPolicy
+    from smllm.base.shapes import CompiledPolicy, VerdictFacts
     from smllm.base.toolcall import ToolCall
 
     HostDecision = Literal["allow", "ask", "deny", "abstain"]
@@ -73,7 +73,7 @@ class Verdict:
         reason: str,
         rule: str | None = None,
         pending_action_id: str | None = None,
-        facts: dict[str, Any] | None = None,
+        facts: VerdictFacts | None = None,
         review: Escalation | None = None,
     ) -> None:
         self.decision: HostDecision = decision
@@ -81,7 +81,7 @@ class Verdict:
         self.reason = reason
         self.rule = rule
         self.pending_action_id = pending_action_id
-        self.facts: dict[str, Any] = facts if facts is not None else {}
+        self.facts: VerdictFacts = facts if facts is not None else {}
         self.review = review
 
     def __repr__(self) -> str:
@@ -89,7 +89,7 @@ class Verdict:
                 f"rule={self.rule!r})")
 
 
-def allowed(reason: str, rule: str | None, authoritative: bool, facts: dict[str, Any]
+def allowed(reason: str, rule: str | None, authoritative: bool, facts: VerdictFacts
             ) -> Verdict:
     """An allow of the policy (``allow:policy``), or under ``authority = "guard"`` an
     abstention that leaves the call to Claude Code's own permissions."""
@@ -176,7 +176,7 @@ def is_authoritative(compiled: CompiledPolicy, permission_mode: str | None) -> b
     return compiled["authority"] == "gate" or permission_mode == "bypassPermissions"
 
 
-def ask_user(review: Escalation, pending: str | None, facts: dict[str, Any]) -> Verdict:
+def ask_user(review: Escalation, pending: str | None, facts: VerdictFacts) -> Verdict:
     """The chain reached the ``user``: smllm answers ``ask`` and Claude Code's prompt decides."""
     return Verdict("ask", "ask:user",
                    f"smllm escalates this call for your review: {review.reason} "
@@ -203,7 +203,7 @@ def _policy(  # noqa: PLR0911 - one return per kind of outcome
     if error:
         return invalid_policy(str(error))
     a = assess(call, analysed, compiled)
-    facts: dict[str, Any] = {
+    facts: VerdictFacts = {
         "rule_source": a.source,
         "findings": a.facts()[:20],
         "mode": compiled["mode"],
@@ -246,7 +246,7 @@ def _policy(  # noqa: PLR0911 - one return per kind of outcome
 
 
 def reviewed(review: Escalation, reviewer: str, approved: bool, reason: str,  # noqa: PLR0917
-             pending: str | None, facts: dict[str, Any]) -> Verdict:
+             pending: str | None, facts: VerdictFacts) -> Verdict:
     """A machine reviewer's answer (``llm_judge``, ``command``), which takes effect under
     either authority: configuring the reviewer is the user's opt-in for it to approve the
     calls it reviews. An approval answers ``allow`` (``allow:<reviewer>``; Claude Code's
@@ -260,7 +260,7 @@ def reviewed(review: Escalation, reviewer: str, approved: bool, reason: str,  # 
 
 
 def no_reviewer_decided(review: Escalation, failures: list[dict[str, Any]],
-                        pending: str | None, facts: dict[str, Any]) -> Verdict:
+                        pending: str | None, facts: VerdictFacts) -> Verdict:
     """The chain ended without an answer: denied (fail closed)."""
     errors = "; ".join(f"{f['kind']}: {f['error']}" for f in failures) or "no reviewer configured"
     return Verdict(

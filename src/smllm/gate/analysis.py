@@ -21,6 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import VerdictFacts
     from smllm.base.toolcall import ToolCall
     from smllm.gate.mcp import Judgement
     from smllm.gate.shell import Analysis
@@ -106,11 +107,11 @@ def of(call: ToolCall, sensitive: tuple[str, ...], home: str | None = None) -> C
     return out
 
 
-def stamped(call: ToolCall, analysed: CallAnalysis) -> dict[str, Any]:
+def stamped(call: ToolCall, analysed: CallAnalysis) -> VerdictFacts:
     """What the intent record keeps of the analysis: whether the call is known to be safe,
     and what it changes (at most :data:`MAX_TARGETS`, with the count of the rest)."""
     targets = analysed.targets()
-    facts: dict[str, Any] = {"known_safe": analysed.known_safe(call)}
+    facts: VerdictFacts = {"known_safe": analysed.known_safe(call)}
     if targets:
         facts["targets"] = targets[:MAX_TARGETS]
         if len(targets) > MAX_TARGETS:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from smllm.base.shapes import CompiledPolicy
+    from smllm.base.shapes import CompiledPolicy, VerdictFacts
     from smllm.base.toolcall import ToolCall
     from smllm.gate import Escalation
     from smllm.gate.reviewers import Result
@@ -54,7 +54,7 @@ def _stage(pending: str, stage: str, outcome: str, **detail: Any) -> Entry:
 
 
 def _review(call: ToolCall, record: Record, esc: Escalation, compiled: CompiledPolicy,
-            facts: dict[str, Any]) -> Verdict:
+            facts: VerdictFacts) -> Verdict:
     from smllm.gate import reviewers  # noqa: PLC0415 - json, dataclasses: escalations only
 
     pending = clock.new_id("pa-")
@@ -95,7 +95,7 @@ def _review(call: ToolCall, record: Record, esc: Escalation, compiled: CompiledP
 
 def _decided(  # noqa: PLR0917 - private helper, called once
     call: ToolCall, record: Record, result: Result, esc: Escalation, pending: str,
-    facts: dict[str, Any],
+    facts: VerdictFacts,
 ) -> Verdict:
     approved = result.choice != "reject"
     outcome = "approved" if approved else "rejected"

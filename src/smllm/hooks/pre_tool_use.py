@@ -93,7 +93,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 input=call.input,
                 permission_mode=call.permission_mode,
                 agent_id=ctx.agent_id,
-                **{k: facts[k] for k in ANALYSED if k in facts},
+                **{k: v for k, v in facts.items() if k in ANALYSED},
             )
         )
         if allowed:
