@@ -45,7 +45,7 @@ def analyse(
     """Analyse ``command`` as run by bash in ``cwd`` (the workspace is ``root``, default cwd)."""
     # the parser and the walker load here, for Bash calls only: Write/Edit and MCP
     # judgement import this package for its path classes (_model) on every call
-    from smllm.gate.shell._analyse import analyse_text  # noqa: PLC0415
+    from smllm.gate.shell._analyse import analyse_text  # noqa: PLC0415 - Bash calls only
 
     home_dir = home if home is not None else os.path.expanduser("~")
     tmp = os.environ.get("TMPDIR", "/tmp").rstrip("/") or "/tmp"

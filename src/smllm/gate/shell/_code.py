@@ -70,13 +70,13 @@ def scan_code(code: str, ctx: Context, where: str, language: str = "") -> list[F
         if not any(h in code for h in PYTHON_HINTS):
             return []
         # ast costs 5 ms: imported only for Python code that mentions something to read
-        from smllm.gate.shell import _pyscan  # noqa: PLC0415
+        from smllm.gate.shell import _pyscan  # noqa: PLC0415 - ast, for Python code only
 
         found = _pyscan.scan(code, ctx, where)
         if found is not None:
             return found
     # text scanning is for other languages: a Python script's run does not load it
-    from smllm.gate.shell._codescan import scan_text  # noqa: PLC0415
+    from smllm.gate.shell._codescan import scan_text  # noqa: PLC0415 - not for Python code
 
     return scan_text(code, ctx, where)
 
@@ -203,7 +203,7 @@ def _deno(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return scan_code(code.value, ctx, f"{name} eval", "node"), False
     if sub == "task":
         # task files are read only for deno task, off the path of every other run
-        from smllm.gate.shell import _tasks  # noqa: PLC0415
+        from smllm.gate.shell import _tasks  # noqa: PLC0415 - task files: deno task only
 
         task = next((a.value for a in rest if a.value and not a.value.startswith("-")), None)
         path = _tasks.find_up(ctx.cwd, ("deno.json", "deno.jsonc"), ctx.root, ctx)

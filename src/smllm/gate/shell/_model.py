@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Literal
 
-    from smllm.gate.shell._parse import Word
+    from smllm.gate.shell._syntax import Word
 
     Decision = Literal["allow", "ask", "deny"]
     Where = Literal["dynamic", "device", "sensitive", "critical", "outside", "temp", "workspace"]
@@ -25,7 +25,7 @@ class _ReProxy:
     """
 
     def __getattr__(self, name: str) -> object:
-        import re  # noqa: PLC0415
+        import re  # noqa: PLC0415 - re on first use (hot path)
 
         return getattr(re, name)
 
@@ -86,7 +86,7 @@ class LazyRe:
 
     def get(self) -> re.Pattern[str]:
         if self._rx is None:
-            import re  # noqa: PLC0415
+            import re  # noqa: PLC0415 - re on first use (hot path)
 
             self._rx = re.compile(self.pattern, self.flags)
         return self._rx

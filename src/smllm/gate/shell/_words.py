@@ -13,8 +13,6 @@ from smllm.gate.shell._model import re_lazy as re
 from smllm.gate.shell._syntax import MAX_DEPTH, META, Env, Simple, Word, static_output
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from smllm.gate.shell._parse import _Parser
 
 _NAME_RE = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*")
 #: variables bash sets to a number (unless the script assigns them)
@@ -50,9 +48,13 @@ class WordReader:
     functions: list[str]
 
     if TYPE_CHECKING:
-        # ``_Parser``, which mixes this reader in, defines it: a parser over ``text``
-        # sharing this one's environment (a substitution is parsed as a nested script)
-        def _subparser(self, text: str, depth: int, nested: bool = False) -> _Parser: ...
+        # ``_parse._Parser``, which mixes this reader in, defines both (a reader typed
+        # here, so that this module need not import the parser that imports it): a
+        # parser over ``text`` sharing this one's environment (a substitution is parsed
+        # as a nested script), and running it over its whole text
+        def _subparser(self, text: str, depth: int, nested: bool = False) -> WordReader: ...
+
+        def run(self) -> None: ...
 
     def _read_word(self) -> Word:
         start = self.i
