@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from smllm.gate.shell import _flows
 from smllm.gate.shell._analyse import into_folder, nested, stdin_text, write_target
-from smllm.gate.shell._flags import skip_options
+from smllm.gate.shell._flags import Options, read, skip_options
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
@@ -129,6 +129,8 @@ def socat(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 _SSH_ARG = frozenset({"-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-e",
                       "-m", "-O", "-Q", "-S", "-W", "-w", "-E", "-B", "-I", "-P"})
+#: scp/sftp read options in GNU order: they may follow the operands
+_SCP = Options(_SSH_ARG, permute=True)
 #: ssh options whose value runs a command on this machine
 _SSH_LOCAL = ("proxycommand", "localcommand", "knownhostscommand")
 
@@ -195,16 +197,7 @@ def ssh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 def scp(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     out = ssh_options(name, args, ctx)
-    operands: list[Word] = []
-    i = 0
-    while i < len(args):
-        v = args[i].value or ""
-        if v in _SSH_ARG:
-            i += 2
-            continue
-        if not v.startswith("-") or v == "-":
-            operands.append(args[i])
-        i += 1
+    operands = [args[a.at] for a in read([a.value for a in args], _SCP) if a.name == ""]
     if name == "sftp":
         return out + _sftp_batch(args, cmd, ctx), False
     if len(operands) >= 2 and _flows.remote(operands[-1].value):
