@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911 - SQL is a case analysis
 """What a database statement does: read, write, destroy or run something on the host.
 
 Shared by the shell analyser (``psql -c``, ``mysql -e``, ``sqlite3 db 'SQL'``, heredocs)

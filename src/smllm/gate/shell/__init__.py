@@ -1,4 +1,3 @@
-# ruff: noqa: S108 - a shell grammar is a big case analysis; /tmp is data here
 """Shell command analysis for the approval gate: parse as shell, not text.
 
 >>> from smllm.gate.shell import analyse
@@ -48,7 +47,7 @@ def analyse(
     from smllm.gate.shell._analyse import analyse_text  # noqa: PLC0415 - Bash calls only
 
     home_dir = home if home is not None else os.path.expanduser("~")
-    tmp = os.environ.get("TMPDIR", "/tmp").rstrip("/") or "/tmp"
+    tmp = os.environ.get("TMPDIR", "/tmp").rstrip("/") or "/tmp"  # noqa: S108 - the path bash expands, not a file opened
     ctx = Context(
         root=os.path.normpath(root or cwd),
         cwd=os.path.normpath(cwd),

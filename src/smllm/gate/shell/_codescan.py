@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911, PLR0912 - code is a big case analysis
 """Code of languages other than Python, scanned as text: Node, Ruby, Perl, PHP, Lua, R,
 PowerShell, AppleScript (Python is read as Python by :mod:`._pyscan`).
 

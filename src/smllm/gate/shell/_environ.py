@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911 - a table of settings is a case analysis
 """Environment variables and git settings that make programs run code, as data.
 
 Setting one (``NAME=value cmd``, ``export NAME=value``, ``env NAME=value cmd``,

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911 - a command line is a big case analysis
 """Programs that feed arguments to other programs: ``xargs``, ``parallel``, ``find``.
 
 Each runs a command over items: the items are substituted when they are known (a

@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
 
 """Programs that delete, overwrite or re-permission files."""
 

@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
 
 """git: the forms that destroy uncommitted work, history or the means of recovery, and
 the settings and options that make git run commands.

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, S108 - a shell grammar is a big case analysis; /tmp is data here
 """The analyser's vocabulary: decisions, findings, per-command reports, the context."""
 
 from __future__ import annotations
@@ -330,7 +329,7 @@ _SECRET_FILES = frozenset({
 })
 _SECRET_SUFFIXES = (".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx")
 _ENV_TEMPLATES = (".example", ".sample", ".template", ".dist", ".defaults")
-TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp")
+TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp")  # noqa: S108 - paths judged, not files opened
 #: where recipes written in another language are put for their interpreter to read
 VIRTUAL = "/proc/self/smllm-recipe"
 HARMLESS_DEVICES = (
@@ -378,7 +377,7 @@ class Context:
         root: str,
         cwd: str | None,
         home: str,
-        tmpdir: str = "/tmp",
+        tmpdir: str = "/tmp",  # noqa: S108 - bash's default $TMPDIR
         extra_sensitive: tuple[str, ...] = (),
         depth: int = 0,
         memory: Memory | None = None,

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, PLR0912, PLR0915, PLR0917, C901 - command lines are case analyses
 """Package managers: the scripts they run, what they publish, where they install from.
 
 * scripts: ``npm run X`` (``npm test``, ``yarn X``, ``pnpm X``, ``bun run X``, with their

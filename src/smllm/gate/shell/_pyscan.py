@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911, PLR0912 - a syntax tree is a big case analysis
 """Python code read as Python: what it runs, deletes, moves, writes and sends.
 
 The code is parsed (:mod:`ast`, imported only when the code mentions something worth

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0912, PLR0917, C901 - command lines are case analyses
 """Task runners: the recipe a command runs is read from the project and analysed.
 
 ``make [TARGET…]`` runs the recipes of the targets and of their prerequisites (make's

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911 - a shell grammar is a big case analysis
 """The parser's data: words, redirections, simple commands, scripts, and the environment."""
 
 from __future__ import annotations

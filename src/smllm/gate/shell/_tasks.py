@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911, PLR0912, PLR0915, PLR0917 - file formats are case analyses
 """Task files read as their runners read them: Makefile, justfile, package.json,
 pyproject.toml (pdm, hatch, poe, rye), Pipfile, tox.ini, Taskfile.yml.
 

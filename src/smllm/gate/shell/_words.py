@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, PLR0912, PLR0915, C901 - a shell grammar is a big case analysis
 """Reading one shell word: quotes, escapes, ``$'…'``, expansions and substitutions.
 
 :class:`WordReader` is the half of the parser that reads words; it knows a value when
