@@ -126,34 +126,73 @@ def _listed_item(cmd: Simple) -> Word | None:
 
 
 def _lister_folders(name: str, args: list[str]) -> list[str] | None:
+    """The folders whose paths a lister prints (None: not a lister, or it prints more)."""
+    lister = _LISTERS.get(name)
+    if lister is None:
+        return None
     operands = [a for a in args if not a.startswith("-")]
     flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
     longs = {a.split("=", 1)[0] for a in args if a.startswith("--")}
-    if name == "find":
-        lead = []
-        for a in args:
-            if a.startswith(("-", "(", "!")):
-                break
-            lead.append(a)
-        if any(a in ("-exec", "-execdir", "-printf", "-fprint", "-ok") for a in args):
-            return None
-        return lead or ["."]
-    if name in ("grep", "egrep", "fgrep") and ("l" in flags or "L" in flags or longs & {
-            "--files-with-matches", "--files-without-match"}):
-        pattern_given = "e" in flags or "f" in flags or bool(longs & {"--regexp", "--file"})
-        paths = operands if pattern_given else operands[1:]
-        return paths or ["."]
-    if name == "rg" and ("l" in flags or longs & {"--files", "--files-with-matches"}):
-        paths = operands if "--files" in longs else operands[1:]
-        return paths or ["."]
-    if name in ("fd", "fdfind"):
-        return operands[1:] or ["."]
-    if name == "git" and (args[:1] == ["ls-files"] or (args[:1] == ["diff"]
-                                                       and "--name-only" in args)):
-        return ["."]
-    if name == "ls" and not operands:
+    return lister(args, operands, flags, longs)
+
+
+def _find_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                  ) -> list[str] | None:
+    lead = []
+    for a in args:
+        if a.startswith(("-", "(", "!")):
+            break
+        lead.append(a)
+    if any(a in ("-exec", "-execdir", "-printf", "-fprint", "-ok") for a in args):
+        return None
+    return lead or ["."]
+
+
+def _grep_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                  ) -> list[str] | None:
+    if not ("l" in flags or "L" in flags or longs & {"--files-with-matches",
+                                                       "--files-without-match"}):
+        return None
+    pattern_given = "e" in flags or "f" in flags or bool(longs & {"--regexp", "--file"})
+    return (operands if pattern_given else operands[1:]) or ["."]
+
+
+def _rg_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                ) -> list[str] | None:
+    if not ("l" in flags or longs & {"--files", "--files-with-matches"}):
+        return None
+    return (operands if "--files" in longs else operands[1:]) or ["."]
+
+
+def _fd_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                ) -> list[str] | None:
+    return operands[1:] or ["."]
+
+
+def _git_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                 ) -> list[str] | None:
+    if args[:1] == ["ls-files"] or (args[:1] == ["diff"] and "--name-only" in args):
         return ["."]
     return None
+
+
+def _ls_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                ) -> list[str] | None:
+    return None if operands else ["."]
+
+
+#: the programs that list paths, and how each says which folders (see _listed_item)
+_LISTERS: dict[str, Callable[[list[str], list[str], str, set[str]], list[str] | None]] = {
+    "find": _find_folders,
+    "grep": _grep_folders,
+    "egrep": _grep_folders,
+    "fgrep": _grep_folders,
+    "rg": _rg_folders,
+    "fd": _fd_folders,
+    "fdfind": _fd_folders,
+    "git": _git_folders,
+    "ls": _ls_folders,
+}
 
 
 def _substitute(words: list[Word], token: str | None, item: Word) -> list[Word]:

@@ -481,6 +481,11 @@ class Context:
             return "critical"
         if _under(path, self.root):
             return "workspace"
+        return self._temp_or_outside(path, glob=glob)
+
+    def _temp_or_outside(self, path: str, *, glob: bool) -> Where:
+        """A path outside the workspace: ``temp`` inside a temporary folder (links
+        followed), unless the workspace itself is there."""
         temps = (*TEMP_ROOTS, self.tmpdir)
         if any(_under(path, t) and path != t for t in temps) and not (
             self.root_in_temp() and _under(path, os.path.dirname(self.root))
