@@ -18,6 +18,10 @@ from __future__ import annotations
 from smllm.gate.shell._syntax import Env, Redirect, Script, Simple, Word
 from smllm.gate.shell._words import WordReader
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = ["Redirect", "Script", "Simple", "Word", "parse"]
 
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -219,32 +223,8 @@ class _Parser(WordReader):
         if self.i == start:  # defensive: always advance
             self.i += 1
             return
-        if self.mode == "case-subject":
-            self.mode_count += 1
-            if word.value == "in" and self.mode_count > 1:
-                self.mode = "case-pattern"
-            return
-        if self.mode == "case-pattern":
-            if word.value == "esac":
-                self.mode = ""
-            return
-        if self.mode == "for-in":
-            return
-        if self.mode == "dbracket":
-            if word.value == "]]":
-                self.mode = ""
-            return
-        if self.mode == "for-name":
-            self.mode = "for-after"
-            return
-        if self.mode == "for-after":
-            self.mode = "for-in" if word.value == "in" else ""
-            if self.mode:
-                return
-        if self.mode == "function-name":
-            self.mode = ""
-            self.functions.append(word.value or word.raw)
-            self._peek_parens()
+        in_mode = _MODE_WORDS.get(self.mode)
+        if in_mode is not None and in_mode(self, word):
             return
         if (
             command_position
@@ -260,6 +240,42 @@ class _Parser(WordReader):
             self.cur.assigns.append((name, value))
             return
         self.cur.words.append(word)
+
+    # a word read in a mode of the grammar: True when the mode takes it (it is no
+    # command word); see _MODE_WORDS
+
+    def _case_subject(self, word: Word) -> bool:
+        self.mode_count += 1
+        if word.value == "in" and self.mode_count > 1:
+            self.mode = "case-pattern"
+        return True
+
+    def _case_pattern(self, word: Word) -> bool:
+        if word.value == "esac":
+            self.mode = ""
+        return True
+
+    def _for_in(self, word: Word) -> bool:
+        return True
+
+    def _dbracket(self, word: Word) -> bool:
+        if word.value == "]]":
+            self.mode = ""
+        return True
+
+    def _for_name(self, word: Word) -> bool:
+        self.mode = "for-after"
+        return True
+
+    def _for_after(self, word: Word) -> bool:
+        self.mode = "for-in" if word.value == "in" else ""
+        return bool(self.mode)
+
+    def _function_name(self, word: Word) -> bool:
+        self.mode = ""
+        self.functions.append(word.value or word.raw)
+        self._peek_parens()
+        return True
 
     def _reserved(self, value: str) -> bool:
         if value in _RESERVED:
@@ -352,3 +368,16 @@ class _Parser(WordReader):
                 self.errors.extend(sub.errors)
                 redirect.body = value if value is not None else body
                 redirect.body_known = value is not None
+
+
+#: the parser's modes that read a word their own way (``case X in``, ``for N in``,
+#: ``[[ … ]]``, ``function NAME``)
+_MODE_WORDS: dict[str, Callable[[_Parser, Word], bool]] = {
+    "case-subject": _Parser._case_subject,
+    "case-pattern": _Parser._case_pattern,
+    "for-in": _Parser._for_in,
+    "dbracket": _Parser._dbracket,
+    "for-name": _Parser._for_name,
+    "for-after": _Parser._for_after,
+    "function-name": _Parser._function_name,
+}
