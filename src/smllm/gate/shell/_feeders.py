@@ -7,7 +7,7 @@ heredoc, ``echo … |``, ``:::``), and stand for a run-time value when they are 
 from __future__ import annotations
 
 from smllm.gate.shell._analyse import command_name, judge_argv, nested, stdin_text, write_target
-from smllm.gate.shell._flags import skip_options
+from smllm.gate.shell._flags import Options, read, skip_options
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 from smllm.gate.shell._programs import SHELLS
@@ -47,26 +47,33 @@ _XARGS_ARG = frozenset(
 )
 
 
+#: xargs reads its options in POSIX order: the command starts at the first operand
+_XARGS = Options(_XARGS_ARG)
+
+
+def _xargs_replace(v: str, value: Word | None, replace: str | None) -> str | None:
+    """The replace string ``-I R``, ``-iR``, ``--replace[=R]`` set (``{}`` by default)."""
+    if v == "-I":
+        return value.value if value is not None else "{}"
+    if v.startswith(("-I", "-i", "--replace")):
+        if "=" in v:
+            return v.split("=", 1)[1]
+        return v[2:] if v[:2] in ("-I", "-i") and len(v) > 2 else "{}"
+    return replace
+
+
 def xargs(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    i = 0
+    values = [a.value for a in args]
+    i = len(args)
     replace: str | None = None
     from_file = False
-    while i < len(args):
-        v = args[i].value
-        if v is None or not v.startswith("-") or v == "-":
-            break
-        if v == "--":
-            i += 1
-            break
-        if v in ("-a", "--arg-file") or v.startswith("--arg-file="):
-            from_file = True
-        if v == "-I":
-            replace = args[i + 1].value if i + 1 < len(args) else "{}"
-        elif v.startswith("-I") or v.startswith("-i") or v.startswith("--replace"):
-            replace = v[2:] if v[:2] in ("-I", "-i") and len(v) > 2 else "{}"
-            if "=" in v:
-                replace = v.split("=", 1)[1]
-        i += 2 if v in _XARGS_ARG else 1
+    for arg in read(values, _XARGS):
+        v = values[arg.at] or ""
+        if arg.name == "":
+            i = arg.at
+        elif arg.name != "--":
+            from_file = from_file or v in ("-a", "--arg-file") or v.startswith("--arg-file=")
+            replace = _xargs_replace(v, arg.word(args), replace)
     rest = args[i:] or [Word("echo", "echo")]
     head, _ = command_name(rest[0])
     if head in SHELLS or head in ("eval", "source", "."):
