@@ -5,8 +5,10 @@ Shared by the family modules:
 * :func:`read`: the one argv reader. Given a program's :class:`Options` (the options
   that take a value, how it reads short clusters and long abbreviations, whether options
   may follow operands), it yields each option with its value and each operand, as
-  ``getopt`` would (``--`` ends the options);
-* :func:`skip_options`: a launcher's own options skipped to find the program it runs;
+  ``getopt`` would (``--`` ends the options); :func:`item` reads the one item at an
+  index, for a program that acts on each option as it meets it (``env``);
+* :func:`operands`, :func:`skip_options`: where the operands start (a launcher's own
+  options skipped to find the program it runs);
 * :func:`long_option`: ``--har`` read as ``--hard`` (GNU ``getopt_long`` and git's
   parse-options accept any unambiguous prefix of a long option);
 * :func:`flags`: every flag of an argv, long options expanded, short clusters split;
@@ -46,8 +48,9 @@ class Options:
         self.clusters = clusters
         longs = tuple(longs)
         #: long options an abbreviation may stand for (none: abbreviations are not read)
-        self.known = (*sorted(o for o in self.value if o.startswith("--")), *longs) if longs \
-            else ()
+        self.known: tuple[str, ...] = ()
+        if longs:
+            self.known = (*sorted(o for o in self.value if o.startswith("--")), *longs)
         self.permute = permute
         self.dash = dash
 
@@ -78,13 +81,6 @@ class Arg:
         if self.attached is not None:
             return Word(self.attached, self.attached)
         return args[self.value] if self.value >= 0 else None
-
-    def text(self, values: Sequence[str | None]) -> str | None:
-        """The option's value as text (None when it has none or it is only known at run
-        time)."""
-        if self.attached is not None:
-            return self.attached
-        return values[self.value] if self.value >= 0 else None
 
 
 def read(values: Sequence[str | None], spec: Options, start: int = 0) -> Iterator[Arg]:
