@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from smllm.gate import policy
-from smllm.gate.policy import _compile
+from smllm.gate.policy import _compile, _policy_file
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "policy.md"
 FENCE = re.compile(r"^```(\S*)(.*)$")
@@ -95,5 +95,5 @@ def test_rule_table_lists_every_builtin_rule() -> None:
                                  "command", "rule"])
 def test_every_policy_key_is_documented(key: str) -> None:
     """Each top-level key of the format appears on the page."""
-    assert key in _compile.TOP_KEYS
+    assert key in _policy_file.TOP_KEYS
     assert f"`{key}`" in PAGE.read_text() or f"[{key}]" in PAGE.read_text()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from smllm.gate.shell import _environ, _flags, _flows, _tasks
+from smllm.gate.shell import _environ, _flags, _flows, _tasks, analyse
 from smllm.gate.shell._model import Context
 
 LONG = [
@@ -41,6 +41,73 @@ def test_subcommand_after_global_options(values: list[str], with_arg: frozenset[
                                          expected: int) -> None:
     """The verb is found past global options and their values."""
     assert expected == _flags.subcommand(values, with_arg)
+
+
+def _read(values: list[str | None], spec: _flags.Options) -> list[tuple[str, str | None]]:
+    """(name, value) for each item the reader yields: ``""`` names an operand (its word
+    is the value), ``--`` the end of the options."""
+    out: list[tuple[str, str | None]] = []
+    for arg in _flags.read(values, spec):
+        value = values[arg.at] if arg.name == "" else (
+            arg.attached if arg.attached is not None else
+            values[arg.value] if arg.value >= 0 else None)
+        out.append((arg.name, value))
+    return out
+
+
+POSIX = _flags.Options(("-o", "--out"))
+CLUSTERS = _flags.Options(("-o", "-c"), clusters=True)
+GNU = _flags.Options(("-o",), permute=True, longs=("--verbose", "--version"))
+ENV_LIKE = _flags.Options(("-C", "--chdir"), dash=True, longs=("--null",))
+READS = [
+    # POSIX order: the first operand ends the options (and is the last item)
+    (["-v", "-o", "f", "x", "-y"], POSIX, [("-v", None), ("-o", "f"), ("", "x")]),
+    (["-ofile", "--out=g", "--out", "h", "run"], POSIX,
+     [("-o", "file"), ("--out", "g"), ("--out", "h"), ("", "run")]),
+    (["-v", "--", "-x", "y"], POSIX, [("-v", None), ("--", None), ("", "-x")]),
+    (["-", "x"], POSIX, [("", "-")]),
+    ([None, "-v"], POSIX, [("", None)]),
+    (["-o"], POSIX, [("-o", None)]),
+    # a cluster: the first letter that takes a value takes the rest, or the next word
+    (["-qc", "cmd", "x"], CLUSTERS, [("-c", "cmd"), ("", "x")]),
+    (["-qofile", "x"], CLUSTERS, [("-o", "file"), ("", "x")]),
+    (["-qc=cmd"], CLUSTERS, [("-c", "cmd")]),
+    (["-qv", "x"], CLUSTERS, [("-qv", None), ("", "x")]),
+    # GNU order: options after operands; after -- only operands
+    (["a", "-o", "f", "b", "--", "-o"], GNU,
+     [("", "a"), ("-o", "f"), ("", "b"), ("--", None), ("", "-o")]),
+    # an unambiguous prefix of a known long option reads as it; an ambiguous one does not
+    (["--verb", "--ver", "x"], GNU, [("--verbose", None), ("--ver", None), ("", "x")]),
+    (["-", "--chd=/", "--nu", "x"], ENV_LIKE,
+     [("-", None), ("--chdir", "/"), ("--null", None), ("", "x")]),
+]
+
+
+@pytest.mark.parametrize(("values", "spec", "expected"), READS)
+def test_the_argv_reader_reads_as_getopt(values: list[str | None], spec: _flags.Options,
+                                         expected: list[tuple[str, str | None]]) -> None:
+    """Options with their values, operands and the end of options, as the spec says."""
+    assert expected == _read(values, spec)
+
+
+READER_FIXES = [
+    # GNU env abbreviates its long options and clusters its short ones (getopt)
+    ("env --split-str='rm -rf ~'", "deny"),
+    ("env -iS 'rm -rf ~'", "deny"),
+    ("env --chd=/ rm -rf etc", "deny"),
+    # a cluster's letter takes the rest of the word as its value (-u foo), not the next word
+    ("strace -ufoo -o x rm -rf ~", "deny"),
+    # a timer set with its value in the next word is a timer too
+    ("systemd-run --on-active 5 ls", "ask"),
+    ("env -i FOO=1 ls", "allow"),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), READER_FIXES)
+def test_launchers_read_their_options_as_getopt(command: str, expected: str) -> None:
+    """env and the launchers read their options with the one argv reader: abbreviations,
+    clusters and values in the next word no longer hide the command they run."""
+    assert expected == analyse(command, cwd="/work/p", home="/home/u").decision
 
 
 GIT_KEYS = [

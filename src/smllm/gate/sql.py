@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911 - SQL is a case analysis
 """What a database statement does: read, write, destroy or run something on the host.
 
 Shared by the shell analyser (``psql -c``, ``mysql -e``, ``sqlite3 db 'SQL'``, heredocs)
@@ -124,16 +123,29 @@ def _classify_one(stmt: str) -> str:
     words = [w.lower() for w in _WORD.findall(stmt)]
     if not words:
         return "read"
-    first = words[0]
-    if first == "with":  # a CTE: the statement's verb comes after the definitions
-        verbs = [w for w in words if w in ("insert", "update", "delete", "merge", "select")]
-        first = next((v for v in verbs if v != "select"), "select")
+    return _by_verb(_verb(words), words, stmt)
+
+
+def _verb(words: list[str]) -> str:
+    """The statement's verb; for a CTE (``WITH …``), the one after the definitions."""
+    if words[0] != "with":
+        return words[0]
+    verbs = [w for w in words if w in ("insert", "update", "delete", "merge", "select")]
+    return next((v for v in verbs if v != "select"), "select")
+
+
+def _destroys(first: str, words: list[str]) -> bool:
+    """DROP/TRUNCATE (of an object that holds data), ALTER … DROP, DELETE or UPDATE
+    without WHERE, FLUSHALL/FLUSHDB."""
     if (first in ("drop", "truncate") or (first == "alter" and "drop" in words)) and (
             first != "drop" or len(words) < 2 or words[1] in _DESTROY_OBJECTS):
-        return "destroy"
-    if first in ("delete", "update") and "where" not in words:
-        return "destroy"
-    if first in ("flushall", "flushdb"):
+        return True
+    return (first in ("delete", "update") and "where" not in words) or first in (
+        "flushall", "flushdb")
+
+
+def _by_verb(first: str, words: list[str], stmt: str) -> str:
+    if _destroys(first, words):
         return "destroy"
     if first in ("explain",) and "analyze" in words and any(
             w in words for w in ("insert", "update", "delete")):

@@ -15,23 +15,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from smllm.base import tomlread
 from smllm.base.errors import PolicyError
-from smllm.gate import reviewers
 
 if TYPE_CHECKING:
     from smllm.base.shapes import CompiledPolicy
     from smllm.gate.policy import _policy_file
 
-MODES = ("on-request", "untrusted", "deny-unmatched", "yolo")
-AUTHORITIES = ("guard", "gate")
-REVIEWERS = tuple(reviewers.REVIEWERS)
-DECISIONS = ("allow", "ask", "deny")
-TOP_KEYS = ("mode", "authority", "reviewers", "llm_judge", "command", "rule", "sensitive",
-            "sandbox")
-#: ``[sandbox]``: what ``smllm install`` writes into Claude Code's sandbox (setup/sandbox.py)
-SANDBOX_KEYS = ("read_credentials", "allowed_domains")
-RULE_KEYS = ("id", "tool", "command", "path", "decision", "reason")
-JUDGE_KEYS = ("model", "timeout", "max_tokens", "base_url")
-COMMAND_KEYS = ("argv", "timeout")
 DEFAULTS = Path(__file__).resolve().parents[2] / "data" / "policy_defaults.toml"
 
 

@@ -15,17 +15,21 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from smllm.base.errors import PolicyError
-from smllm.gate.policy._compile import (
-    AUTHORITIES,
-    COMMAND_KEYS,
-    DECISIONS,
-    JUDGE_KEYS,
-    MODES,
-    REVIEWERS,
-    RULE_KEYS,
-    SANDBOX_KEYS,
-    TOP_KEYS,
-)
+from smllm.gate import reviewers
+
+#: the choices and the keys a policy file may hold (the compiler reads the file through
+#: this model, so they are written here once)
+MODES = ("on-request", "untrusted", "deny-unmatched", "yolo")
+AUTHORITIES = ("guard", "gate")
+REVIEWERS = tuple(reviewers.REVIEWERS)
+DECISIONS = ("allow", "ask", "deny")
+TOP_KEYS = ("mode", "authority", "reviewers", "llm_judge", "command", "rule", "sensitive",
+            "sandbox")
+#: ``[sandbox]``: what ``smllm install`` writes into Claude Code's sandbox (setup/sandbox.py)
+SANDBOX_KEYS = ("read_credentials", "allowed_domains")
+RULE_KEYS = ("id", "tool", "command", "path", "decision", "reason")
+JUDGE_KEYS = ("model", "timeout", "max_tokens", "base_url")
+COMMAND_KEYS = ("argv", "timeout")
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,79}$"
 

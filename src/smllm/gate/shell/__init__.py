@@ -1,4 +1,3 @@
-# ruff: noqa: S108 - a shell grammar is a big case analysis; /tmp is data here
 """Shell command analysis for the approval gate: parse as shell, not text.
 
 >>> from smllm.gate.shell import analyse
@@ -45,10 +44,10 @@ def analyse(
     """Analyse ``command`` as run by bash in ``cwd`` (the workspace is ``root``, default cwd)."""
     # the parser and the walker load here, for Bash calls only: Write/Edit and MCP
     # judgement import this package for its path classes (_model) on every call
-    from smllm.gate.shell._analyse import analyse_text  # noqa: PLC0415
+    from smllm.gate.shell._analyse import analyse_text  # noqa: PLC0415 - Bash calls only
 
     home_dir = home if home is not None else os.path.expanduser("~")
-    tmp = os.environ.get("TMPDIR", "/tmp").rstrip("/") or "/tmp"
+    tmp = os.environ.get("TMPDIR", "/tmp").rstrip("/") or "/tmp"  # noqa: S108 - the path bash expands, not a file opened
     ctx = Context(
         root=os.path.normpath(root or cwd),
         cwd=os.path.normpath(cwd),

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911 - a shell grammar is a big case analysis; /tmp is data here
 """The analyser's core: walk a parsed script and judge each simple command.
 
 Each simple command is reduced to its effective argv (wrappers such as ``sudo``,
@@ -34,6 +33,8 @@ from smllm.gate.shell._parse import Script, Simple, Word, parse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from smllm.gate.shell._model import Decision
 
 MAX_LEN = 200_000
@@ -342,17 +343,25 @@ def environment(name: str, value: str | None, ctx: Context) -> list[Finding]:
     if value is None:
         return [Finding("exec.code-option", "ask",
                         f"{name}, which makes programs run code, is set to a run-time value")]
-    if kind == "shell":
-        text = value.lstrip("|").replace("%s", "FILE") if name.startswith("LESS") else value
-        return nested(text, ctx, name) if text.strip() else []
-    if kind == "script":
-        return run_script_file(name, Word(value, value), ctx) if value else []
-    if kind == "options":
-        if _environ.loads_code(value):
-            return [Finding("exec.code-option", "ask", f"{name}={value} loads code")]
-        return []
-    if kind == "git-config":
-        return _git_environment(name, value, ctx)
+    return _SETTING_KINDS.get(kind, _loads_code)(name, value, ctx)
+
+
+def _shell_setting(name: str, value: str, ctx: Context) -> list[Finding]:
+    text = value.lstrip("|").replace("%s", "FILE") if name.startswith("LESS") else value
+    return nested(text, ctx, name) if text.strip() else []
+
+
+def _script_setting(name: str, value: str, ctx: Context) -> list[Finding]:
+    return run_script_file(name, Word(value, value), ctx) if value else []
+
+
+def _options_setting(name: str, value: str, ctx: Context) -> list[Finding]:
+    if _environ.loads_code(value):
+        return [Finding("exec.code-option", "ask", f"{name}={value} loads code")]
+    return []
+
+
+def _loads_code(name: str, value: str, ctx: Context) -> list[Finding]:
     return [Finding("exec.code-option", "ask",
                     f"{name}={value} loads code into the programs it starts")]
 
@@ -375,6 +384,16 @@ def _git_environment(name: str, value: str, ctx: Context) -> list[Finding]:
         return []
     return [Finding("exec.code-option", "ask",
                     f"{name}={value}: git reads a configuration smllm does not check")]
+
+
+#: what a variable's kind (:func:`._environ.kind_of`) makes of its value; any other kind
+#: loads code into the programs started
+_SETTING_KINDS: dict[str, Callable[[str, str, Context], list[Finding]]] = {
+    "shell": _shell_setting,
+    "script": _script_setting,
+    "options": _options_setting,
+    "git-config": _git_environment,
+}
 
 
 def git_setting(key: str, value: str | None, ctx: Context, via: str) -> list[Finding]:
@@ -443,20 +462,22 @@ def command_name(word: Word) -> tuple[str | None, Finding | None]:
     return name, None
 
 
+#: a write by where it lands (the rule, its decision, the reason)
+_WRITES: dict[str, tuple[str, Decision, str]] = {
+    "device": ("fs.destroy", "deny", "{what} the device {shown}"),
+    "sensitive": ("fs.write-sensitive", "deny", "{what} the protected path {shown}"),
+    "critical": ("fs.write-sensitive", "deny", "{what} the protected path {shown}"),
+    "outside": ("fs.write-outside", "ask", "{what} {shown}, outside the workspace"),
+}
+
+
 def write_target(
     word: Word | None, ctx: Context, *, truncate: bool, what: str, by: str = ">"
 ) -> list[Finding]:
     """Judge a write to ``word`` (redirection, tee, cp/mv destination, in-place edit);
     the write is recorded as an effect with its resolved path (links followed)."""
-    if word is None:
+    if word is None or _not_a_file(word):
         return []
-    if word.value is not None and (
-        word.value.startswith("/dev/fd/")
-        or word.value in ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
-    ):
-        return []
-    if word.value is None and word.raw.startswith((">(", "<(")):
-        return []  # a process substitution: a pipe to a command analysed on its own
     path = ctx.record("write", word, by)
     written_before = path in ctx.memory.written
     if path is not None:
@@ -469,16 +490,9 @@ def write_target(
                 "fs.write-unresolved", "ask", f"{what} a path only known at run time ({shown})"
             )
         ]
-    if where == "device":
-        return [Finding("fs.destroy", "deny", f"{what} the device {shown}", path)]
-    if where in ("sensitive", "critical"):
-        return [
-            Finding("fs.write-sensitive", "deny", f"{what} the protected path {shown}", path)
-        ]
-    if where == "outside":
-        return [
-            Finding("fs.write-outside", "ask", f"{what} {shown}, outside the workspace", path)
-        ]
+    if where in _WRITES:
+        rule, decision, how = _WRITES[where]
+        return [Finding(rule, decision, how.format(what=what, shown=shown), path)]
     if (
         where == "workspace"
         and truncate
@@ -489,6 +503,15 @@ def write_target(
     ):
         return [Finding("fs.overwrite", "ask", f"{what} the existing file {shown}", path)]
     return []
+
+
+def _not_a_file(word: Word) -> bool:
+    """A write to a stream (``/dev/null``, ``/dev/fd/N``, the terminal) or to a process
+    substitution (a pipe to a command analysed on its own)."""
+    if word.value is None:
+        return word.raw.startswith((">(", "<("))
+    return word.value.startswith("/dev/fd/") or word.value in (
+        "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
 
 def into_folder(target: Word, sources: list[Word], ctx: Context) -> list[Word]:
@@ -527,6 +550,28 @@ def patched_files(text: str, strip: int) -> list[str]:
     return out
 
 
+#: a delete by (where it lands, recursive): the rule, its decision, the reason; none for
+#: the temporary folders and a plain delete in the workspace
+_DELETES: dict[tuple[str, bool], tuple[str, Decision, str]] = {
+    ("device", True): ("fs.destroy", "deny", "{what} the device {shown}"),
+    ("device", False): ("fs.destroy", "deny", "{what} the device {shown}"),
+    ("critical", True): ("fs.delete-recursive-critical", "deny",
+                         "{what} {shown}, a protected location"),
+    ("critical", False): ("fs.write-sensitive", "deny", "{what} {shown}, a protected location"),
+    ("sensitive", True): ("fs.delete-recursive-critical", "deny",
+                          "{what} {shown}, a protected location"),
+    ("sensitive", False): ("fs.write-sensitive", "deny", "{what} {shown}, a protected location"),
+    ("dynamic", True): ("fs.delete-recursive-unresolved", "ask",
+                        "{what} {shown}, a path only known at run time"),
+    ("dynamic", False): ("fs.delete-unresolved", "ask",
+                         "{what} {shown}, a path only known at run time"),
+    ("outside", True): ("fs.delete-recursive-outside", "deny",
+                        "{what} {shown}, outside the workspace"),
+    ("outside", False): ("fs.delete-outside", "ask", "{what} {shown}, outside the workspace"),
+    ("workspace", True): ("fs.delete-recursive-workspace", "ask", "{what} {shown}"),
+}
+
+
 def delete_target(word: Word, recursive: bool, ctx: Context, what: str, by: str = "rm"
                   ) -> list[Finding]:
     """Judge a delete of ``word`` (``rm``, ``find -delete``, code deleting a path); the
@@ -538,25 +583,12 @@ def delete_target(word: Word, recursive: bool, ctx: Context, what: str, by: str 
     plain = ctx.path_of(word)
     if path is not None and plain is not None and path != plain and not word.glob:
         shown = f"{shown} (a link to {path})"
-    if where == "temp":
+    row = _DELETES.get((where, recursive))
+    if row is None:
         return []
-    if where == "device":
-        return [Finding("fs.destroy", "deny", f"{what} the device {shown}", path)]
-    if where in ("critical", "sensitive"):
-        rule = "fs.delete-recursive-critical" if recursive else "fs.write-sensitive"
-        return [Finding(rule, "deny", f"{what} {shown}, a protected location", path)]
-    if where == "dynamic":
-        rule = "fs.delete-recursive-unresolved" if recursive else "fs.delete-unresolved"
-        return [Finding(rule, "ask", f"{what} {shown}, a path only known at run time")]
-    if where == "outside":
-        if recursive:
-            return [Finding("fs.delete-recursive-outside", "deny",
-                            f"{what} {shown}, outside the workspace", path)]
-        return [Finding("fs.delete-outside", "ask", f"{what} {shown}, outside the workspace",
-                        path)]
-    if recursive:
-        return [Finding("fs.delete-recursive-workspace", "ask", f"{what} {shown}", path)]
-    return []
+    rule, decision, how = row
+    return [Finding(rule, decision, how.format(what=what, shown=shown),
+                    None if where == "dynamic" else path)]
 
 
 def _redirects(cmd: Simple, ctx: Context) -> list[Finding]:

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, PLR0912, PLR0915, C901 - a command line is a big case analysis
 """Programs that run code: interpreters' inline code, scripts and heredocs; awk, sed, editors.
 
 Inline code is read, not executed: Python is parsed (:mod:`._pyscan`), other languages
@@ -70,13 +69,13 @@ def scan_code(code: str, ctx: Context, where: str, language: str = "") -> list[F
         if not any(h in code for h in PYTHON_HINTS):
             return []
         # ast costs 5 ms: imported only for Python code that mentions something to read
-        from smllm.gate.shell import _pyscan  # noqa: PLC0415
+        from smllm.gate.shell import _pyscan  # noqa: PLC0415 - ast, for Python code only
 
         found = _pyscan.scan(code, ctx, where)
         if found is not None:
             return found
     # text scanning is for other languages: a Python script's run does not load it
-    from smllm.gate.shell._codescan import scan_text  # noqa: PLC0415
+    from smllm.gate.shell._codescan import scan_text  # noqa: PLC0415 - not for Python code
 
     return scan_text(code, ctx, where)
 
@@ -87,105 +86,131 @@ _SYNTAX_ONLY = {"php": ("-l", "--syntax-check"), "node": ("--check", "-c"), "rub
 _DENO_RUN = frozenset({"run", "serve"})
 
 
+#: the interpreters that read their program from stdin when given none
+_READS_STDIN = frozenset({"python", "pypy", "node", "ruby", "perl", "php", "lua", "bun", "pwsh",
+                          "powershell"})
+
+
+class _Run:
+    """What an interpreter's command line runs, as :func:`_read_run` reads it: inline
+    code, preloaded files, a script, stdin, or a module (``python -m MODULE ARGS``);
+    ``end``: where the reading stopped (the files an in-place edit changes follow)."""
+
+    __slots__ = ("codes", "end", "in_place", "module", "preloads", "read_stdin", "script")
+
+    def __init__(self) -> None:
+        self.codes: list[Word] = []
+        self.preloads: list[Word] = []
+        self.in_place = False
+        self.script: Word | None = None
+        self.read_stdin = False
+        self.module: tuple[str, list[Word]] | None = None
+        self.end = 0
+
+
 def interpreter(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     fam = _family(name)
     if any(a.value in _SYNTAX_ONLY.get(fam, ()) for a in args):
         return [], True
     if fam == "deno":
         return _deno(name, args, cmd, ctx)
-    inline = _INLINE.get(fam, set())
-    with_arg = _WITH_ARG.get(fam, set())
-    codes: list[Word] = []
-    preloads: list[Word] = []
-    in_place = False
+    run = _read_run(fam, args)
+    if run.module is not None:
+        return _module(run.module, cmd, ctx)
+    out = _run_findings(name, fam, run, args, ctx)
+    if run.codes:
+        return out, False
+    if run.script is not None:
+        return out + _script(name, run.script, ctx, fam), False
+    stdin = _stdin_code(name, fam, cmd, ctx) if run.read_stdin or fam in _READS_STDIN else None
+    return (out if stdin is None else stdin), False
+
+
+def _module(module: tuple[str, list[Word]], cmd: Simple, ctx: Context) -> Result:
+    """``python -m MODULE ARGS``: the package tools run as themselves, other modules are
+    code smllm does not read."""
+    name, rest = module
+    if name.split(".")[0] in ("pip", "pipx", "uv", "twine", "poetry", "pdm", "hatch", "flit"):
+        return judge_argv([Word(name, name), *rest], cmd, ctx)
+    return [], False
+
+
+def _stdin_code(name: str, fam: str, cmd: Simple, ctx: Context) -> list[Finding] | None:
+    """The findings of the code an interpreter reads from stdin (None: the terminal)."""
+    text, source = stdin_text(cmd)
+    if text is not None:
+        return scan_code(text, ctx, f"{name} reading {source}", fam)
+    if source != "the terminal":
+        return [Finding("shell.stdin-script", "ask", f"{name} runs code read from {source}")]
+    return None
+
+
+def _read_run(fam: str, args: list[Word]) -> _Run:
+    run = _Run()
     i = 0
-    script: Word | None = None
-    read_stdin = False
-    while i < len(args):
-        a = args[i]
-        v = a.value
-        if v is None:
-            script = a
-            break
-        low = v.lower() if fam in ("pwsh", "powershell") else v
-        if low in inline and i + 1 < len(args):
-            codes.append(args[i + 1])
-            i += 2
-            continue
-        if fam in ("python", "pypy") and is_short_flags(v, "c") and i + 1 < len(args):
-            codes.append(args[i + 1])
-            i += 2
-            continue
-        if fam in ("perl", "ruby") and v.startswith("-") and not v.startswith("--") and (
-                "i" in v[1:].split(".", 1)[0]):
-            in_place = True  # perl -pi -e …, ruby -i.bak: the files are edited
-        if fam in ("perl", "ruby") and is_short_flags(v, "e") and len(v) > 2 and (
-                i + 1 < len(args)):
-            codes.append(args[i + 1])  # perl -pe CODE, -ne CODE
-            i += 2
-            continue
-        if fam in ("python", "pypy") and (v == "-m" or (v.startswith("-m") and len(v) > 2)):
-            module = v[2:] or (args[i + 1].value if i + 1 < len(args) else None) or ""
-            rest = args[i + (1 if len(v) > 2 else 2):]
-            if module.split(".")[0] in ("pip", "pipx", "uv", "twine", "poetry", "pdm", "hatch",
-                                        "flit"):
-                return judge_argv([Word(module, module), *rest], cmd, ctx)
-            return [], False
-        if v == "-":
-            read_stdin = True
-            break
-        if v in with_arg:
-            if fam == "node" and i + 1 < len(args) and (args[i + 1].value or "").startswith(
-                    (".", "/")):
-                preloads.append(args[i + 1])  # node -r ./file.js runs that file first
-            i += 2
-            continue
-        if v.startswith("-") and len(v) > 1:
-            attached = next(
-                (o for o in inline if len(o) == 2 and v.startswith(o) and len(v) > 2), None
-            )
-            if attached and fam not in ("python", "pypy"):
-                codes.append(Word(v, v[2:]))
-            i += 1
-            continue
-        script = a
-        break
+    while 0 <= i < len(args):
+        run.end = i
+        i = _read_word(fam, args, i, run)
+    run.end = len(args) if i >= len(args) else run.end
+    return run
+
+
+def _read_word(fam: str, args: list[Word], i: int, run: _Run) -> int:
+    """Read ``args[i]`` into ``run``: the index to read next, or -1 to stop."""
+    v = args[i].value
+    if v is None or not v.startswith("-"):
+        run.script = args[i]
+        return -1
+    if fam in ("perl", "ruby") and v.startswith("-") and not v.startswith("--") and (
+            "i" in v[1:].split(".", 1)[0]):
+        run.in_place = True  # perl -pi -e …, ruby -i.bak: the files are edited
+    if i + 1 < len(args) and _code_follows(fam, v):
+        run.codes.append(args[i + 1])  # python -c CODE, perl -pe CODE, node --eval CODE
+        return i + 2
+    if fam in ("python", "pypy") and (v == "-m" or (v.startswith("-m") and len(v) > 2)):
+        module = v[2:] or (args[i + 1].value if i + 1 < len(args) else None) or ""
+        run.module = (module, args[i + (1 if len(v) > 2 else 2):])
+        return -1
+    if v == "-":
+        run.read_stdin = True
+        return -1
+    if v in _WITH_ARG.get(fam, ()):
+        if fam == "node" and i + 1 < len(args) and (args[i + 1].value or "").startswith(
+                (".", "/")):
+            run.preloads.append(args[i + 1])  # node -r ./file.js runs that file first
+        return i + 2
+    attached = next((o for o in _INLINE.get(fam, ())
+                     if len(o) == 2 and v.startswith(o) and len(v) > 2), None)
+    if attached and fam not in ("python", "pypy"):
+        run.codes.append(Word(v, v[2:]))
+    return i + 1
+
+
+def _code_follows(fam: str, v: str) -> bool:
+    """The option ``v`` takes the code to run as its next word."""
+    low = v.lower() if fam in ("pwsh", "powershell") else v
+    if low in _INLINE.get(fam, ()):
+        return True
+    if fam in ("python", "pypy"):
+        return is_short_flags(v, "c")
+    return fam in ("perl", "ruby") and is_short_flags(v, "e") and len(v) > 2
+
+
+def _run_findings(name: str, fam: str, run: _Run, args: list[Word], ctx: Context
+                  ) -> list[Finding]:
     out: list[Finding] = []
-    if in_place and codes:
-        for f in args[i:]:
+    if run.in_place and run.codes:
+        for f in args[run.end:]:
             if not (f.value or "").startswith("-"):
                 out += write_target(f, ctx, truncate=False, what="edits in place", by=name)
-    for p in preloads:
+    for p in run.preloads:
         out += _script(name, p, ctx, fam)
-    for c in codes:
+    for c in run.codes:
         if c.value is None:
             out.append(Finding("code.dynamic", "ask", f"{name} runs code only known at run time"))
         else:
             out += scan_code(c.value, ctx, f"{name} inline code", fam)
-    if codes:
-        return out, False
-    if script is not None:
-        return out + _script(name, script, ctx, fam), False
-    if read_stdin or fam in (
-        "python",
-        "pypy",
-        "node",
-        "ruby",
-        "perl",
-        "php",
-        "lua",
-        "bun",
-        "pwsh",
-        "powershell",
-    ):
-        text, source = stdin_text(cmd)
-        if text is not None:
-            return scan_code(text, ctx, f"{name} reading {source}", fam), False
-        if source != "the terminal":
-            return [
-                Finding("shell.stdin-script", "ask", f"{name} runs code read from {source}")
-            ], False
-    return out, False
+    return out
 
 
 def _deno(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -203,7 +228,7 @@ def _deno(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return scan_code(code.value, ctx, f"{name} eval", "node"), False
     if sub == "task":
         # task files are read only for deno task, off the path of every other run
-        from smllm.gate.shell import _tasks  # noqa: PLC0415
+        from smllm.gate.shell import _tasks  # noqa: PLC0415 - task files: deno task only
 
         task = next((a.value for a in rest if a.value and not a.value.startswith("-")), None)
         path = _tasks.find_up(ctx.cwd, ("deno.json", "deno.jsonc"), ctx.root, ctx)
@@ -233,43 +258,10 @@ _AWK_EXEC = LazyRe(r"system\s*\(|\|\s*&|\|\s*getline|\|\s*\"|print[^;}]*\|")
 
 
 def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    program: str | None = None
-    in_place = False
-    kept: list[Word] = []
-    j = 0
-    while j < len(args):  # gawk -i inplace: the files named after the program are edited
-        v = args[j].value
-        if v in ("-i", "--include") and j + 1 < len(args) and args[j + 1].value == "inplace":
-            in_place, j = True, j + 2
-            continue
-        if v in ("--include=inplace", "-iinplace"):
-            in_place, j = True, j + 1
-            continue
-        kept.append(args[j])
-        j += 1
-    args = kept
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        if v in ("-F", "-v", "-i", "--assign", "--field-separator"):
-            i += 2
-            continue
-        if v in ("-f", "--file") and i + 1 < len(args):
-            program = read_script(args[i + 1], ctx)
-            if program is None:
-                return [
-                    Finding("shell.unread-script", "ask", f"{name} -f program not readable")
-                ], False
-            break
-        if v is None:
-            return [
-                Finding("code.dynamic", "ask", f"{name} program only known at run time")
-            ], False
-        if v.startswith("-") and len(v) > 1:
-            i += 1
-            continue
-        program = v
-        break
+    in_place, args = _awk_inplace(args)
+    program, i, refused = _awk_program(name, args, ctx)
+    if refused is not None:
+        return [refused], False
     out: list[Finding] = []
     if in_place:
         for f in args[i + 1:]:
@@ -286,6 +278,50 @@ def awk(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return out, False
 
 
+def _awk_inplace(args: list[Word]) -> tuple[bool, list[Word]]:
+    """gawk ``-i inplace``: whether the files named after the program are edited, and the
+    arguments without that option."""
+    in_place = False
+    kept: list[Word] = []
+    j = 0
+    while j < len(args):
+        v = args[j].value
+        if v in ("-i", "--include") and j + 1 < len(args) and args[j + 1].value == "inplace":
+            in_place, j = True, j + 2
+            continue
+        if v in ("--include=inplace", "-iinplace"):
+            in_place, j = True, j + 1
+            continue
+        kept.append(args[j])
+        j += 1
+    return in_place, kept
+
+
+def _awk_program(name: str, args: list[Word], ctx: Context
+                 ) -> tuple[str | None, int, Finding | None]:
+    """awk's program text (from ``-f FILE`` or its first operand), where the reading
+    stopped, and the finding when the program cannot be known."""
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v in ("-F", "-v", "-i", "--assign", "--field-separator"):
+            i += 2
+            continue
+        if v in ("-f", "--file") and i + 1 < len(args):
+            program = read_script(args[i + 1], ctx)
+            if program is None:
+                return None, i, Finding("shell.unread-script", "ask",
+                                        f"{name} -f program not readable")
+            return program, i, None
+        if v is None:
+            return None, i, Finding("code.dynamic", "ask",
+                                    f"{name} program only known at run time")
+        if not v.startswith("-") or len(v) == 1:
+            return v, i, None
+        i += 1
+    return None, i, None
+
+
 _SED_ADDR = r"(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)"
 _SED_E = LazyRe(
     rf"(?:^|[;\n{{}}])\s*(?:{_SED_ADDR}(?:\s*,\s*{_SED_ADDR})?)?\s*!?\s*e"
@@ -299,6 +335,19 @@ _SED_W = LazyRe(r"(?:^|[;\n{}]|\s)[wW]\s+(\S+)|s(.).*?\2.*?\2[gpiImM0-9]*w\s+(\S
 
 
 def sed(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    scripts, files, in_place = _sed_argv(args)
+    out: list[Finding] = []
+    for s in scripts:
+        out += _sed_script(s, ctx)
+    if in_place:
+        for f in files:
+            out += write_target(f, ctx, truncate=False, what="edits in place")
+    return out, not in_place and not out
+
+
+def _sed_argv(args: list[Word]) -> tuple[list[str | None], list[Word], bool]:
+    """sed's scripts (None: only known at run time, or in a file), its files, and
+    whether it edits them in place."""
     scripts: list[str | None] = []
     files: list[Word] = []
     in_place = False
@@ -316,9 +365,7 @@ def sed(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             continue
         if v is not None and v.startswith("--expression="):
             scripts.append(v.split("=", 1)[1])
-        elif v is not None and (
-            v.startswith("-i") or v.startswith("--in-place") or re.fullmatch(r"-[nrsuzE]*i\S*", v)
-        ):
+        elif v is not None and _sed_in_place(v):
             in_place = True
         elif v is not None and v.startswith("-") and len(v) > 1:
             pass
@@ -327,27 +374,29 @@ def sed(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         else:
             files.append(args[i])
         i += 1
+    return scripts, files, in_place
+
+
+def _sed_in_place(v: str) -> bool:
+    return v.startswith(("-i", "--in-place")) or re.fullmatch(r"-[nrsuzE]*i\S*", v) is not None
+
+
+def _sed_script(s: str | None, ctx: Context) -> list[Finding]:
+    """What one sed script runs (``e``, ``s///e``) and writes (``w FILE``)."""
+    if s is None:
+        return [Finding("code.dynamic", "ask", "sed script only known at run time")]
     out: list[Finding] = []
-    for s in scripts:
-        if s is None:
-            out.append(Finding("code.dynamic", "ask", "sed script only known at run time"))
-            continue
-        for m in _SED_E.finditer(s):
-            out.append(Finding("code.inline-shell", "ask", "sed 'e' runs a shell command"))
-            if m.group(1):
-                out += nested(m.group(1), ctx, "sed e")
-        if _SED_S_E.search(s):
-            out.append(
-                Finding("code.inline-shell", "ask", "sed s///e runs the result as a command")
-            )
-        for m in _SED_W.finditer(s):
-            target = m.group(1) or m.group(3)
-            if target and target not in ("/dev/stdout", "/dev/stderr"):
-                out += write_target(Word(target, target), ctx, truncate=True, what="sed writes")
-    if in_place:
-        for f in files:
-            out += write_target(f, ctx, truncate=False, what="edits in place")
-    return out, not in_place and not out
+    for m in _SED_E.finditer(s):
+        out.append(Finding("code.inline-shell", "ask", "sed 'e' runs a shell command"))
+        if m.group(1):
+            out += nested(m.group(1), ctx, "sed e")
+    if _SED_S_E.search(s):
+        out.append(Finding("code.inline-shell", "ask", "sed s///e runs the result as a command"))
+    for m in _SED_W.finditer(s):
+        target = m.group(1) or m.group(3)
+        if target and target not in ("/dev/stdout", "/dev/stderr"):
+            out += write_target(Word(target, target), ctx, truncate=True, what="sed writes")
+    return out
 
 
 def editor(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:

@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911, PLR0912 - code is a big case analysis
 """Code of languages other than Python, scanned as text: Node, Ruby, Perl, PHP, Lua, R,
 PowerShell, AppleScript (Python is read as Python by :mod:`._pyscan`).
 
@@ -249,41 +248,57 @@ def _unquote(text: str) -> str | None:
     return None
 
 
+_JOINERS = ("path.join(", "path.resolve(", "File.join(", "File.expand_path(", "Join-Path ",
+            "path.posix.join(")
+
+
 def evaluate(expr: str | None, ctx: Context) -> tuple[str, bool] | None:
     """(the path text ``expr`` builds, whether all of it is known), or None."""
     if expr is None:
         return None
     expr = expr.strip()
-    for form in _HOME_FORMS:
-        if expr == form:
-            return ctx.home, True
-    for joiner in ("path.join(", "path.resolve(", "File.join(", "File.expand_path(",
-                   "Join-Path ", "path.posix.join("):
-        if expr.startswith(joiner):
-            inner = expr[len(joiner):]
-            parts = _arguments(inner, 0) if joiner.endswith("(") else inner.split()
-            text = ""
-            for part in parts:
-                value = evaluate(part, ctx)
-                if value is None:
-                    return (text.rstrip("/") + "/", False) if text else None
-                piece, complete = value
-                text = piece if piece.startswith("/") or not text else (
-                    text.rstrip("/") + "/" + piece)
-                if not complete:
-                    return text, False
-            return text, True
+    if expr in _HOME_FORMS:
+        return ctx.home, True
+    joiner = next((j for j in _JOINERS if expr.startswith(j)), None)
+    if joiner is not None:
+        inner = expr[len(joiner):]
+        return _joined(_arguments(inner, 0) if joiner.endswith("(") else inner.split(), ctx)
     parts = _split_concat(expr)
     if len(parts) > 1:
-        text = ""
-        for part in parts:
-            value = evaluate(part, ctx)
-            if value is None:
-                return (text, False) if text else None
-            text += value[0]
-            if not value[1]:
-                return text, False
-        return text, True
+        return _concatenated(parts, ctx)
+    return _literal(expr, ctx)
+
+
+def _joined(parts: list[str], ctx: Context) -> tuple[str, bool] | None:
+    """``path.join(a, b)``: an absolute part starts again, the others join with ``/``."""
+    text = ""
+    for part in parts:
+        value = evaluate(part, ctx)
+        if value is None:
+            return (text.rstrip("/") + "/", False) if text else None
+        piece, complete = value
+        text = piece if piece.startswith("/") or not text else text.rstrip("/") + "/" + piece
+        if not complete:
+            return text, False
+    return text, True
+
+
+def _concatenated(parts: list[str], ctx: Context) -> tuple[str, bool] | None:
+    """``a + b``: the parts end to end, known up to the first unknown one."""
+    text = ""
+    for part in parts:
+        value = evaluate(part, ctx)
+        if value is None:
+            return (text, False) if text else None
+        text += value[0]
+        if not value[1]:
+            return text, False
+    return text, True
+
+
+def _literal(expr: str, ctx: Context) -> tuple[str, bool] | None:
+    """A string literal: the home folder's spellings expanded, known up to the first
+    interpolation."""
     literal = _unquote(expr)
     if literal is None:
         return None
@@ -332,15 +347,7 @@ def _judge_path(kind: str, expr: str | None, ctx: Context, what: str) -> list[Fi
     if value is not None and value[1]:
         word = Word(value[0], value[0])
         if kind == "move":
-            path = ctx.record("move", word, "code")
-            where = ctx.where(word, last=False)
-            if where in ("critical", "sensitive", "device"):
-                return [Finding("fs.move-critical", "deny",
-                                f"{what} moves the protected location {value[0]}", path)]
-            if where in ("outside", "dynamic"):
-                return [Finding("fs.delete-outside", "ask",
-                                f"{what} moves {value[0]} away from where it is", path)]
-            return []
+            return _moved(word, ctx, what)
         return write_target(word, ctx, truncate=False, what=f"{what} writes", by="code")
     ctx.record(kind, None, "code")
     head = value[0] if value is not None else ""
@@ -354,3 +361,15 @@ def _judge_path(kind: str, expr: str | None, ctx: Context, what: str) -> list[Fi
     return [Finding("code.cannot-tell", "ask",
                     f"{what}: cannot tell which path it {'writes' if kind == 'write' else 'moves'}"
                     f" (somewhere under {folder})")]
+
+
+def _moved(word: Word, ctx: Context, what: str) -> list[Finding]:
+    path = ctx.record("move", word, "code")
+    where = ctx.where(word, last=False)
+    if where in ("critical", "sensitive", "device"):
+        return [Finding("fs.move-critical", "deny",
+                        f"{what} moves the protected location {word.value}", path)]
+    if where in ("outside", "dynamic"):
+        return [Finding("fs.delete-outside", "ask",
+                        f"{what} moves {word.value} away from where it is", path)]
+    return []

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911 - a table of settings is a case analysis
 """Environment variables and git settings that make programs run code, as data.
 
 Setting one (``NAME=value cmd``, ``export NAME=value``, ``env NAME=value cmd``,
@@ -18,6 +17,10 @@ The core analyses the value by its kind:
 """
 
 from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 VARS: dict[str, str] = {
     # a command line, run by the program that reads the variable
@@ -112,17 +115,21 @@ def git_key(key: str, value: str | None) -> str | None:
     """``shell`` (the value is a command line git runs), ``code`` (the setting loads code
     smllm cannot see) or None, for the git setting ``key`` set to ``value``."""
     k = key.lower()
-    if k in _GIT_SHELL:
-        if k == "core.fsmonitor" and (value or "").lower() in ("true", "false", "1", "0", ""):
-            return None  # the built-in monitor
-        return "shell"
-    if k in _GIT_CODE or (k.startswith("includeif.") and k.endswith(".path")):
-        return "code"
-    if k.startswith("pager."):
-        return "shell"
-    if k.startswith("protocol.") and k.endswith(".allow") and "ext" in k:
-        return "code"
+    if k == "core.fsmonitor" and (value or "").lower() in ("true", "false", "1", "0", ""):
+        return None  # the built-in monitor
+    return next((kind for matches, kind in _GIT_KEYS if matches(k)), None)
+
+
+def _subkey_runs(k: str) -> bool:
     parts = k.split(".")
-    if len(parts) >= 3 and parts[-1] in _GIT_SHELL_SUBKEYS.get(parts[0], ()):
-        return "shell"
-    return None
+    return len(parts) >= 3 and parts[-1] in _GIT_SHELL_SUBKEYS.get(parts[0], ())
+
+
+#: what a (lowercased) git setting is, the first that matches
+_GIT_KEYS: tuple[tuple[Callable[[str], bool], str], ...] = (
+    (lambda k: k in _GIT_SHELL, "shell"),
+    (lambda k: k in _GIT_CODE or (k.startswith("includeif.") and k.endswith(".path")), "code"),
+    (lambda k: k.startswith("pager."), "shell"),
+    (lambda k: k.startswith("protocol.") and k.endswith(".allow") and "ext" in k, "code"),
+    (_subkey_runs, "shell"),
+)

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911 - a command line is a big case analysis
 """Programs that feed arguments to other programs: ``xargs``, ``parallel``, ``find``.
 
 Each runs a command over items: the items are substituted when they are known (a
@@ -8,7 +7,7 @@ heredoc, ``echo … |``, ``:::``), and stand for a run-time value when they are 
 from __future__ import annotations
 
 from smllm.gate.shell._analyse import command_name, judge_argv, nested, stdin_text, write_target
-from smllm.gate.shell._flags import skip_options
+from smllm.gate.shell._flags import Options, read, skip_options
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 from smllm.gate.shell._programs import SHELLS
@@ -48,26 +47,33 @@ _XARGS_ARG = frozenset(
 )
 
 
+#: xargs reads its options in POSIX order: the command starts at the first operand
+_XARGS = Options(_XARGS_ARG)
+
+
+def _xargs_replace(v: str, value: Word | None, replace: str | None) -> str | None:
+    """The replace string ``-I R``, ``-iR``, ``--replace[=R]`` set (``{}`` by default)."""
+    if v == "-I":
+        return value.value if value is not None else "{}"
+    if v.startswith(("-I", "-i", "--replace")):
+        if "=" in v:
+            return v.split("=", 1)[1]
+        return v[2:] if v[:2] in ("-I", "-i") and len(v) > 2 else "{}"
+    return replace
+
+
 def xargs(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    i = 0
+    values = [a.value for a in args]
+    i = len(args)
     replace: str | None = None
     from_file = False
-    while i < len(args):
-        v = args[i].value
-        if v is None or not v.startswith("-") or v == "-":
-            break
-        if v == "--":
-            i += 1
-            break
-        if v in ("-a", "--arg-file") or v.startswith("--arg-file="):
-            from_file = True
-        if v == "-I":
-            replace = args[i + 1].value if i + 1 < len(args) else "{}"
-        elif v.startswith("-I") or v.startswith("-i") or v.startswith("--replace"):
-            replace = v[2:] if v[:2] in ("-I", "-i") and len(v) > 2 else "{}"
-            if "=" in v:
-                replace = v.split("=", 1)[1]
-        i += 2 if v in _XARGS_ARG else 1
+    for arg in read(values, _XARGS):
+        v = values[arg.at] or ""
+        if arg.name == "":
+            i = arg.at
+        elif arg.name != "--":
+            from_file = from_file or v in ("-a", "--arg-file") or v.startswith("--arg-file=")
+            replace = _xargs_replace(v, arg.word(args), replace)
     rest = args[i:] or [Word("echo", "echo")]
     head, _ = command_name(rest[0])
     if head in SHELLS or head in ("eval", "source", "."):
@@ -127,34 +133,73 @@ def _listed_item(cmd: Simple) -> Word | None:
 
 
 def _lister_folders(name: str, args: list[str]) -> list[str] | None:
+    """The folders whose paths a lister prints (None: not a lister, or it prints more)."""
+    lister = _LISTERS.get(name)
+    if lister is None:
+        return None
     operands = [a for a in args if not a.startswith("-")]
     flags = "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
     longs = {a.split("=", 1)[0] for a in args if a.startswith("--")}
-    if name == "find":
-        lead = []
-        for a in args:
-            if a.startswith(("-", "(", "!")):
-                break
-            lead.append(a)
-        if any(a in ("-exec", "-execdir", "-printf", "-fprint", "-ok") for a in args):
-            return None
-        return lead or ["."]
-    if name in ("grep", "egrep", "fgrep") and ("l" in flags or "L" in flags or longs & {
-            "--files-with-matches", "--files-without-match"}):
-        pattern_given = "e" in flags or "f" in flags or bool(longs & {"--regexp", "--file"})
-        paths = operands if pattern_given else operands[1:]
-        return paths or ["."]
-    if name == "rg" and ("l" in flags or longs & {"--files", "--files-with-matches"}):
-        paths = operands if "--files" in longs else operands[1:]
-        return paths or ["."]
-    if name in ("fd", "fdfind"):
-        return operands[1:] or ["."]
-    if name == "git" and (args[:1] == ["ls-files"] or (args[:1] == ["diff"]
-                                                       and "--name-only" in args)):
-        return ["."]
-    if name == "ls" and not operands:
+    return lister(args, operands, flags, longs)
+
+
+def _find_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                  ) -> list[str] | None:
+    lead = []
+    for a in args:
+        if a.startswith(("-", "(", "!")):
+            break
+        lead.append(a)
+    if any(a in ("-exec", "-execdir", "-printf", "-fprint", "-ok") for a in args):
+        return None
+    return lead or ["."]
+
+
+def _grep_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                  ) -> list[str] | None:
+    if not ("l" in flags or "L" in flags or longs & {"--files-with-matches",
+                                                       "--files-without-match"}):
+        return None
+    pattern_given = "e" in flags or "f" in flags or bool(longs & {"--regexp", "--file"})
+    return (operands if pattern_given else operands[1:]) or ["."]
+
+
+def _rg_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                ) -> list[str] | None:
+    if not ("l" in flags or longs & {"--files", "--files-with-matches"}):
+        return None
+    return (operands if "--files" in longs else operands[1:]) or ["."]
+
+
+def _fd_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                ) -> list[str] | None:
+    return operands[1:] or ["."]
+
+
+def _git_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                 ) -> list[str] | None:
+    if args[:1] == ["ls-files"] or (args[:1] == ["diff"] and "--name-only" in args):
         return ["."]
     return None
+
+
+def _ls_folders(args: list[str], operands: list[str], flags: str, longs: set[str]
+                ) -> list[str] | None:
+    return None if operands else ["."]
+
+
+#: the programs that list paths, and how each says which folders (see _listed_item)
+_LISTERS: dict[str, Callable[[list[str], list[str], str, set[str]], list[str] | None]] = {
+    "find": _find_folders,
+    "grep": _grep_folders,
+    "egrep": _grep_folders,
+    "fgrep": _grep_folders,
+    "rg": _rg_folders,
+    "fd": _fd_folders,
+    "fdfind": _fd_folders,
+    "git": _git_folders,
+    "ls": _ls_folders,
+}
 
 
 def _substitute(words: list[Word], token: str | None, item: Word) -> list[Word]:

@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
 
 """Programs that delete, overwrite or re-permission files."""
 
@@ -69,8 +68,26 @@ def mv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     opts, operands = _split(args)
     if "--help" in opts:
         return [], True
+    target, operands = _mv_target(args, opts, operands)
+    out: list[Finding] = []
+    _copy_content(name, operands, target, ctx)
+    if name == "mv":
+        for src in operands:
+            out += _moved_away(src, ctx, name)
+    if name == "cp" and any(s.value == "/dev/null" for s in operands):
+        out.append(Finding("fs.truncate", "ask", "copies /dev/null over a file (empties it)"))
+    if target is not None:
+        for dest in into_folder(target, operands, ctx):
+            out += write_target(dest, ctx, truncate=True, what=f"{name} onto", by=name)
+    return out, False
+
+
+def _mv_target(args: list[Word], opts: list[str], operands: list[Word]
+               ) -> tuple[Word | None, list[Word]]:
+    """The destination of cp/mv/install (``-t DIR``, ``--target-directory=DIR`` or the
+    last operand) and the sources."""
     target: Word | None = None
-    for i, o in enumerate(opts):
+    for o in opts:
         if o.startswith("--target-directory="):
             target = Word(o, o.split("=", 1)[1])
         elif o == "-t":
@@ -78,38 +95,21 @@ def mv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             if idx + 1 < len(args):
                 target = args[idx + 1]
                 operands = [w for w in operands if w is not target]
-        del i
     if target is None and operands:
-        target, operands = operands[-1], operands[:-1]
-    out: list[Finding] = []
-    _copy_content(name, operands, target, ctx)
-    if name == "mv":
-        for src in operands:
-            path = ctx.record("move", src, name)
-            where = ctx.where(src, last=False)
-            if where in ("critical", "sensitive", "device"):
-                out.append(
-                    Finding(
-                        "fs.move-critical",
-                        "deny",
-                        f"moves the protected location {src.value or src.raw}",
-                        path,
-                    )
-                )
-            elif where in ("outside", "dynamic"):
-                out.append(
-                    Finding(
-                        "fs.delete-outside",
-                        "ask",
-                        f"moves {src.value or src.raw} away from where it is",
-                    )
-                )
-    if name == "cp" and any(s.value == "/dev/null" for s in operands):
-        out.append(Finding("fs.truncate", "ask", "copies /dev/null over a file (empties it)"))
-    if target is not None:
-        for dest in into_folder(target, operands, ctx):
-            out += write_target(dest, ctx, truncate=True, what=f"{name} onto", by=name)
-    return out, False
+        return operands[-1], operands[:-1]
+    return target, operands
+
+
+def _moved_away(src: Word, ctx: Context, name: str) -> list[Finding]:
+    path = ctx.record("move", src, name)
+    where = ctx.where(src, last=False)
+    if where in ("critical", "sensitive", "device"):
+        return [Finding("fs.move-critical", "deny",
+                        f"moves the protected location {src.value or src.raw}", path)]
+    if where in ("outside", "dynamic"):
+        return [Finding("fs.delete-outside", "ask",
+                        f"moves {src.value or src.raw} away from where it is")]
+    return []
 
 
 def _copy_content(name: str, sources: list[Word], target: Word | None, ctx: Context) -> None:
@@ -210,44 +210,33 @@ def truncate(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     return out, False
 
 
+class _Patch:
+    """patch's command line: ``-pN``, the diff (``-i``), the folder (``-d``), the file."""
+
+    __slots__ = ("folder", "operands", "source", "strip")
+
+    def __init__(self) -> None:
+        self.strip = 0
+        self.source: Word | None = None
+        self.folder: Word | None = None
+        self.operands: list[Word] = []
+
+
 def patch(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     """patch [-pN] [-i PATCH] [-d DIR] [FILE]: the files the diff names are written."""
-    strip = 0
-    source: Word | None = None
-    folder: Word | None = None
-    operands: list[Word] = []
-    i = 0
-    while i < len(args):
-        v = args[i].value or ""
-        nxt = args[i + 1] if i + 1 < len(args) else None
-        if v.startswith("-p") and v[2:].isdigit():
-            strip = int(v[2:])
-        elif v == "-p" and nxt is not None and (nxt.value or "").isdigit():
-            strip, i = int(nxt.value or "0"), i + 1
-        elif v in ("-i", "--input") and nxt is not None:
-            source, i = nxt, i + 1
-        elif v in ("-d", "--directory") and nxt is not None:
-            folder, i = nxt, i + 1
-        elif v in ("--dry-run", "-C", "--check"):
-            return [], True
-        elif not v.startswith("-"):
-            operands.append(args[i])
-        i += 1
-    text = read_text(ctx.resolve(source.value) or "") if source is not None and source.value \
-        else stdin_text(cmd)[0]
-    if text is None:
-        for r in cmd.redirects:
-            if r.op == "<" and r.target is not None and r.target.value is not None:
-                text = read_text(ctx.resolve(r.target.value) or "")
+    p = _patch_argv(args)
+    if p is None:
+        return [], True
+    text = _patch_text(p.source, cmd, ctx)
     run_ctx = ctx
-    if folder is not None and folder.value is not None:
+    if p.folder is not None and p.folder.value is not None:
         run_ctx = ctx.child()
         run_ctx.depth = ctx.depth
-        run_ctx.cwd = ctx.resolve(folder.value)
-    if operands:
-        targets = [operands[0]]
+        run_ctx.cwd = ctx.resolve(p.folder.value)
+    if p.operands:
+        targets = [p.operands[0]]
     elif text is not None:
-        targets = [Word(p, p) for p in patched_files(text, strip)]
+        targets = [Word(f, f) for f in patched_files(text, p.strip)]
     else:
         ctx.record("write", None, name)
         return [], False
@@ -255,6 +244,40 @@ def patch(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     for t in targets:
         out += write_target(t, run_ctx, truncate=False, what="patch writes", by=name)
     return out, False
+
+
+def _patch_argv(args: list[Word]) -> _Patch | None:
+    """patch's command line read (None: a dry run, which writes nothing)."""
+    p = _Patch()
+    i = 0
+    while i < len(args):
+        v = args[i].value or ""
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if v in ("--dry-run", "-C", "--check"):
+            return None
+        if v.startswith("-p") and v[2:].isdigit():
+            p.strip = int(v[2:])
+        elif v == "-p" and nxt is not None and (nxt.value or "").isdigit():
+            p.strip, i = int(nxt.value or "0"), i + 1
+        elif v in ("-i", "--input") and nxt is not None:
+            p.source, i = nxt, i + 1
+        elif v in ("-d", "--directory") and nxt is not None:
+            p.folder, i = nxt, i + 1
+        elif not v.startswith("-"):
+            p.operands.append(args[i])
+        i += 1
+    return p
+
+
+def _patch_text(source: Word | None, cmd: Simple, ctx: Context) -> str | None:
+    """The diff patch applies: its ``-i`` file, else its stdin (or ``< FILE``)."""
+    text = read_text(ctx.resolve(source.value) or "") if source is not None and source.value \
+        else stdin_text(cmd)[0]
+    if text is None:
+        for r in cmd.redirects:
+            if r.op == "<" and r.target is not None and r.target.value is not None:
+                text = read_text(ctx.resolve(r.target.value) or "")
+    return text
 
 
 def shred(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:

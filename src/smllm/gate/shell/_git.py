@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0912 - a command line is a big case analysis
 
 """git: the forms that destroy uncommitted work, history or the means of recovery, and
 the settings and options that make git run commands.
@@ -19,7 +18,7 @@ from smllm.gate.shell._analyse import (
     read_script,
     write_target,
 )
-from smllm.gate.shell._flags import flags, long_option
+from smllm.gate.shell._flags import Arg, Options, flags, long_option, read
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
@@ -113,59 +112,81 @@ def _discard(reason: str) -> list[Finding]:
     return [Finding("git.discard", "deny", reason)]
 
 
+#: git's own options, before the subcommand (``git -C DIR -c KEY=VALUE status``)
+_GLOBAL = Options(_GLOBAL_ARG, longs=_GLOBAL_LONG, dash=True)
+
+
 def git(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    values = [a.value for a in args]
     aliases: dict[str, str] = {}
     found: list[Finding] = []
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        if v is None:
-            return [
-                Finding("shell.dynamic-command", "ask", "git arguments only known at run time")
-            ], False
-        if not v.startswith("-"):
-            break
-        v = long_option(v, _GLOBAL_LONG)
-        setting = None
-        if v == "-c" and i + 1 < len(args):
-            setting = args[i + 1].value
-            if setting is None:
-                found.append(Finding("exec.code-option", "ask",
-                                     "git -c with a run-time setting"))
-        elif v.startswith("-c") and len(v) > 2:
-            setting = v[2:]
-        elif v.startswith(("--config-env=", "--config-env")):
-            value = args[i + 1].value if v == "--config-env" and i + 1 < len(args) else v[13:]
-            key = (value or "").split("=", 1)[0]
-            found += git_setting(key, None, ctx, f"git --config-env {key}") if key else []
-        elif v.startswith("--exec-path="):
-            found.append(Finding("exec.code-option", "ask",
-                                 f"git {v} runs git's commands from another folder"))
-        if setting is not None:
-            key, _, value = setting.partition("=")
-            if key.lower().startswith("alias."):
-                aliases[key[6:].lower()] = value
-            else:
-                found += git_setting(key, value, ctx, f"git -c {key}")
-        i += 2 if v in _GLOBAL_ARG else 1
+    i = len(args)
+    for arg in read(values, _GLOBAL):
+        if arg.name == "":
+            i = arg.at
+        elif arg.name != "--":
+            found += _global_option(arg, args, ctx, aliases)
+    if i < len(args) and values[i] is None:
+        return [
+            Finding("shell.dynamic-command", "ask", "git arguments only known at run time")
+        ], False
     if i >= len(args):
         return found, not found
     sub = (args[i].value or "").lower()
     rest = args[i + 1 :]
-    values = [(a.value or "").lower() for a in rest]
     if sub in aliases:
-        body = aliases[sub]
-        if body.startswith("!"):
-            return [
-                *found,
-                Finding("git.alias-exec", "ask", f"git alias {sub!r} runs a shell command"),
-                *nested(body[1:], ctx, f"git alias {sub}"),
-            ], False
-        inner = [*(Word(p, p) for p in body.split()), *rest]
-        more, safe = git(name, inner, cmd, ctx)
+        more, safe = _alias(name, (sub, aliases[sub]), rest, cmd, ctx)
         return found + more, safe and not found
+    more, safe = _subcommand(sub, rest, ctx)
+    return found + more, safe and not found
+
+
+def _global_option(arg: Arg, args: list[Word], ctx: Context, aliases: dict[str, str]
+                   ) -> list[Finding]:
+    """What one of git's own options does: ``-c KEY=VALUE`` sets a setting (or an alias),
+    ``--config-env`` takes one from the environment, ``--exec-path=DIR`` runs git's
+    commands from DIR."""
+    word = arg.word(args)
+    if arg.name == "-c" and word is not None:
+        return _setting(word, ctx, aliases)
+    if arg.name == "--config-env":
+        key = (word.value or "").split("=", 1)[0] if word is not None else ""
+        return git_setting(key, None, ctx, f"git --config-env {key}") if key else []
+    if arg.name == "--exec-path" and arg.attached is not None:
+        return [Finding("exec.code-option", "ask",
+                        f"git --exec-path={arg.attached} runs git's commands from another "
+                        "folder")]
+    return []
+
+
+def _setting(word: Word, ctx: Context, aliases: dict[str, str]) -> list[Finding]:
+    """``-c KEY=VALUE``: an alias is kept for the subcommand, a setting judged."""
+    if word.value is None:
+        return [Finding("exec.code-option", "ask", "git -c with a run-time setting")]
+    key, _, value = word.value.partition("=")
+    if key.lower().startswith("alias."):
+        aliases[key[6:].lower()] = value
+        return []
+    return git_setting(key, value, ctx, f"git -c {key}")
+
+
+def _alias(name: str, alias: tuple[str, str], rest: list[Word], cmd: Simple, ctx: Context
+           ) -> Result:
+    """``git -c alias.NAME=BODY NAME``: BODY run (``!`` makes it a shell command)."""
+    sub, body = alias
+    if body.startswith("!"):
+        return [
+            Finding("git.alias-exec", "ask", f"git alias {sub!r} runs a shell command"),
+            *nested(body[1:], ctx, f"git alias {sub}"),
+        ], False
+    return git(name, [*(Word(p, p) for p in body.split()), *rest], cmd, ctx)
+
+
+def _subcommand(sub: str, rest: list[Word], ctx: Context) -> Result:
+    values = [(a.value or "").lower() for a in rest]
     if "--help" in values or "-h" in values:
-        return found, not found
+        return [], True
+    found: list[Finding] = []
     if sub in _FETCHERS:
         found += _fetcher(sub, values, rest, ctx)
     check = _CHECKS.get(sub)
@@ -184,49 +205,56 @@ def _fetcher(sub: str, values: list[str], args: list[Word], ctx: Context) -> lis
     """clone/fetch/pull/...: ``--upload-pack`` runs a command, ``ext::`` URLs run one,
     ``--config`` sets git settings, ``--template`` copies hooks in."""
     out: list[Finding] = []
-    known = _LONG.get("clone", ())
     for j, v in enumerate(values):
-        raw = args[j].value or ""
-        full = long_option(v, known)
-        value: str | None = None
-        if full in ("--upload-pack", "--exec", "--receive-pack") or (
-            v == "-u" and sub in ("clone", "ls-remote")
-        ):
-            value = args[j + 1].value if j + 1 < len(args) else None
-        elif full.startswith(("--upload-pack=", "--exec=", "--receive-pack=")):
-            value = raw.split("=", 1)[1]
-        if value is not None:
-            out.append(Finding("exec.code-option", "ask",
-                               f"git {sub} {full.split('=')[0]} runs a command on this machine"))
-            out += nested(value, ctx, f"git {sub} {full.split('=')[0]}")
-        if full in ("--config", "-c") and j + 1 < len(args) and args[j + 1].value:
-            key, _, setting = (args[j + 1].value or "").partition("=")
-            out += git_setting(key, setting, ctx, f"git {sub} --config {key}")
-        elif full.startswith("--config="):
-            key, _, setting = raw.split("=", 1)[1].partition("=")
-            out += git_setting(key, setting, ctx, f"git {sub} --config {key}")
-        if full.startswith("--template"):
-            out.append(Finding("exec.code-option", "ask",
-                               f"git {sub} --template copies hooks that git then runs"))
-        if raw.lower().startswith("ext::"):
-            out.append(Finding("exec.code-option", "ask",
-                               f"git {sub} of an ext:: URL runs a command"))
-            out += nested(raw[5:].replace("% ", " ").replace("%%", "%"), ctx, "git ext::")
+        out += _fetch_option(sub, j, v, args, ctx)
     if sub == "clone":
         operands = [a for a in args if not (a.value or "").startswith("-")]
         if len(operands) >= 2:
             out += write_target(operands[1], ctx, truncate=False, what="git clone into",
                                 by="git")
     if sub == "submodule" and values[:1] == ["foreach"]:
-        body = [a.value for a in args[1:] if (a.value or "") not in ("--recursive", "-q",
-                                                                     "--quiet")]
-        if any(b is None for b in body):
-            out.append(Finding("shell.dynamic-command", "ask",
-                               "git submodule foreach runs a run-time string"))
-        else:
-            out += nested(" ".join(b for b in body if b is not None), ctx,
-                          "git submodule foreach")
+        out += _foreach(args, ctx)
     return out
+
+
+def _fetch_option(sub: str, j: int, v: str, args: list[Word], ctx: Context) -> list[Finding]:
+    """What the word ``v`` (``args[j]``, lowercased) of a fetching subcommand runs."""
+    raw = args[j].value or ""
+    full = long_option(v, _LONG.get("clone", ()))
+    nxt = args[j + 1].value if j + 1 < len(args) else None
+    out: list[Finding] = []
+    value: str | None = None
+    if full in ("--upload-pack", "--exec", "--receive-pack") or (
+        v == "-u" and sub in ("clone", "ls-remote")
+    ):
+        value = nxt
+    elif full.startswith(("--upload-pack=", "--exec=", "--receive-pack=")):
+        value = raw.split("=", 1)[1]
+    if value is not None:
+        out.append(Finding("exec.code-option", "ask",
+                           f"git {sub} {full.split('=')[0]} runs a command on this machine"))
+        out += nested(value, ctx, f"git {sub} {full.split('=')[0]}")
+    setting = nxt if full in ("--config", "-c") and nxt else (
+        raw.split("=", 1)[1] if full.startswith("--config=") else None)
+    if setting is not None:
+        key, _, value = setting.partition("=")
+        out += git_setting(key, value, ctx, f"git {sub} --config {key}")
+    if full.startswith("--template"):
+        out.append(Finding("exec.code-option", "ask",
+                           f"git {sub} --template copies hooks that git then runs"))
+    if raw.lower().startswith("ext::"):
+        out.append(Finding("exec.code-option", "ask", f"git {sub} of an ext:: URL runs a command"))
+        out += nested(raw[5:].replace("% ", " ").replace("%%", "%"), ctx, "git ext::")
+    return out
+
+
+def _foreach(args: list[Word], ctx: Context) -> list[Finding]:
+    """``git submodule foreach CMD``: CMD runs in each submodule."""
+    body = [a.value for a in args[1:] if (a.value or "") not in ("--recursive", "-q", "--quiet")]
+    if any(b is None for b in body):
+        return [Finding("shell.dynamic-command", "ask",
+                        "git submodule foreach runs a run-time string")]
+    return nested(" ".join(b for b in body if b is not None), ctx, "git submodule foreach")
 
 
 def _reset(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:

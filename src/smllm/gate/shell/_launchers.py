@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0912, PLR0915 - a command line is a big case analysis
 """Programs that run other programs, as data: a launcher's options are skipped and the
 program it runs is judged in its place.
 
@@ -21,7 +20,7 @@ from smllm.gate.shell._analyse import (
     run_script_file,
     stdin_text,
 )
-from smllm.gate.shell._flags import subcommand
+from smllm.gate.shell._flags import Options, item, read, subcommand
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word, is_assignment, parse
 
@@ -35,8 +34,8 @@ if TYPE_CHECKING:
 class Launcher:
     """How one launcher reads its command line (see the module's docstring)."""
 
-    __slots__ = ("after", "later", "privileged", "skip", "string", "strings", "sub",
-                 "with_arg")
+    __slots__ = ("after", "later", "options", "privileged", "skip", "string", "strings",
+                 "sub", "with_arg")
 
     def __init__(  # noqa: PLR0917 - a table row
         self, with_arg: str = "", skip: int = 0, sub: str = "", string: str = "",
@@ -51,6 +50,8 @@ class Launcher:
         self.privileged = privileged
         self.later = later
         self.after = after  # the command starts after this word (gdb --args, xterm -e)
+        #: its own options as the argv reader reads them (getopt: ``-qc CMD`` is ``-c CMD``)
+        self.options = Options(self.with_arg | self.string, clusters=True)
 
 
 L = Launcher
@@ -205,12 +206,6 @@ LAUNCHERS: dict[str, Launcher] = {
 }
 
 
-def _string_value(words: list[Word], i: int, key: str, eq: str, val: str) -> Word | None:
-    if eq:
-        return Word(val, val)
-    return words[i + 1] if i + 1 < len(words) else None
-
-
 def launcher(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     spec = LAUNCHERS[name]
     out: list[Finding] = []
@@ -218,48 +213,19 @@ def launcher(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         out.append(Finding("sys.privileged", "ask", f"runs with elevated privileges ({name})"))
     if spec.later:
         out.append(Finding("sys.persistence", "ask", f"{name} schedules commands to run later"))
-    values = [a.value or "" for a in args]
-    i = 0
-    if spec.sub:
-        i = subcommand(values, spec.with_arg)
-        if i >= len(args) or values[i] not in spec.sub:
-            return out, False  # not the launching subcommand: its arguments are data
-        i += 1
-    if spec.after:
-        if spec.after not in values[i:]:
-            return out, False
-        i = values.index(spec.after, i) + 1
+    start = _launched_from(spec, [a.value or "" for a in args])
+    if start is None:
+        return out, False  # not the launching subcommand: its arguments are data
     strings: list[Word | None] = []
-    while i < len(args):
-        v = args[i].value
-        if v is None:
-            break
-        if v == "--":
-            i += 1
-            break
-        if not v.startswith("-") or len(v) == 1:
-            break
-        key, eq, val = v.partition("=")
-        cluster_end = f"-{key[-1]}" if not key.startswith("--") and len(key) > 2 else ""
-        if key in spec.string or cluster_end in spec.string:
-            strings.append(_string_value(args, i, key, eq, val))
-            i += 1 if eq else 2
-            continue
-        if (key in spec.with_arg or cluster_end in spec.with_arg) and not eq:
-            i += 2
-            continue
-        if name == "systemd-run" and key.startswith("--on-"):
+    i = len(args)
+    for arg in read([a.value for a in args], spec.options, start):
+        if arg.name == "":
+            i = arg.at
+        elif arg.name in spec.string:
+            strings.append(arg.word(args))
+        elif name == "systemd-run" and arg.name.startswith("--on-"):
             out.append(Finding("sys.persistence", "ask", "systemd-run starts a timer"))
-        i += 1
-    rest = args[i:][spec.skip:]
-    if rest and rest[0].value == "--":
-        rest = rest[1:]
-    if rest and rest[0].value in spec.string and not spec.strings:  # flock FILE -c CMD
-        strings.append(rest[1] if len(rest) > 1 else None)
-        rest = []
-    if spec.strings:
-        strings += rest
-        rest = []
+    rest = _command_words(spec, args[i:][spec.skip:], strings)
     found, safe = _run_strings(name, strings, ctx)
     out += found
     if name in ("at", "batch"):
@@ -268,6 +234,36 @@ def launcher(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return out, safe and not out and not strings
     sub_found, sub_safe = judge_argv(rest, cmd, ctx)
     return out + sub_found, sub_safe and not out and not strings
+
+
+def _launched_from(spec: Launcher, values: list[str]) -> int | None:
+    """Where the launcher's own options start: after its launching subcommand
+    (``poetry run``) or its ``after`` word (``xterm -e``); None when it launches nothing."""
+    i = 0
+    if spec.sub:
+        i = subcommand(values, spec.with_arg)
+        if i >= len(values) or values[i] not in spec.sub:
+            return None
+        i += 1
+    if spec.after:
+        if spec.after not in values[i:]:
+            return None
+        i = values.index(spec.after, i) + 1
+    return i
+
+
+def _command_words(spec: Launcher, rest: list[Word], strings: list[Word | None]) -> list[Word]:
+    """The command the launcher runs, from the words after its options and operands;
+    command-line strings among them go to ``strings``."""
+    if rest and rest[0].value == "--":
+        rest = rest[1:]
+    if rest and rest[0].value in spec.string and not spec.strings:  # flock FILE -c CMD
+        strings.append(rest[1] if len(rest) > 1 else None)
+        return []
+    if spec.strings:
+        strings += rest
+        return []
+    return rest
 
 
 def _run_strings(name: str, strings: list[Word | None], ctx: Context) -> Result:
@@ -302,63 +298,55 @@ def command_builtin(name: str, args: list[Word], cmd: Simple, ctx: Context) -> R
     return judge_argv(args[i:], cmd, ctx) if args[i:] else ([], True)
 
 
+#: GNU env's options (``-`` is ``-i``; ``--chd`` abbreviates ``--chdir``), and what the
+#: ones that change the command do: ``-C`` runs it in another folder, ``-S`` splits a
+#: string into more arguments
+_ENV = Options(("-u", "--unset", "-P", "-C", "--chdir", "-S", "--split-string"), clusters=True,
+               dash=True, longs=("--ignore-environment", "--null", "--debug", "--block-signal",
+                                 "--default-signal", "--ignore-signal", "--argv0",
+                                 "--list-signal-handling", "--help", "--version"))
+_ENV_ACTIONS = {"-C": "chdir", "--chdir": "chdir", "-S": "split", "--split-string": "split"}
+
+
 def env(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    i = 0
+    values = [a.value for a in args]
     run_ctx = ctx
     found: list[Finding] = []
+    i = 0
     while i < len(args):
-        v = args[i].value
-        if v is None:
+        arg = item(values, _ENV, i)
+        action = _ENV_ACTIONS.get(arg.name)
+        if arg.name == "--":
+            i = arg.end
             break
-        if v == "--":
-            i += 1
+        if arg.name == "" and not is_assignment(values[i] or ""):
             break
-        if v == "-":
-            i += 1
-            continue
-        if v in ("-u", "--unset", "-P"):
-            i += 2
-        elif v in ("-C", "--chdir") or (v.startswith(("--chdir=", "-C")) and v != "-C"):
-            target = (
-                args[i + 1]
-                if v in ("-C", "--chdir") and i + 1 < len(args)
-                else Word(v, v.split("=", 1)[1] if "=" in v else v[2:])
-            )
-            run_ctx = _chdir(ctx, target)
-            i += 2 if v in ("-C", "--chdir") else 1
-        elif v in ("-S", "--split-string") or v.startswith(("--split-string=", "-S")):
-            text = (
-                args[i + 1].value
-                if v in ("-S", "--split-string") and i + 1 < len(args)
-                else v.split("=", 1)[1]
-                if "=" in v
-                else v[2:]
-            )
-            if text is None:
-                return [
-                    Finding("shell.dynamic-command", "ask", "env -S splits a run-time string")
-                ], False
-            split = [
-                w
-                for c in parse(text, cwd=ctx.cwd or ctx.root, home=ctx.home).commands
-                for w in c.words
-            ]
-            skip = 2 if v in ("-S", "--split-string") else 1
-            sub, safe = env(name, split + args[i + skip :], cmd, run_ctx)
-            return found + sub, safe and not found
-        elif is_assignment(v):
-            key, value = v.split("=", 1)
+        if arg.name == "":
+            key, value = (values[i] or "").split("=", 1)
             found += environment(key, value, ctx)
-            i += 1
-        elif v.startswith("-") and len(v) > 1:
-            i += 1
-        else:
-            break
+        elif action == "chdir":
+            run_ctx = _chdir(ctx, arg.word(args) or Word("", ""))
+        elif action == "split":
+            sub, safe = _env_split(name, arg.word(args), args[arg.end:], cmd, ctx,
+                                   run_ctx=run_ctx)
+            return found + sub, safe and not found
+        i = arg.end
     rest = args[i:]
     if not rest:
         return found, not found
     sub, safe = judge_argv(rest, cmd, run_ctx)
     return found + sub, safe and not found
+
+
+def _env_split(name: str, string: Word | None, after: list[Word], cmd: Simple, ctx: Context, *,
+               run_ctx: Context) -> Result:
+    """``env -S STRING ARGS``: env again over STRING's words followed by ARGS."""
+    text = "" if string is None else string.value
+    if text is None:
+        return [Finding("shell.dynamic-command", "ask", "env -S splits a run-time string")], False
+    split = [w for c in parse(text, cwd=ctx.cwd or ctx.root, home=ctx.home).commands
+             for w in c.words]
+    return env(name, split + after, cmd, run_ctx)
 
 
 def _chdir(ctx: Context, target: Word) -> Context:

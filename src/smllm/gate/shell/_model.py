@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, S108 - a shell grammar is a big case analysis; /tmp is data here
 """The analyser's vocabulary: decisions, findings, per-command reports, the context."""
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Literal
 
-    from smllm.gate.shell._parse import Word
+    from smllm.gate.shell._syntax import Word
 
     Decision = Literal["allow", "ask", "deny"]
     Where = Literal["dynamic", "device", "sensitive", "critical", "outside", "temp", "workspace"]
@@ -27,7 +26,7 @@ class _ReProxy:
     """
 
     def __getattr__(self, name: str) -> object:
-        import re  # noqa: PLC0415
+        import re  # noqa: PLC0415 - re on first use (hot path)
 
         return getattr(re, name)
 
@@ -88,7 +87,7 @@ class LazyRe:
 
     def get(self) -> re.Pattern[str]:
         if self._rx is None:
-            import re  # noqa: PLC0415
+            import re  # noqa: PLC0415 - re on first use (hot path)
 
             self._rx = re.compile(self.pattern, self.flags)
         return self._rx
@@ -294,7 +293,7 @@ _PUBLIC_NAMES = credentials.PUBLIC_NAMES
 _SECRET_FILES = credentials.SECRET_FILES
 _SECRET_SUFFIXES = credentials.SECRET_SUFFIXES
 _ENV_TEMPLATES = (".example", ".sample", ".template", ".dist", ".defaults")
-TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp")
+TEMP_ROOTS = ("/tmp", "/var/tmp", "/private/tmp")  # noqa: S108 - paths judged, not files opened
 #: where recipes written in another language are put for their interpreter to read
 VIRTUAL = "/proc/self/smllm-recipe"
 HARMLESS_DEVICES = (
@@ -342,7 +341,7 @@ class Context:
         root: str,
         cwd: str | None,
         home: str,
-        tmpdir: str = "/tmp",
+        tmpdir: str = "/tmp",  # noqa: S108 - bash's default $TMPDIR
         extra_sensitive: tuple[str, ...] = (),
         depth: int = 0,
         memory: Memory | None = None,
@@ -455,6 +454,11 @@ class Context:
             return "critical"
         if _under(path, self.root):
             return "workspace"
+        return self._temp_or_outside(path, glob=glob)
+
+    def _temp_or_outside(self, path: str, *, glob: bool) -> Where:
+        """A path outside the workspace: ``temp`` inside a temporary folder (links
+        followed), unless the workspace itself is there."""
         temps = (*TEMP_ROOTS, self.tmpdir)
         if any(_under(path, t) and path != t for t in temps) and not (
             self.root_in_temp() and _under(path, os.path.dirname(self.root))

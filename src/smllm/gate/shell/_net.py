@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from smllm.gate.shell import _flows
 from smllm.gate.shell._analyse import into_folder, nested, stdin_text, write_target
-from smllm.gate.shell._flags import skip_options
+from smllm.gate.shell._flags import Options, item, read, skip_options
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     Result = tuple[list[Finding], bool]
 
@@ -34,28 +34,29 @@ _CURL_ARG = frozenset({"-H", "--header", "-u", "--user", "-A", "--user-agent", "
                        "--limit-rate", "-z", "--time-cond", "--oauth2-bearer"})
 
 
-def _option_value(args: list[Word], i: int, options: frozenset[str]) -> tuple[str, Word | None,
-                                                                             int]:
-    """(option, its value word, words used) for an option of ``options`` at ``i``, with
-    the ``--opt=value`` and ``-dvalue`` spellings; ``("", None, 1)`` otherwise."""
-    v = args[i].value or ""
-    if v in options:
-        return v, args[i + 1] if i + 1 < len(args) else None, 2
-    if v.startswith("--") and "=" in v:
-        key, value = v.split("=", 1)
-        if key in options:
-            return key, Word(value, value), 1
-    if len(v) > 2 and v[0] == "-" and v[1] != "-" and v[:2] in options:
-        return v[:2], Word(v[2:], v[2:]), 1
-    return "", None, 1
+#: curl's options that take a value, as the argv reader reads them (GNU order)
+_CURL = Options(_CURL_DATA | _CURL_OUT | _CURL_ARG, permute=True)
+_WGET = Options(("--post-file", "--body-file", "-O", "--output-document", "-P",
+                 "--directory-prefix", "-o", "--output-file", "-a", "--append-output",
+                 "--use-askpass"), permute=True)
+
+
+def _options(args: list[Word], spec: Options) -> Iterator[tuple[str, Word | None]]:
+    """Each word's option of ``spec`` and its value (``("", None)`` for any other word);
+    every word is read, options after operands and after ``--`` too, as curl and wget
+    always were."""
+    values = [a.value for a in args]
+    i = 0
+    while i < len(args):
+        arg = item(values, spec, i)
+        yield (arg.name, arg.word(args)) if arg.name in spec.value else ("", None)
+        i = arg.end
 
 
 def curl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     sent: list[Word | str] = []
     out: list[Finding] = []
-    i = 0
-    while i < len(args):
-        key, value, used = _option_value(args, i, _CURL_DATA | _CURL_OUT | _CURL_ARG)
+    for key, value in _options(args, _CURL):
         if key in _CURL_DATA and value is not None and value.value is not None:
             text = value.value
             if key in ("-F", "--form") and "=" in text:
@@ -64,19 +65,13 @@ def curl(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                 sent.append(text if key not in ("-T", "--upload-file") else "@" + text)
         elif key in _CURL_OUT and value is not None and key not in ("--stderr",):
             out += write_target(value, ctx, truncate=True, what=f"{name} {key} writes", by=name)
-        i += used
     return out + _flows.sink(name, sent, cmd, ctx), False
 
 
 def wget(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    options = frozenset({"--post-file", "--body-file", "-O", "--output-document", "-P",
-                         "--directory-prefix", "-o", "--output-file", "-a", "--append-output",
-                         "--use-askpass"})
     sent: list[Word | str] = []
     out: list[Finding] = []
-    i = 0
-    while i < len(args):
-        key, value, used = _option_value(args, i, options)
+    for key, value in _options(args, _WGET):
         if value is not None and value.value is not None:
             if key in ("--post-file", "--body-file"):
                 sent.append(value)
@@ -85,7 +80,6 @@ def wget(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             elif value.value != "-":
                 out += write_target(value, ctx, truncate=key != "-a", what=f"{name} {key} writes",
                                     by=name)
-        i += used
     return out + _flows.sink(name, sent, cmd, ctx), False
 
 
@@ -129,6 +123,8 @@ def socat(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 _SSH_ARG = frozenset({"-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-b", "-c", "-e",
                       "-m", "-O", "-Q", "-S", "-W", "-w", "-E", "-B", "-I", "-P"})
+#: scp/sftp read options in GNU order: they may follow the operands
+_SCP = Options(_SSH_ARG, permute=True)
 #: ssh options whose value runs a command on this machine
 _SSH_LOCAL = ("proxycommand", "localcommand", "knownhostscommand")
 
@@ -195,16 +191,7 @@ def ssh(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 def scp(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     out = ssh_options(name, args, ctx)
-    operands: list[Word] = []
-    i = 0
-    while i < len(args):
-        v = args[i].value or ""
-        if v in _SSH_ARG:
-            i += 2
-            continue
-        if not v.startswith("-") or v == "-":
-            operands.append(args[i])
-        i += 1
+    operands = [args[a.at] for a in read([a.value for a in args], _SCP) if a.name == ""]
     if name == "sftp":
         return out + _sftp_batch(args, cmd, ctx), False
     if len(operands) >= 2 and _flows.remote(operands[-1].value):

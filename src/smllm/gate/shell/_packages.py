@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, PLR0912, PLR0915, PLR0917, C901 - command lines are case analyses
 """Package managers: the scripts they run, what they publish, where they install from.
 
 * scripts: ``npm run X`` (``npm test``, ``yarn X``, ``pnpm X``, ``bun run X``, with their
@@ -21,7 +20,7 @@ import os
 
 from smllm.gate.shell import _tasks
 from smllm.gate.shell._analyse import judge_argv, nested
-from smllm.gate.shell._flags import subcommand
+from smllm.gate.shell._flags import Options, read, subcommand
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
@@ -90,16 +89,48 @@ _PNPM_BUILTIN = frozenset({
 })
 
 
+class _NpmCall:
+    """One npm/yarn/pnpm/bun/npx command line, read: its subcommand, the words after it,
+    the package folders it runs in, and the findings of its global options."""
+
+    __slots__ = ("args", "at", "cmd", "ctx", "folders", "name", "out", "rest", "rest_words",
+                 "sub")
+
+    def __init__(self, name: str, args: list[Word], at: int, cmd: Simple, ctx: Context
+                 ) -> None:
+        values = [a.value or "" for a in args]
+        self.name = name
+        self.args = args
+        self.at = at  # the index of the subcommand
+        self.sub = values[at] if at < len(values) else ""
+        self.rest = values[at + 1:]
+        self.rest_words = args[at + 1:]
+        self.cmd = cmd
+        self.ctx = ctx
+        self.out: list[Finding] = []
+        self.folders: list[str] = []
+
+
 def npm(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    values = [a.value or "" for a in args]
     if any(a.value is None for a in args[:1]):
         return [Finding("shell.dynamic-command", "ask", f"{name} with a run-time argument")
                 ], False
-    i = subcommand(values, _NPM_ARG)
-    folder = ctx.cwd or ctx.root
-    out: list[Finding] = []
+    values = [a.value or "" for a in args]
+    call = _NpmCall(name, args, subcommand(values, _NPM_ARG), cmd, ctx)
+    folder, workspaces = _npm_globals(call, values[:call.at], values)
+    workspaces = _npm_workspaces(call.rest, workspaces)
+    call.folders = _folders(folder, workspaces, ctx)
+    handler = next((h for matches, h in _NPM_SUBCOMMANDS if matches(call)), _npm_other)
+    return handler(call)
+
+
+def _npm_globals(call: _NpmCall, head: list[str], values: list[str]
+                 ) -> tuple[str, list[str] | None]:
+    """The folder and the workspaces the global options choose; a registry or a script
+    shell they set is a finding."""
+    folder = call.ctx.cwd or call.ctx.root
     workspaces: list[str] | None = None
-    for j, v in enumerate(values[:i]):
+    for j, v in enumerate(head):
         nxt = values[j + 1] if j + 1 < len(values) else ""
         if v in ("--prefix", "-C", "--dir", "--cwd"):
             folder = os.path.join(folder, nxt)
@@ -112,80 +143,126 @@ def npm(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         elif v.startswith("--registry"):
             registry = v.split("=", 1)[1] if "=" in v else nxt
             if not registry.startswith(_DEFAULT_INDEXES):
-                out.append(_url_install(name, f"the registry {registry}"))
+                call.out.append(_url_install(call.name, f"the registry {registry}"))
         elif v.startswith("--script-shell"):
-            out.append(Finding("exec.code-option", "ask", f"{name} --script-shell runs scripts "
-                               "with another program"))
-    sub = values[i] if i < len(values) else ""
-    rest_words = args[i + 1:]
-    rest = values[i + 1:]
-    for j, v in enumerate(rest):  # options after the subcommand that move the project
+            call.out.append(Finding("exec.code-option", "ask", f"{call.name} --script-shell "
+                                    "runs scripts with another program"))
+    return folder, workspaces
+
+
+def _npm_workspaces(rest: list[str], workspaces: list[str] | None) -> list[str] | None:
+    """The workspaces that options after the subcommand add (they move the project)."""
+    for j, v in enumerate(rest):
         if v in ("-w", "--workspace", "--filter") and j + 1 < len(rest):
             workspaces = [*(workspaces or []), rest[j + 1]]
         elif v.startswith(("--workspace=", "--filter=")):
             workspaces = [*(workspaces or []), v.split("=", 1)[1]]
         elif v in ("-ws", "--workspaces", "-r", "--recursive"):
             workspaces = [*(workspaces or []), "*"]
-    folders = _folders(folder, workspaces, ctx)
-    if name == "npx" or (name in ("yarn", "pnpm") and sub == "dlx") or (
-            name == "bun" and sub == "x"):
-        found, _ = _npx(name, args if name == "npx" else rest_words, cmd, ctx)
-        return out + found, False
-    if not sub:
-        if name == "yarn":  # a bare yarn installs
-            return out + _lifecycle(name, folders, ctx), False
-        return out, False
-    if sub in ("publish",) or (name == "yarn" and sub == "npm" and rest[:1] == ["publish"]):
-        if "--dry-run" in rest:
-            return out, False
-        return _publish(f"{name} publish releases a package others install")
-    if sub in ("unpublish",):
-        return [*out, Finding("data.destroy", "deny",
-                              f"{name} unpublish removes a package others depend on")], False
-    if sub in ("deprecate", "dist-tag", "owner") and rest[:1] != ["ls"]:
-        return _publish(f"{name} {sub} changes a published package")
-    if sub in _NPM_INSTALL or (name == "bun" and sub in ("add", "install", "i")):
-        specs = [v for v in rest if v and not v.startswith("-")]
-        for spec in specs:
-            if _remote_spec(spec, npm_style=True):
-                out.append(_url_install(name, spec))
-        if not specs or sub in ("ci", "clean-install", "install-test", "it"):
-            out += _lifecycle(name, folders, ctx)
-            if sub in ("install-test", "it"):
-                out += _scripts(name, "test", folders, ctx)
-        return out, False
-    if (sub in ("exec", "x") and name != "yarn") or (name == "yarn" and sub == "exec"):
-        inner = [w for w in rest_words if w.value != "--"]
-        inner = [w for w in inner if not (w.value or "").startswith("-")] if inner else inner
-        if not inner:
-            return out, False
-        found, _ = judge_argv(inner, cmd, ctx)
-        return out + found, False
-    if sub in _NPM_RUN or (name == "bun" and sub == "run"):
-        script = next((v for v in rest if not v.startswith("-")), None)
-        if script is None:
-            return out, True  # lists the scripts
-        if name == "bun" and not _has_script(script, folders, ctx):
-            return out + _bun_file(rest_words, cmd, ctx), False
-        return out + _scripts(name, script, folders, ctx, required=True), False
-    if sub in _NPM_TEST:
-        return out + _scripts(name, _NPM_TEST[sub], folders, ctx), False
-    if name in ("yarn", "pnpm", "bun") and sub not in (
-            _YARN_BUILTIN if name == "yarn" else _PNPM_BUILTIN):
-        if _has_script(sub, folders, ctx):
-            return out + _scripts(name, sub, folders, ctx), False
-        if name == "bun":
-            return out + _bun_file(args[i:], cmd, ctx), False
-        found, _ = judge_argv(args[i:], cmd, ctx)  # yarn/pnpm run a binary of the project
-        return out + found, False
+    return workspaces
+
+
+def _npm_npx(c: _NpmCall) -> Result:
+    found, _ = _npx(c.name, c.args if c.name == "npx" else c.rest_words, c.cmd, c.ctx)
+    return c.out + found, False
+
+
+def _npm_bare(c: _NpmCall) -> Result:
+    if c.name == "yarn":  # a bare yarn installs
+        return c.out + _lifecycle(c.name, c.folders, c.ctx), False
+    return c.out, False
+
+
+def _npm_publish(c: _NpmCall) -> Result:
+    if "--dry-run" in c.rest:
+        return c.out, False
+    return _publish(f"{c.name} publish releases a package others install")
+
+
+def _npm_unpublish(c: _NpmCall) -> Result:
+    return [*c.out, Finding("data.destroy", "deny",
+                            f"{c.name} unpublish removes a package others depend on")], False
+
+
+def _npm_changes_release(c: _NpmCall) -> Result:
+    return _publish(f"{c.name} {c.sub} changes a published package")
+
+
+def _npm_install(c: _NpmCall) -> Result:
+    specs = [v for v in c.rest if v and not v.startswith("-")]
+    out = c.out + [_url_install(c.name, spec) for spec in specs
+                   if _remote_spec(spec, npm_style=True)]
+    if not specs or c.sub in ("ci", "clean-install", "install-test", "it"):
+        out += _lifecycle(c.name, c.folders, c.ctx)
+        if c.sub in ("install-test", "it"):
+            out += _scripts(c.name, "test", c.folders, c.ctx)
+    return out, False
+
+
+def _npm_exec(c: _NpmCall) -> Result:
+    inner = [w for w in c.rest_words if w.value != "--"]
+    inner = [w for w in inner if not (w.value or "").startswith("-")] if inner else inner
+    if not inner:
+        return c.out, False
+    found, _ = judge_argv(inner, c.cmd, c.ctx)
+    return c.out + found, False
+
+
+def _npm_run(c: _NpmCall) -> Result:
+    script = next((v for v in c.rest if not v.startswith("-")), None)
+    if script is None:
+        return c.out, True  # lists the scripts
+    if c.name == "bun" and not _has_script(script, c.folders, c.ctx):
+        return c.out + _bun_file(c.rest_words, c.cmd, c.ctx), False
+    return c.out + _scripts(c.name, script, c.folders, c.ctx, required=True), False
+
+
+def _npm_test(c: _NpmCall) -> Result:
+    return c.out + _scripts(c.name, _NPM_TEST[c.sub], c.folders, c.ctx), False
+
+
+def _npm_script_or_binary(c: _NpmCall) -> Result:
+    """``yarn X``/``pnpm X``/``bun X``: the script X, else a binary of the project (bun: a
+    file)."""
+    if _has_script(c.sub, c.folders, c.ctx):
+        return c.out + _scripts(c.name, c.sub, c.folders, c.ctx), False
+    if c.name == "bun":
+        return c.out + _bun_file(c.args[c.at:], c.cmd, c.ctx), False
+    found, _ = judge_argv(c.args[c.at:], c.cmd, c.ctx)  # yarn/pnpm run a binary of the project
+    return c.out + found, False
+
+
+def _npm_other(c: _NpmCall) -> Result:
+    out, sub, rest = c.out, c.sub, c.rest
     if sub == "config" and rest[:1] == ["set"] and any("script-shell" in v for v in rest):
-        out.append(Finding("exec.code-option", "ask", f"{name} config sets the script shell"))
+        out.append(Finding("exec.code-option", "ask", f"{c.name} config sets the script shell"))
     if sub in ("pkg",) and rest[:1] == ["set"] and any(v.startswith("scripts.") for v in rest):
-        out.append(Finding("exec.code-option", "ask", f"{name} pkg set changes a script"))
-    if name == "bun" and sub in ("-e", "--eval", "-p", "--print", "test", "build"):
-        return out + _bun_file(args[i:], cmd, ctx), False
+        out.append(Finding("exec.code-option", "ask", f"{c.name} pkg set changes a script"))
+    if c.name == "bun" and sub in ("-e", "--eval", "-p", "--print", "test", "build"):
+        return out + _bun_file(c.args[c.at:], c.cmd, c.ctx), False
     return out, sub in ("ls", "list", "view", "info", "outdated", "audit", "why", "help",
                         "search", "root", "bin", "version", "--version", "-v") and not out
+
+
+#: npm's subcommands (and yarn's, pnpm's, bun's), the first that matches decides
+_NPM_SUBCOMMANDS: tuple[tuple[Callable[[_NpmCall], bool], Callable[[_NpmCall], Result]], ...] = (
+    (lambda c: c.name == "npx" or (c.name in ("yarn", "pnpm") and c.sub == "dlx") or (
+        c.name == "bun" and c.sub == "x"), _npm_npx),
+    (lambda c: not c.sub, _npm_bare),
+    (lambda c: c.sub == "publish" or (c.name == "yarn" and c.sub == "npm"
+                                      and c.rest[:1] == ["publish"]), _npm_publish),
+    (lambda c: c.sub == "unpublish", _npm_unpublish),
+    (lambda c: c.sub in ("deprecate", "dist-tag", "owner") and c.rest[:1] != ["ls"],
+     _npm_changes_release),
+    (lambda c: c.sub in _NPM_INSTALL or (c.name == "bun" and c.sub in ("add", "install", "i")),
+     _npm_install),
+    (lambda c: (c.sub in ("exec", "x") and c.name != "yarn") or (
+        c.name == "yarn" and c.sub == "exec"), _npm_exec),
+    (lambda c: c.sub in _NPM_RUN or (c.name == "bun" and c.sub == "run"), _npm_run),
+    (lambda c: c.sub in _NPM_TEST, _npm_test),
+    (lambda c: c.name in ("yarn", "pnpm", "bun") and c.sub not in (
+        _YARN_BUILTIN if c.name == "yarn" else _PNPM_BUILTIN), _npm_script_or_binary),
+)
 
 
 def _npx(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -364,7 +441,7 @@ def uv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     rest = values[i + 1:]
     if name == "uvx" or (sub == "tool" and rest[:1] in (["run"], ["install"], ["upgrade"])):
         tool_args = args[i:] if name == "uvx" else args[i + 2:]
-        return _runner_command(name, tool_args, cmd, ctx, _UV_RUN_ARG, install=True)
+        return _runner_command(name, tool_args, cmd, ctx, options=_UV_RUN, install=True)
     if sub == "pip" and rest[:1] == ["install"]:
         return _python_install(name, rest[1:]), False
     if sub in ("add",):
@@ -372,7 +449,7 @@ def uv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if sub == "publish":
         return _publish("uv publish uploads a package to an index")
     if sub == "run":
-        return _runner_command(name, args[i + 1:], cmd, ctx, _UV_RUN_ARG, scripts=("uv",))
+        return _runner_command(name, args[i + 1:], cmd, ctx, options=_UV_RUN)
     return [], sub in ("tree", "version", "help", "--version") or (sub == "pip" and rest[:1] in (
         ["list"], ["show"], ["freeze"]))
 
@@ -384,37 +461,41 @@ _UV_RUN_ARG = frozenset({"--with", "--with-editable", "--with-requirements", "--
                          "--module", "-m", "--only-group", "--no-group", "--exclude-newer",
                          "--refresh-package", "--upgrade-package", "-P", "--reinstall-package",
                          "--config-setting", "-C", "--script", "-s"})
+#: how the runners read their options (a lone ``-`` is read as one, as it always was)
+_UV_RUN = Options(_UV_RUN_ARG, dash=True)
+_PIPX_RUN = Options(("--spec", "--python", "--pip-args"), dash=True)
+_NO_OPTIONS = Options(dash=True)
 
 
-def _runner_command(name: str, args: list[Word], cmd: Simple, ctx: Context,
-                    with_arg: frozenset[str], install: bool = False,
-                    scripts: tuple[str, ...] = ()) -> Result:
+#: the options of a runner whose value names where packages come from
+_SOURCES = ("--with", "--from", "--spec", "--index", "--index-url", "--extra-index-url",
+            "--default-index", "-f", "--find-links", "--with-editable")
+
+
+def _runner_command(name: str, args: list[Word], cmd: Simple, ctx: Context, *,
+                    options: Options, install: bool = False) -> Result:
     """``uv run``, ``poetry run``, ``pipx run``…: the options, then the command."""
     out: list[Finding] = []
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        if v is None:
+    values = [a.value for a in args]
+    i = len(args)
+    for arg in read(values, options):
+        if arg.name in ("", "--"):
+            i = arg.at if arg.name == "" else arg.end
             break
+        v = values[arg.at] or ""
         key, eq, value = v.partition("=")
-        if key in ("--with", "--from", "--spec", "--index", "--index-url", "--extra-index-url",
-                   "--default-index", "-f", "--find-links", "--with-editable"):
-            target = value if eq else (args[i + 1].value or "" if i + 1 < len(args) else "")
+        if key in _SOURCES:
+            target = value if eq else (args[arg.at + 1].value or "" if arg.at + 1 < len(args)
+                                       else "")
             if _remote_spec(target) or (key not in ("--with", "--from", "--spec",
                                                     "--with-editable")
                                         and not target.startswith(_DEFAULT_INDEXES)):
                 out.append(_url_install(name, target))
         if key in ("-m", "--module") and not eq:
-            module = args[i + 1] if i + 1 < len(args) else None
+            module = args[arg.at + 1] if arg.at + 1 < len(args) else None
             found, _ = judge_argv([Word("python", "python"), Word("-m", "-m"),
-                                   *([module] if module else []), *args[i + 2:]], cmd, ctx)
+                                   *([module] if module else []), *args[arg.at + 2:]], cmd, ctx)
             return out + found, False
-        if v == "--":
-            i += 1
-            break
-        if not v.startswith("-"):
-            break
-        i += 2 if key in with_arg and not eq else 1
     rest = args[i:]
     if not rest:
         return out, False
@@ -434,30 +515,33 @@ def python_project(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Re
     rest = args[i + 1:]
     if sub == "publish" or (name == "twine" and sub == "upload") or (
             name == "flit" and sub == "publish"):
-        if "--dry-run" in values:
-            return [], False
-        return _publish(f"{name} {sub} uploads a package to an index")
+        return ([], False) if "--dry-run" in values else _publish(
+            f"{name} {sub} uploads a package to an index")
     if sub in ("add", "install") and name != "hatch":
         return _python_install(name, [v for v in values[i + 1:]]), False
     if sub == "run" and rest:
-        task = rest[0].value or ""
-        keys = {"pdm": ("pdm", "scripts"), "rye": ("rye", "scripts"),
-                "hatch": ("hatch", "envs", task.split(":", 1)[0] if ":" in task else "default",
-                          "scripts")}.get(name)
-        task_name = task.split(":", 1)[1] if name == "hatch" and ":" in task else task
-        if keys is not None:
-            found = _tasks.pyproject_task(name, task_name, keys, ctx)
-            if found is not None:
-                return found, False
-        if name == "pipenv":
-            found = _pipfile_script(task, ctx)
-            if found is not None:
-                return found, False
-        return _runner_command(name, rest, cmd, ctx, frozenset())
+        found = _project_task(name, rest[0].value or "", ctx)
+        if found is not None:
+            return found, False
+        return _runner_command(name, rest, cmd, ctx, options=_NO_OPTIONS)
     if name == "poetry" and sub == "poe" and rest:
         found = _tasks.pyproject_task("poe", rest[0].value or "", ("poe", "tasks"), ctx)
         return found or [], False
     return [], sub in ("show", "list", "check", "version", "env", "--version", "info")
+
+
+def _project_task(name: str, task: str, ctx: Context) -> list[Finding] | None:
+    """``pdm run X``, ``rye run X``, ``hatch run [ENV:]X``, ``pipenv run X``: the task X
+    of the project's pyproject.toml or Pipfile (None: no such task, X is a command)."""
+    keys = {"pdm": ("pdm", "scripts"), "rye": ("rye", "scripts"),
+            "hatch": ("hatch", "envs", task.split(":", 1)[0] if ":" in task else "default",
+                      "scripts")}.get(name)
+    task_name = task.split(":", 1)[1] if name == "hatch" and ":" in task else task
+    if keys is not None:
+        found = _tasks.pyproject_task(name, task_name, keys, ctx)
+        if found is not None:
+            return found
+    return _pipfile_script(task, ctx) if name == "pipenv" else None
 
 
 def _pipfile_script(task: str, ctx: Context) -> list[Finding] | None:
@@ -479,9 +563,7 @@ def pipx(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return [_url_install(name, v) for v in values[j:] if not v.startswith("-")
                 and _remote_spec(v)], False
     if sub == "run":
-        return _runner_command(name, args[j:], cmd, ctx, frozenset({"--spec", "--python",
-                                                                    "--pip-args"}),
-                               install=True)
+        return _runner_command(name, args[j:], cmd, ctx, options=_PIPX_RUN, install=True)
     return [], sub in ("list", "environment", "--version")
 
 

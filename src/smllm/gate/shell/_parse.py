@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, PLR0912, C901, S108 - a shell grammar is a big case analysis; /tmp is data here
 """A shell parser for analysis: bash syntax in, simple commands out.
 
 It is not an interpreter. It reads a command string the way bash would split it
@@ -18,6 +17,10 @@ from __future__ import annotations
 
 from smllm.gate.shell._syntax import Env, Redirect, Script, Simple, Word
 from smllm.gate.shell._words import WordReader
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["Redirect", "Script", "Simple", "Word", "parse"]
 
@@ -90,7 +93,7 @@ _OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")")
 _REDIRECTS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
 
 
-def parse(text: str, *, cwd: str = "/", home: str = "/root", tmpdir: str = "/tmp") -> Script:
+def parse(text: str, *, cwd: str = "/", home: str = "/root", tmpdir: str = "/tmp") -> Script:  # noqa: S108 - bash's default $TMPDIR
     """Parse ``text``; never raises."""
     p = _Parser(text, 0, Env(cwd, home, tmpdir))
     p.run()
@@ -227,32 +230,8 @@ class _Parser(WordReader):
             return
         if word.value not in _OPENERS:
             self.started = True
-        if self.mode == "case-subject":
-            self.mode_count += 1
-            if word.value == "in" and self.mode_count > 1:
-                self.mode = "case-pattern"
-            return
-        if self.mode == "case-pattern":
-            if word.value == "esac":
-                self.mode = ""
-            return
-        if self.mode == "for-in":
-            return
-        if self.mode == "dbracket":
-            if word.value == "]]":
-                self.mode = ""
-            return
-        if self.mode == "for-name":
-            self.mode = "for-after"
-            return
-        if self.mode == "for-after":
-            self.mode = "for-in" if word.value == "in" else ""
-            if self.mode:
-                return
-        if self.mode == "function-name":
-            self.mode = ""
-            self.functions.append(word.value or word.raw)
-            self._peek_parens()
+        in_mode = _MODE_WORDS.get(self.mode)
+        if in_mode is not None and in_mode(self, word):
             return
         if (
             command_position
@@ -293,6 +272,42 @@ class _Parser(WordReader):
                     self.errors.append(f"unexpected {c!r} in an array at offset {start}")
                     self.i += 1
         self.errors.append("unterminated array assignment")
+
+    # a word read in a mode of the grammar: True when the mode takes it (it is no
+    # command word); see _MODE_WORDS
+
+    def _case_subject(self, word: Word) -> bool:
+        self.mode_count += 1
+        if word.value == "in" and self.mode_count > 1:
+            self.mode = "case-pattern"
+        return True
+
+    def _case_pattern(self, word: Word) -> bool:
+        if word.value == "esac":
+            self.mode = ""
+        return True
+
+    def _for_in(self, word: Word) -> bool:
+        return True
+
+    def _dbracket(self, word: Word) -> bool:
+        if word.value == "]]":
+            self.mode = ""
+        return True
+
+    def _for_name(self, word: Word) -> bool:
+        self.mode = "for-after"
+        return True
+
+    def _for_after(self, word: Word) -> bool:
+        self.mode = "for-in" if word.value == "in" else ""
+        return bool(self.mode)
+
+    def _function_name(self, word: Word) -> bool:
+        self.mode = ""
+        self.functions.append(word.value or word.raw)
+        self._peek_parens()
+        return True
 
     def _reserved(self, value: str) -> bool:
         if value in _RESERVED:
@@ -388,3 +403,16 @@ class _Parser(WordReader):
                 self.errors.extend(sub.errors)
                 redirect.body = value if value is not None else body
                 redirect.body_known = value is not None
+
+
+#: the parser's modes that read a word their own way (``case X in``, ``for N in``,
+#: ``[[ … ]]``, ``function NAME``)
+_MODE_WORDS: dict[str, Callable[[_Parser, Word], bool]] = {
+    "case-subject": _Parser._case_subject,
+    "case-pattern": _Parser._case_pattern,
+    "for-in": _Parser._for_in,
+    "dbracket": _Parser._dbracket,
+    "for-name": _Parser._for_name,
+    "for-after": _Parser._for_after,
+    "function-name": _Parser._function_name,
+}

@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911, PLR0912 - a syntax tree is a big case analysis
 """Python code read as Python: what it runs, deletes, moves, writes and sends.
 
 The code is parsed (:mod:`ast`, imported only when the code mentions something worth
@@ -19,6 +18,10 @@ import ast
 from smllm.gate.shell._analyse import delete_target, judge_argv, nested, write_target
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _SHELL = {"os.system": "shell", "os.popen": "shell", "subprocess.getoutput": "shell",
           "subprocess.getstatusoutput": "shell", "commands.getoutput": "shell",
@@ -114,43 +117,77 @@ class _Reader:
         """The path text ``node`` builds (None: nothing known about it)."""
         if node is None or depth > 12:
             return None
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return PathValue(node.value, True)
-        if isinstance(node, ast.JoinedStr):
-            parts: list[str] = []
-            for v in node.values:
-                part = self.value(v.value if isinstance(v, ast.FormattedValue) else v, depth + 1)
-                if part is None:
-                    return PathValue("".join(parts), False) if parts else None
-                parts.append(part.text)
-                if not part.complete:
-                    return PathValue("".join(parts), False)
-            return PathValue("".join(parts), True)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Div)):
-            left = self.value(node.left, depth + 1)
-            if left is None:
-                return None
-            sep = "/" if isinstance(node.op, ast.Div) else ""
-            right = self.value(node.right, depth + 1) if left.complete else None
-            if right is None:
-                return PathValue(left.text + sep, False)
-            return PathValue(left.text + sep + right.text, right.complete)
-        if isinstance(node, ast.Name):
-            target = self.paths.get(node.id)
-            return self.value(target, depth + 1) if target is not None else None
-        if isinstance(node, ast.Subscript):
-            qual = self.qualify(node.value)
-            key = node.slice
-            if qual == "os.environ" and isinstance(key, ast.Constant) and key.value == "HOME":
-                return PathValue(self.ctx.home, True)
+        reader = _VALUES.get(type(node))
+        return reader(self, node, depth) if reader is not None else None
+
+    def _constant_value(self, node: ast.expr, depth: int) -> PathValue | None:
+        assert isinstance(node, ast.Constant)
+        return PathValue(node.value, True) if isinstance(node.value, str) else None
+
+    def _fstring_value(self, node: ast.expr, depth: int) -> PathValue | None:
+        """An f-string: known up to its first unknown part."""
+        assert isinstance(node, ast.JoinedStr)
+        parts: list[str] = []
+        for v in node.values:
+            part = self.value(v.value if isinstance(v, ast.FormattedValue) else v, depth + 1)
+            if part is None:
+                return PathValue("".join(parts), False) if parts else None
+            parts.append(part.text)
+            if not part.complete:
+                return PathValue("".join(parts), False)
+        return PathValue("".join(parts), True)
+
+    def _binop_value(self, node: ast.expr, depth: int) -> PathValue | None:
+        """``a + b`` (strings) and ``a / b`` (paths)."""
+        assert isinstance(node, ast.BinOp)
+        if not isinstance(node.op, (ast.Add, ast.Div)):
             return None
-        if isinstance(node, ast.Call):
-            return self._call_value(node, depth)
+        left = self.value(node.left, depth + 1)
+        if left is None:
+            return None
+        sep = "/" if isinstance(node.op, ast.Div) else ""
+        right = self.value(node.right, depth + 1) if left.complete else None
+        if right is None:
+            return PathValue(left.text + sep, False)
+        return PathValue(left.text + sep + right.text, right.complete)
+
+    def _name_value(self, node: ast.expr, depth: int) -> PathValue | None:
+        assert isinstance(node, ast.Name)
+        target = self.paths.get(node.id)
+        return self.value(target, depth + 1) if target is not None else None
+
+    def _subscript_value(self, node: ast.expr, depth: int) -> PathValue | None:
+        """``os.environ["HOME"]``."""
+        assert isinstance(node, ast.Subscript)
+        qual = self.qualify(node.value)
+        key = node.slice
+        if qual == "os.environ" and isinstance(key, ast.Constant) and key.value == "HOME":
+            return PathValue(self.ctx.home, True)
         return None
 
-    def _call_value(self, node: ast.Call, depth: int) -> PathValue | None:
+    def _call_value(self, node: ast.expr, depth: int) -> PathValue | None:
+        assert isinstance(node, ast.Call)
         qual = self.qualify(node.func) or ""
         args = node.args
+        fixed = self._fixed_value(qual, args)
+        if fixed is not None:
+            return fixed
+        if qual in _JOINS:
+            parts = list(args)
+            if qual.endswith("joinpath") and isinstance(node.func, ast.Attribute):
+                parts = [node.func.value, *parts]
+            return self._join(parts, depth)
+        if qual in _SAME_PATH or qual.endswith((".expanduser", ".resolve", ".absolute")):
+            inner = args[0] if args else (node.func.value if isinstance(
+                node.func, ast.Attribute) else None)
+            value = self.value(inner, depth + 1)
+            if value is not None and value.text.startswith("~"):
+                return PathValue(self.ctx.home + value.text[1:], value.complete)
+            return value
+        return None
+
+    def _fixed_value(self, qual: str, args: list[ast.expr]) -> PathValue | None:
+        """The home folder and the working folder, however the code asks for them."""
         if qual in ("pathlib.Path.home", "os.path.expanduser") and not args:
             return PathValue(self.ctx.home, True)
         if qual in ("os.getcwd", "pathlib.Path.cwd"):
@@ -158,24 +195,6 @@ class _Reader:
         if qual in ("os.getenv", "os.environ.get") and args and isinstance(
                 args[0], ast.Constant) and args[0].value == "HOME":
             return PathValue(self.ctx.home, True)
-        if qual in ("os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
-                    "pathlib.PosixPath", "pathlib.Path()", "pathlib.Path.joinpath",
-                    "pathlib.Path().joinpath"):
-            parts = list(args)
-            if qual.endswith("joinpath") and isinstance(node.func, ast.Attribute):
-                parts = [node.func.value, *parts]
-            return self._join(parts, depth)
-        if qual in ("os.path.expanduser", "os.path.abspath", "os.path.realpath",
-                    "os.path.normpath", "str", "os.fspath", "pathlib.Path.expanduser",
-                    "pathlib.Path().expanduser", "pathlib.Path.resolve",
-                    "pathlib.Path().resolve", "pathlib.Path.absolute") or qual.endswith(
-                    (".expanduser", ".resolve", ".absolute")):
-            inner = args[0] if args else (node.func.value if isinstance(
-                node.func, ast.Attribute) else None)
-            value = self.value(inner, depth + 1)
-            if value is not None and value.text.startswith("~"):
-                return PathValue(self.ctx.home + value.text[1:], value.complete)
-            return value
         return None
 
     def _join(self, parts: list[ast.expr], depth: int) -> PathValue | None:
@@ -197,39 +216,53 @@ class _Reader:
         method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
         on_path = isinstance(node.func, ast.Attribute) and (
             qual.startswith("pathlib.Path") or self._is_path(node.func.value))
+        self._effect(node, qual, method, on_path=on_path)
+        if qual.startswith(_NETWORK) or qual in ("urllib.request.urlopen", "socket.socket"):
+            self.network = self.network or qual
+        self._dynamic(node, qual)
+
+    def _effect(self, node: ast.Call, qual: str, method: str, *, on_path: bool) -> None:
+        """What the call does to paths: runs a shell, deletes, moves, copies, writes,
+        opens, reads."""
+        func = node.func.value if isinstance(node.func, ast.Attribute) else None
         if qual in _SHELL:
             self._shell(qual, node)
         elif qual in _DELETE or (on_path and method in ("unlink", "rmdir")):
-            target = node.args[0] if node.args and qual in _DELETE and not on_path else (
-                node.func.value if isinstance(node.func, ast.Attribute) else None)
+            target = node.args[0] if node.args and qual in _DELETE and not on_path else func
             self._path_effect("delete", target, _DELETE.get(qual, False), qual or method)
         elif qual in _MOVE or (on_path and method in ("rename", "replace")):
-            if on_path and isinstance(node.func, ast.Attribute):
-                self._path_effect("move", node.func.value, False, method)
-                dest = node.args[0] if node.args else None
-            else:
-                self._path_effect("move", node.args[0] if node.args else None, False, qual)
-                dest = node.args[1] if len(node.args) > 1 else None
-            self._path_effect("write", dest, False, qual or method)
+            self._move(node, qual, method, func if on_path else None)
         elif qual in _COPY or (on_path and method in ("symlink_to", "hardlink_to")):
-            dest = node.args[1] if len(node.args) > 1 else None
-            if on_path and isinstance(node.func, ast.Attribute):
-                dest = node.func.value
+            dest = func if on_path and func is not None else (
+                node.args[1] if len(node.args) > 1 else None)
             self._path_effect("write", dest, False, qual or method)
             if node.args:
                 self._note_read(node.args[0])
-        elif on_path and method in _WRITE_METHODS and isinstance(node.func, ast.Attribute):
-            self._path_effect("write", node.func.value, False, method)
+        elif on_path and method in _WRITE_METHODS and func is not None:
+            self._path_effect("write", func, False, method)
         elif qual in ("open", "io.open", "codecs.open", "builtins.open", "os.open") or (
                 on_path and method == "open"):
             self._open(node, qual, on_path)
         elif qual in ("os.chmod", "os.chown"):
             self._path_effect("write", node.args[0] if node.args else None, False, qual)
         elif on_path and method in ("read_text", "read_bytes"):
-            self._note_read(node.func.value if isinstance(node.func, ast.Attribute) else None)
-        if qual.startswith(_NETWORK) or qual in ("urllib.request.urlopen", "socket.socket"):
-            self.network = self.network or qual
-        if qual in _DYNAMIC or (qual.split(".")[-1] in ("eval", "exec") and qual.startswith(
+            self._note_read(func)
+
+    def _move(self, node: ast.Call, qual: str, method: str, path: ast.expr | None) -> None:
+        """``os.rename(src, dst)``, ``shutil.move``; ``path.rename(dst)`` (``path``)."""
+        if path is not None:
+            self._path_effect("move", path, False, method)
+            dest = node.args[0] if node.args else None
+        else:
+            self._path_effect("move", node.args[0] if node.args else None, False, qual)
+            dest = node.args[1] if len(node.args) > 1 else None
+        self._path_effect("write", dest, False, qual or method)
+
+    def _dynamic(self, node: ast.Call, qual: str) -> None:
+        """Code built at run time: eval/exec/compile/__import__ of a run-time name, and a
+        getattr of a computed name."""
+        last = qual.rsplit(".", maxsplit=1)[-1]
+        if qual in _DYNAMIC or (last in ("eval", "exec") and qual.startswith(
                 ("builtins", "eval", "exec"))):
             if not (qual == "__import__" and node.args and isinstance(node.args[0],
                                                                        ast.Constant)):
@@ -350,6 +383,26 @@ class _Reader:
         found, _ = judge_argv(words, Simple(), self.ctx)
         self.out += [Finding(f.rule, f.decision, f"{self.where} runs: {f.reason}", f.path)
                      for f in found]
+
+
+#: how :meth:`_Reader.value` reads each kind of expression
+_VALUES: dict[type[ast.expr], Callable[[_Reader, ast.expr, int], PathValue | None]] = {
+    ast.Constant: _Reader._constant_value,
+    ast.JoinedStr: _Reader._fstring_value,
+    ast.BinOp: _Reader._binop_value,
+    ast.Name: _Reader._name_value,
+    ast.Subscript: _Reader._subscript_value,
+    ast.Call: _Reader._call_value,
+}
+#: calls that join their arguments into a path
+_JOINS = frozenset({"os.path.join", "posixpath.join", "pathlib.Path", "pathlib.PurePath",
+                    "pathlib.PosixPath", "pathlib.Path()", "pathlib.Path.joinpath",
+                    "pathlib.Path().joinpath"})
+#: calls whose result names the path of their argument (``~`` expanded)
+_SAME_PATH = frozenset({"os.path.expanduser", "os.path.abspath", "os.path.realpath",
+                        "os.path.normpath", "str", "os.fspath", "pathlib.Path.expanduser",
+                        "pathlib.Path().expanduser", "pathlib.Path.resolve",
+                        "pathlib.Path().resolve", "pathlib.Path.absolute"})
 
 
 def _home(text: str, ctx: Context) -> str:

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0912, PLR0917, C901 - command lines are case analyses
 """Task runners: the recipe a command runs is read from the project and analysed.
 
 ``make [TARGET…]`` runs the recipes of the targets and of their prerequisites (make's
@@ -33,43 +32,28 @@ _MAKE_DRY = frozenset({"-n", "--dry-run", "--just-print", "--recon", "-q", "--qu
                        "-p", "--print-data-base", "-v", "--version", "-h", "--help"})
 
 
+class _MakeLine:
+    """make's command line, read: the folder (``-C``), the makefiles (``-f``), the goals,
+    the variables set on it, and the findings of its options (``--eval``)."""
+
+    __slots__ = ("files", "folder", "goals", "out", "overrides")
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.files: list[str] = []
+        self.goals: list[str] = []
+        self.overrides: dict[str, str] = {}
+        self.out: list[Finding] = []
+
+
 def make(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    folder = ctx.cwd or ctx.root
-    files: list[str] = []
-    goals: list[str] = []
-    overrides: dict[str, str] = {}
-    out: list[Finding] = []
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        if v is None:
-            return [Finding("shell.dynamic-command", "ask",
-                            f"{name} with an argument only known at run time")], False
-        key, eq, value = v.partition("=") if v.startswith("--") else (v, "", "")
-        nxt = args[i + 1].value if i + 1 < len(args) else None
-        if v in _MAKE_DRY:
-            return [], True
-        if key in _MAKE_ARG or (v[:2] in ("-C", "-f", "-j", "-I", "-o", "-W", "-l")
-                                and len(v) > 2 and not v.startswith("--")):
-            given = value if eq else (v[2:] if len(v) > 2 and not v.startswith("--") else nxt)
-            if key in ("-C", "--directory") or v.startswith("-C"):
-                folder = os.path.join(folder, given or "")
-            elif key in ("-f", "--file", "--makefile") or v.startswith("-f"):
-                files.append(os.path.join(folder, given or ""))
-            elif key == "--eval":
-                out.append(Finding("exec.code-option", "ask", "make --eval adds rules"))
-            i += 1 if eq or (len(v) > 2 and not v.startswith("--")) else 2
-            continue
-        if v.startswith("-"):
-            i += 1
-            continue
-        if is_assignment(v):
-            k, val = v.split("=", 1)
-            overrides[k.rstrip(":+?")] = val
-        else:
-            goals.append(v)
-        i += 1
-    folder = os.path.normpath(folder)
+    line = _MakeLine(ctx.cwd or ctx.root)
+    early = _read_make(name, args, line)
+    if early is not None:
+        return early
+    out = line.out
+    folder = os.path.normpath(line.folder)
+    files = line.files
     if not files:
         found = next((os.path.join(folder, f) for f in ("GNUmakefile", "makefile", "Makefile")
                       if _tasks.exists(os.path.join(folder, f), ctx)), None)
@@ -80,17 +64,57 @@ def make(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     if any(_tasks.read(f, ctx) is None for f in files):
         return out + _tasks.unread(name, ", ".join(files)), False
     mk = _tasks.parse_makefile(text)
-    mk.variables.update(overrides)
-    goals = goals or ([mk.default] if mk.default else [])
+    mk.variables.update(line.overrides)
+    goals = line.goals or ([mk.default] if mk.default else [])
     run_ctx = _tasks.at(ctx, folder)
     seen: set[str] = set()
     for goal in goals:
-        out += _make_target(name, mk, goal, run_ctx, seen, 0)
+        out += _make_target(name, mk, goal, run_ctx, seen, depth=0)
     return out, False
 
 
+def _read_make(name: str, args: list[Word], line: _MakeLine) -> Result | None:
+    """Read make's arguments into ``line``; the result when that decides (a dry run, a
+    run-time argument), else None."""
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is None:
+            return [Finding("shell.dynamic-command", "ask",
+                            f"{name} with an argument only known at run time")], False
+        if v in _MAKE_DRY:
+            return [], True
+        key = v.partition("=")[0] if v.startswith("--") else v
+        if key in _MAKE_ARG or (v[:2] in ("-C", "-f", "-j", "-I", "-o", "-W", "-l")
+                                and len(v) > 2 and not v.startswith("--")):
+            i += _make_option(v, args[i + 1].value if i + 1 < len(args) else None, line)
+            continue
+        if is_assignment(v):
+            k, val = v.split("=", 1)
+            line.overrides[k.rstrip(":+?")] = val
+        elif not v.startswith("-"):
+            line.goals.append(v)
+        i += 1
+    return None
+
+
+def _make_option(v: str, nxt: str | None, line: _MakeLine) -> int:
+    """An option of make that takes a value (``-C DIR``, ``-fFILE``, ``--eval=TEXT``);
+    the number of words it uses."""
+    key, eq, value = v.partition("=") if v.startswith("--") else (v, "", "")
+    attached = len(v) > 2 and not v.startswith("--")
+    given = value if eq else (v[2:] if attached else nxt)
+    if key in ("-C", "--directory") or v.startswith("-C"):
+        line.folder = os.path.join(line.folder, given or "")
+    elif key in ("-f", "--file", "--makefile") or v.startswith("-f"):
+        line.files.append(os.path.join(line.folder, given or ""))
+    elif key == "--eval":
+        line.out.append(Finding("exec.code-option", "ask", "make --eval adds rules"))
+    return 1 if eq or attached else 2
+
+
 def _make_target(name: str, mk: _tasks.Makefile, target: str, ctx: Context, seen: set[str],
-                 depth: int) -> list[Finding]:
+                 *, depth: int) -> list[Finding]:
     if target in seen or depth > 16:
         return []
     seen.add(target)
@@ -102,7 +126,7 @@ def _make_target(name: str, mk: _tasks.Makefile, target: str, ctx: Context, seen
     prereqs, recipe = rule
     out: list[Finding] = []
     for p in prereqs:
-        out += _make_target(name, mk, p, ctx, seen, depth + 1)
+        out += _make_target(name, mk, p, ctx, seen, depth=depth + 1)
     auto = {"@": target, "<": prereqs[0] if prereqs else "", "^": " ".join(prereqs),
             "+": " ".join(prereqs), "*": "", "?": " ".join(prereqs)}
     lines = [_tasks.make_expand(line, mk.variables, auto) for line in recipe]
@@ -118,50 +142,35 @@ _JUST_DRY = frozenset({"-l", "--list", "-n", "--dry-run", "--summary", "-s", "--
                        "-V", "--fmt", "--init", "--edit", "--choose", "--completions"})
 
 
+class _JustLine:
+    """just's command line, read: the folder, the justfile, the recipes and their
+    arguments, and the variables set on it."""
+
+    __slots__ = ("folder", "overrides", "path", "words")
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.path: str | None = None
+        self.words: list[str] = []
+        self.overrides: dict[str, str] = {}
+
+
 def just(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    folder = ctx.cwd or ctx.root
-    path: str | None = None
-    words: list[str] = []
-    overrides: dict[str, str] = {}
-    i = 0
-    while i < len(args):
-        v = args[i].value
-        if v is None:
-            return [Finding("shell.dynamic-command", "ask",
-                            f"{name} with an argument only known at run time")], False
-        if v in _JUST_DRY:
-            return [], True
-        if v in _JUST_ARG:
-            nxt = args[i + 1].value if i + 1 < len(args) else None
-            if v in ("-f", "--justfile") and nxt:
-                path = os.path.join(folder, nxt)
-            elif v in ("-d", "--working-directory") and nxt:
-                folder = os.path.join(folder, nxt)
-            elif v == "--set" and nxt and i + 2 < len(args):
-                overrides[nxt] = args[i + 2].value or ""
-                i += 1
-            i += 2
-            continue
-        if v.startswith("-"):
-            i += 1
-            continue
-        if "=" in v and v.split("=", 1)[0].isidentifier():
-            k, val = v.split("=", 1)
-            overrides[k] = val
-        else:
-            words.append(v)
-        i += 1
+    line = _JustLine(ctx.cwd or ctx.root)
+    early = _read_just(name, args, line)
+    if early is not None:
+        return early
+    path = line.path
     if path is None:
-        path = _tasks.find_up(folder, ("justfile", "Justfile", ".justfile"), ctx.root, ctx)
+        path = _tasks.find_up(line.folder, ("justfile", "Justfile", ".justfile"), ctx.root, ctx)
     if path is None:
         return [], False  # just stops: no justfile
     text = _tasks.read(path, ctx)
     if text is None:
         return _tasks.unread(name, path), False
     jf = _tasks.parse_justfile(text)
-    jf.variables.update(overrides)
-    if not words:
-        words = [jf.first] if jf.first else []
+    jf.variables.update(line.overrides)
+    words = line.words or ([jf.first] if jf.first else [])
     run_ctx = _tasks.at(ctx, os.path.dirname(path))
     out: list[Finding] = []
     seen: set[str] = set()
@@ -172,19 +181,55 @@ def just(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         params = jf.recipes[recipe][2]
         given = dict(zip(params, words, strict=False))
         words = words[len(given):]
-        out += _just_recipe(name, jf, recipe, given, run_ctx, seen)
+        out += _just_recipe(name, jf, recipe, given, run_ctx, seen=seen)
     return out, False
 
 
+def _read_just(name: str, args: list[Word], line: _JustLine) -> Result | None:
+    """Read just's arguments into ``line``; the result when that decides (a dry run, a
+    run-time argument), else None."""
+    i = 0
+    while i < len(args):
+        v = args[i].value
+        if v is None:
+            return [Finding("shell.dynamic-command", "ask",
+                            f"{name} with an argument only known at run time")], False
+        if v in _JUST_DRY:
+            return [], True
+        if v in _JUST_ARG:
+            i += _just_option(v, args, i, line)
+            continue
+        if "=" in v and v.split("=", 1)[0].isidentifier():
+            k, val = v.split("=", 1)
+            line.overrides[k] = val
+        elif not v.startswith("-"):
+            line.words.append(v)
+        i += 1
+    return None
+
+
+def _just_option(v: str, args: list[Word], i: int, line: _JustLine) -> int:
+    """An option of just that takes a value; the number of words it uses."""
+    nxt = args[i + 1].value if i + 1 < len(args) else None
+    if v in ("-f", "--justfile") and nxt:
+        line.path = os.path.join(line.folder, nxt)
+    elif v in ("-d", "--working-directory") and nxt:
+        line.folder = os.path.join(line.folder, nxt)
+    elif v == "--set" and nxt and i + 2 < len(args):
+        line.overrides[nxt] = args[i + 2].value or ""
+        return 3
+    return 2
+
+
 def _just_recipe(name: str, jf: _tasks.Justfile, recipe: str, given: dict[str, str],
-                 ctx: Context, seen: set[str]) -> list[Finding]:
+                 ctx: Context, *, seen: set[str]) -> list[Finding]:
     if recipe in seen or recipe not in jf.recipes:
         return []
     seen.add(recipe)
     deps, body, _ = jf.recipes[recipe]
     out: list[Finding] = []
     for dep in deps:
-        out += _just_recipe(name, jf, dep, {}, ctx, seen)
+        out += _just_recipe(name, jf, dep, {}, ctx, seen=seen)
     values = {**jf.variables, **given}
     lines = [_tasks.just_expand(line, values) for line in body]
     label = f"{name} {recipe}"
@@ -217,26 +262,39 @@ def task(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 
 def _taskfile_cmds(text: str, name: str) -> list[str] | None:
-    lines = text.splitlines()
+    """The commands of the task ``name`` of a Taskfile (None: no such task)."""
+    block = _task_block(text.splitlines(), name)
+    return None if block is None else _block_cmds(block)
+
+
+def _task_block(lines: list[str], name: str) -> list[str] | None:
+    """The lines (stripped, without blanks and comments) of the task ``name`` under
+    ``tasks:``."""
     in_tasks = False
     task_indent = -1
-    found: list[str] | None = None
-    in_cmds = False
+    block: list[str] | None = None
     for line in lines:
         stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
         if stripped == "tasks:":
             in_tasks = True
             continue
         if not in_tasks or not stripped or stripped.startswith("#"):
             continue
-        if found is not None and indent <= task_indent:
-            break
-        if found is None and stripped.rstrip(":") == name and stripped.endswith(":"):
-            found, task_indent = [], indent
-            continue
-        if found is None:
-            continue
+        indent = len(line) - len(line.lstrip())
+        if block is not None:
+            if indent <= task_indent:
+                break
+            block.append(stripped)
+        elif stripped.rstrip(":") == name and stripped.endswith(":"):
+            block, task_indent = [], indent
+    return block
+
+
+def _block_cmds(block: list[str]) -> list[str]:
+    """``cmd: X`` and the items of ``cmds:`` (``- X``, ``- cmd: X``; not ``- task: T``)."""
+    found: list[str] = []
+    in_cmds = False
+    for stripped in block:
         if stripped in ("cmds:", "cmd:"):
             in_cmds = True
             continue
@@ -244,12 +302,11 @@ def _taskfile_cmds(text: str, name: str) -> list[str] | None:
             found.append(stripped[4:].strip().strip("'\""))
         elif in_cmds and stripped.startswith("- "):
             item = stripped[2:].strip()
-            if item.startswith("cmd:"):
-                item = item[4:].strip()
-            elif item.startswith("task:"):
+            if item.startswith("task:"):
                 continue
-            found.append(item.strip("'\""))
-        elif in_cmds and not stripped.startswith("- ") and stripped.endswith(":"):
+            found.append(item.removeprefix("cmd:").strip().strip("'\"") if item.startswith(
+                "cmd:") else item.strip("'\""))
+        elif in_cmds and stripped.endswith(":"):
             in_cmds = False
     return found
 

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911 - a shell grammar is a big case analysis
 """The parser's data: words, redirections, simple commands, scripts, and the environment."""
 
 from __future__ import annotations
@@ -86,7 +85,11 @@ def static_output(commands: list[Simple], env: Env) -> str | None:
     values = [w.value for w in cmd.words]
     if any(v is None for v in values) or any(w.glob for w in cmd.words):
         return None
-    argv = [v for v in values if v is not None]
+    return _printed([v for v in values if v is not None], env)
+
+
+def _printed(argv: list[str], env: Env) -> str | None:
+    """What ``pwd``, ``echo`` and a plain ``printf`` print (None for anything else)."""
     if argv == ["pwd"]:
         return env.cwd
     if argv[0] == "echo":

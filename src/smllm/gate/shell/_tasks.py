@@ -1,4 +1,3 @@
-# ruff: noqa: C901, PLR0911, PLR0912, PLR0915, PLR0917 - file formats are case analyses
 """Task files read as their runners read them: Makefile, justfile, package.json,
 pyproject.toml (pdm, hatch, poe, rye), Pipfile, tox.ini, Taskfile.yml.
 
@@ -101,59 +100,72 @@ def parse_makefile(text: str) -> Makefile:
     for raw in lines:
         if in_define:
             in_define = not raw.strip().startswith("endef")
-            continue
-        if raw.startswith("\t"):
+        elif raw.startswith("\t"):
             if current is not None:
                 current.append(raw[1:])
-            continue
-        line = raw.split("#", 1)[0].rstrip() if "#" in raw and "$" not in raw else raw.rstrip()
-        stripped = line.strip()
-        if not stripped:
-            continue
-        word = stripped.split(None, 1)[0]
-        if word in ("define",):
-            in_define = True
-            current = None
-            continue
-        if word in ("include", "-include", "sinclude"):
-            mk.includes = True
-            current = None
-            continue
-        if word in ("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "vpath", "unexport"):
-            continue
-        body = stripped
-        for prefix in ("override ", "export "):
-            if body.startswith(prefix):
-                body = body[len(prefix):]
-        assign = _assignment(body)
-        if assign is not None:
-            name, op, value = assign
-            if op == "+=" and name in mk.variables:
-                mk.variables[name] += " " + value
-            elif op != "?=" or name not in mk.variables:
-                mk.variables[name] = value
-            if name == ".DEFAULT_GOAL":
-                mk.default = value.strip()
-            current = None
-            continue
-        if ":" in body:
-            head, _, rest = body.partition(":")
-            rest = rest.lstrip(":")
-            prereqs, _, inline = rest.partition(";")
-            recipe: list[str] = [inline.strip()] if inline.strip() else []
-            targets = head.split()
-            for t in targets:
-                if "%" in t:
-                    continue
-                old = mk.rules.get(t, ([], []))
-                mk.rules[t] = (old[0] + prereqs.split(), old[1] + recipe)
-                if mk.default is None and not t.startswith("."):
-                    mk.default = t
-            first = targets[0] if targets and "%" not in targets[0] else None
-            current = mk.rules[first][1] if first in mk.rules else None
-            continue
-        current = None
+        else:
+            in_define, current = _makefile_line(mk, raw, current)
     return mk
+
+
+#: make's directives: ``define`` opens a block read to ``endef``, an include hides rules,
+#: a conditional or another directive is skipped (the recipe being read goes on)
+_MAKE_DIRECTIVES = {
+    "define": "define", "include": "include", "-include": "include", "sinclude": "include",
+    **dict.fromkeys(("ifeq", "ifneq", "ifdef", "ifndef", "else", "endif", "vpath", "unexport"),
+                    "skip"),
+}
+
+
+def _makefile_line(mk: Makefile, raw: str, current: list[str] | None
+                   ) -> tuple[bool, list[str] | None]:
+    """Read one line that is not a recipe line into ``mk``: whether a ``define`` block
+    starts, and the recipe that following tab lines belong to."""
+    line = raw.split("#", 1)[0].rstrip() if "#" in raw and "$" not in raw else raw.rstrip()
+    stripped = line.strip()
+    if not stripped:
+        return False, current
+    directive = _MAKE_DIRECTIVES.get(stripped.split(None, 1)[0])
+    if directive is not None:
+        mk.includes = mk.includes or directive == "include"
+        return directive == "define", current if directive == "skip" else None
+    body = stripped
+    for prefix in ("override ", "export "):
+        if body.startswith(prefix):
+            body = body[len(prefix):]
+    assign = _assignment(body)
+    if assign is not None:
+        _assign(mk, *assign)
+        return False, None
+    return False, _rule(mk, body) if ":" in body else None
+
+
+def _assign(mk: Makefile, name: str, op: str, value: str) -> None:
+    if op == "+=" and name in mk.variables:
+        mk.variables[name] += " " + value
+    elif op != "?=" or name not in mk.variables:
+        mk.variables[name] = value
+    if name == ".DEFAULT_GOAL":
+        mk.default = value.strip()
+
+
+def _rule(mk: Makefile, body: str) -> list[str] | None:
+    """``TARGETS: PREREQUISITES [; RECIPE]``: the rules added (pattern rules left out),
+    and the recipe of the first target, which the tab lines that follow extend."""
+    head, _, rest = body.partition(":")
+    rest = rest.lstrip(":")
+    prereqs, _, inline = rest.partition(";")
+    recipe: list[str] = [inline.strip()] if inline.strip() else []
+    targets = head.split()
+    for t in targets:
+        if "%" in t:
+            continue
+        old = mk.rules.get(t, ([], []))
+        mk.rules[t] = (old[0] + prereqs.split(), old[1] + recipe)
+        if mk.default is None and not t.startswith("."):
+            mk.default = t
+    first = targets[0] if targets and "%" not in targets[0] else None
+    return mk.rules[first][1] if first in mk.rules else None
 
 
 def _assignment(line: str) -> tuple[str, str, str] | None:
@@ -218,10 +230,9 @@ def _make_ref(inner: str, variables: dict[str, str], auto: dict[str, str], depth
         return "${__make_function}"
     if inner in variables:
         return make_expand(variables[inner], variables, auto, depth + 1)
-    if inner in auto:
-        return auto[inner]
-    if inner in _MAKE_DEFAULTS:
-        return _MAKE_DEFAULTS[inner]
+    fixed = auto[inner] if inner in auto else _MAKE_DEFAULTS.get(inner)
+    if fixed is not None:
+        return fixed
     return "${" + "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in inner) + "}"
 
 
@@ -368,11 +379,11 @@ def pyproject_task(runner: str, task_name: str, path_keys: tuple[str, ...], ctx:
     if task_name not in tasks:
         return None
     return run_task_value(runner, task_name, tasks[task_name], tasks,
-                          at(ctx, os.path.dirname(path)), 0)
+                          at(ctx, os.path.dirname(path)), depth=0)
 
 
 def run_task_value(runner: str, task_name: str, value: object, tasks: dict[str, object],
-                   ctx: Context, depth: int) -> list[Finding]:
+                   ctx: Context, *, depth: int) -> list[Finding]:
     label = f"{runner} {task_name}"
     if depth > 8:
         return []
@@ -382,21 +393,32 @@ def run_task_value(runner: str, task_name: str, value: object, tasks: dict[str, 
         out: list[Finding] = []
         for item in value:
             if isinstance(item, str) and item in tasks:
-                out += run_task_value(runner, item, tasks[item], tasks, ctx, depth + 1)
+                out += run_task_value(runner, item, tasks[item], tasks, ctx, depth=depth + 1)
             else:
-                out += run_task_value(runner, task_name, item, tasks, ctx, depth + 1)
+                out += run_task_value(runner, task_name, item, tasks, ctx, depth=depth + 1)
         return out
     if isinstance(value, dict):
-        for key in ("cmd", "shell"):
-            if isinstance(value.get(key), str):
-                return run_lines(label, [str(value[key])], ctx)
-        for key in ("sequence", "composite"):
-            if isinstance(value.get(key), list):
-                return run_task_value(runner, task_name, value[key], tasks, ctx, depth + 1)
-        if isinstance(value.get("ref"), str):
-            ref = str(value["ref"]).split()[0]
-            return run_task_value(runner, ref, tasks.get(ref, ""), tasks, ctx, depth + 1)
-        for key in ("call", "script"):
-            if isinstance(value.get(key), str):
-                return []  # a Python function of the project, like any entry point
+        found = _task_table(runner, task_name, value, tasks, ctx, depth=depth)
+        if found is not None:
+            return found
     return unread(runner, f"the task {task_name!r}")
+
+
+def _task_table(runner: str, task_name: str, value: dict[str, object],
+                tasks: dict[str, object], ctx: Context, *, depth: int) -> list[Finding] | None:
+    """A task written as a table: ``cmd``/``shell`` (a command line), ``sequence``/
+    ``composite`` (tasks), ``ref`` (another task), ``call``/``script`` (a Python function of
+    the project); None for any other table."""
+    label = f"{runner} {task_name}"
+    for key in ("cmd", "shell"):
+        if isinstance(value.get(key), str):
+            return run_lines(label, [str(value[key])], ctx)
+    for key in ("sequence", "composite"):
+        if isinstance(value.get(key), list):
+            return run_task_value(runner, task_name, value[key], tasks, ctx, depth=depth + 1)
+    if isinstance(value.get("ref"), str):
+        ref = str(value["ref"]).split()[0]
+        return run_task_value(runner, ref, tasks.get(ref, ""), tasks, ctx, depth=depth + 1)
+    if any(isinstance(value.get(key), str) for key in ("call", "script")):
+        return []  # a Python function of the project, like any entry point
+    return None

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0911, PLR0912, PLR0915, C901 - a shell grammar is a big case analysis
 """Reading one shell word: quotes, escapes, ``$'…'``, expansions and substitutions.
 
 :class:`WordReader` is the half of the parser that reads words; it knows a value when
@@ -14,8 +13,10 @@ from smllm.gate.shell._syntax import MAX_DEPTH, META, Env, Simple, Word, static_
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from smllm.gate.shell._parse import _Parser
+    from collections.abc import Callable
 
+#: the characters a word reads other than as themselves (a plain run stops at them)
+_SPECIAL = META | frozenset("\\'\"$`~*?[{")
 _NAME_RE = LazyRe(r"[A-Za-z_][A-Za-z0-9_]*")
 #: variables bash sets to a number (unless the script assigns them)
 _NUMERIC = frozenset({"RANDOM", "SRANDOM", "SECONDS", "BASHPID", "PPID", "UID", "EUID",
@@ -37,6 +38,25 @@ _ANSI = {
 }
 
 
+class _Part:
+    """The word being read: its pieces of value, whether all of it is known, whether it
+    is a glob, whether any of it was quoted, and whether the reading is at its start."""
+
+    __slots__ = ("first", "glob", "known", "parts", "quoted")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.known = True
+        self.glob = False
+        self.quoted = False
+        self.first = True
+
+    def add(self, value: str | None) -> None:
+        """A piece whose value may be unknown (an expansion, a substitution)."""
+        self.known = self.known and value is not None
+        self.parts.append(value or "")
+
+
 class WordReader:
     """Word-level reading over ``self.s`` from ``self.i`` (mixed into the parser)."""
 
@@ -50,74 +70,84 @@ class WordReader:
     functions: list[str]
 
     if TYPE_CHECKING:
-        # ``_Parser``, which mixes this reader in, defines it: a parser over ``text``
-        # sharing this one's environment (a substitution is parsed as a nested script)
-        def _subparser(self, text: str, depth: int, nested: bool = False) -> _Parser: ...
+        # ``_parse._Parser``, which mixes this reader in, defines both (a reader typed
+        # here, so that this module need not import the parser that imports it): a
+        # parser over ``text`` sharing this one's environment (a substitution is parsed
+        # as a nested script), and running it over its whole text
+        def _subparser(self, text: str, depth: int, nested: bool = False) -> WordReader: ...
+
+        def run(self) -> None: ...
 
     def _read_word(self) -> Word:
         start = self.i
-        parts: list[str] = []
-        known = True
-        glob = False
-        quoted = False
+        part = _Part()
         s = self.s
-        first = True
         while self.i < self.n:
             c = s[self.i]
             if c in "<>" and s.startswith("(", self.i + 1):
-                self._substitution(self.i + 2, ")")
-                known = False
-                first = False
-                continue
-            if c in META:
+                self._substitution(self.i + 2, ")")  # <(…), >(…): a process substitution
+                part.known = False
+            elif c in META:
                 break
-            if c == "\\":
+            elif c == "\\":
                 if s.startswith("\\\n", self.i):
                     self.i += 2
-                    continue
-                quoted = True
-                if self.i + 1 < self.n:
-                    parts.append(s[self.i + 1])
-                self.i += 2
-                first = False
-                continue
-            if c == "'":
-                quoted = True
-                end = s.find("'", self.i + 1)
-                if end < 0:
-                    self.errors.append("unterminated single quote")
-                    end = self.n
-                parts.append(s[self.i + 1 : end])
-                self.i = end + 1
-            elif c == '"':
-                quoted = True
-                self.i += 1
-                val = self._dquoted('"')
-                known = known and val is not None
-                parts.append(val or "")
-            elif c == "$":
-                val, was_quote = self._dollar()
-                quoted = quoted or was_quote
-                known = known and val is not None
-                parts.append(val or "")
-            elif c == "`":
-                val = self._backtick()
-                known = known and val is not None
-                parts.append(val or "")
-            elif c == "~" and first:
-                parts.append(self._tilde())
+                    continue  # a line continuation: the word goes on, still at its start
+                self._escaped(part)
+            elif c in _QUOTES_AND_EXPANSIONS:
+                _QUOTES_AND_EXPANSIONS[c](self, part)
+            elif c == "~" and part.first:
+                part.parts.append(self._tilde())
             else:
-                if (
-                    c in "*?"
-                    or (c == "[" and "]" in s[self.i + 1 : self._word_end()])
-                    or (c == "{" and "," in s[self.i : s.find("}", self.i) + 1 or self.i])
-                ):
-                    glob = True
-                parts.append(c)
-                self.i += 1
-            first = False
+                self._plain(c, part)
+            part.first = False
         raw = s[start : self.i]
-        return Word(raw, "".join(parts) if known else None, glob, quoted)
+        return Word(raw, "".join(part.parts) if part.known else None, part.glob, part.quoted)
+
+    # the pieces of a word (see _read_word): each reads from self.i into the word's part
+
+    def _escaped(self, part: _Part) -> None:
+        part.quoted = True
+        if self.i + 1 < self.n:
+            part.parts.append(self.s[self.i + 1])
+        self.i += 2
+
+    def _single_quoted(self, part: _Part) -> None:
+        part.quoted = True
+        end = self.s.find("'", self.i + 1)
+        if end < 0:
+            self.errors.append("unterminated single quote")
+            end = self.n
+        part.parts.append(self.s[self.i + 1 : end])
+        self.i = end + 1
+
+    def _double_quoted(self, part: _Part) -> None:
+        part.quoted = True
+        self.i += 1
+        part.add(self._dquoted('"'))
+
+    def _dollar_part(self, part: _Part) -> None:
+        val, was_quote = self._dollar()
+        part.quoted = part.quoted or was_quote
+        part.add(val)
+
+    def _backtick_part(self, part: _Part) -> None:
+        part.add(self._backtick())
+
+    def _plain(self, c: str, part: _Part) -> None:
+        """An ordinary character, and the ordinary ones that follow it (read at once)."""
+        s = self.s
+        if (
+            c in "*?"
+            or (c == "[" and "]" in s[self.i + 1 : self._word_end()])
+            or (c == "{" and "," in s[self.i : s.find("}", self.i) + 1 or self.i])
+        ):
+            part.glob = True
+        j = self.i + 1
+        while j < self.n and s[j] not in _SPECIAL:
+            j += 1
+        part.parts.append(s[self.i : j])
+        self.i = j
 
     def _word_end(self) -> int:
         j = self.i
@@ -173,16 +203,8 @@ class WordReader:
     def _dollar(self, in_dquote: bool = False) -> tuple[str | None, bool]:
         s = self.s
         i = self.i
-        if s.startswith("$((", i):
-            self._arithmetic(i + 3)
-            return None, False
-        if s.startswith("$(", i):
-            return self._substitution(i + 2, ")"), False
-        if s.startswith("${", i):
-            end = self._balanced(i + 2, "{", "}")
-            inner = s[i + 2 : end - 1]
-            self.i = end
-            return self._param_braced(inner), False
+        if s.startswith(("$(", "${"), i):
+            return self._expansion(i), False
         if not in_dquote and s.startswith("$'", i):
             return self._ansi_c(i + 2), True
         if not in_dquote and s.startswith('$"', i):
@@ -198,6 +220,19 @@ class WordReader:
             return ("0" if s[i + 1] in "$!?#" else None), False
         self.i = i + 1
         return "$", False
+
+    def _expansion(self, i: int) -> str | None:
+        """``$((…))``, ``$(…)`` and ``${…}`` at ``i``."""
+        s = self.s
+        if s.startswith("$((", i):
+            self._arithmetic(i + 3)
+            return None
+        if s.startswith("$(", i):
+            return self._substitution(i + 2, ")")
+        end = self._balanced(i + 2, "{", "}")
+        inner = s[i + 2 : end - 1]
+        self.i = end
+        return self._param_braced(inner)
 
     def _param(self, name: str) -> str | None:
         if name in self.env.assigned:
@@ -376,3 +411,11 @@ class WordReader:
         self.functions.extend(sub.functions)
         return static_output(sub.commands, self.env)
 
+
+#: how _read_word reads a quote or an expansion that starts with this character
+_QUOTES_AND_EXPANSIONS: dict[str, Callable[[WordReader, _Part], None]] = {
+    "'": WordReader._single_quoted,
+    '"': WordReader._double_quoted,
+    "$": WordReader._dollar_part,
+    "`": WordReader._backtick_part,
+}
