@@ -359,9 +359,12 @@ class Context:
     @property
     def own(self) -> tuple[str, ...]:
         """smllm's own folders and Claude Code's user folder and state file, wherever
-        ``SMLLM_HOME``, ``CLAUDE_CONFIG_DIR`` or the platform put them."""
+        ``SMLLM_HOME``, ``CLAUDE_CONFIG_DIR`` or the platform put them (and Claude Code's
+        under this context's home, which an analysis may be given)."""
         if self._own is None:
-            self._own = (*protected.own_folders(), paths.claude_root(), paths.claude_json())
+            home = self.home.rstrip("/")
+            self._own = (*protected.own_folders(), paths.claude_root(), paths.claude_json(),
+                         f"{home}/.claude", f"{home}/.claude.json")
         return self._own
 
     @property

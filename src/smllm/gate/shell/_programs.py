@@ -204,8 +204,7 @@ def table_names() -> frozenset[str]:
     """The programs of the program table (:mod:`._tabledata`), loaded on first use."""
     global _TABLE  # noqa: PLW0603 - a cache
     if _TABLE is None:
-        # not at import: a hook whose commands all have families never loads the table
-        from smllm.gate.shell._tabledata import PROGRAMS  # noqa: PLC0415
+        from smllm.gate.shell._tabledata import PROGRAMS  # noqa: PLC0415 - on first need: a hook whose commands all have families never loads the table
 
         _TABLE = frozenset(name for p in PROGRAMS for name in p["names"])
     return _TABLE
