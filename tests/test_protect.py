@@ -166,3 +166,29 @@ def test_shell_writes_into_the_set(project: Path, command: str, refused: bool) -
     everyday writes are not."""
     found = protect_check("Bash", {"command": command}, str(project), str(project))
     assert refused == (found is not None), found
+
+
+RECONCILE_CASES = [
+    ("smllm reconcile 504 --outcome not-applied --evidence 'ledger has 7 lines'", "allow"),
+    ("smllm reconcile 504 --outcome applied", "allow"),
+    ("smllm reconcile 504 --outcome applied; rm -rf src", "deny"),
+    ("CLAUDECODE= smllm reconcile 504 --outcome applied", "deny"),
+    ("env -u CLAUDECODE smllm reconcile 504 --outcome applied", "deny"),
+    ("smllm reconcile 504 --outcome applied --evidence \"$(cat ~/.ssh/id_rsa)\"", "deny"),
+]
+
+
+@pytest.mark.parametrize(("command", "answer"), RECONCILE_CASES)
+def test_the_agent_may_reconcile_in_the_plain_form_only(tmp_path: Path, command: str,
+                                                        answer: str) -> None:
+    """The plain `smllm reconcile` is smllm's own (run outside the sandbox, recorded as the
+    agent's claim) and allowed in any mode; anything else naming it is refused, so no
+    variable or wrapper can change who the journal says verified the outcome."""
+    from smllm.base.toolcall import ToolCall
+    from smllm.gate import World, decide, policy
+
+    project = str(tmp_path)
+    call = ToolCall("Bash", {"command": command}, cwd=project, project=project)
+    verdict = decide(call, World(policy.load(project)))
+    rule = "reconcile.agent-claim" if answer == "allow" else "protect.self"
+    assert (answer, rule) == (verdict.decision, verdict.rule)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -110,19 +111,22 @@ def _results_text(run: Run) -> dict[str, str]:
     return out
 
 
+@pytest.mark.parametrize("sandbox", [False, True], ids=["no-sandbox", "sandbox"])
 def test_crash_mid_gate_then_resume_migrates_every_record_exactly_once(
-        claude: Harness) -> None:
-    """Seed 000 end to end: kill during the rec_8 gate, resume, reconcile, finish once."""
+        claude: Harness, sandbox: bool) -> None:
+    """Seed 000 end to end: kill during the rec_8 gate, resume, the agent reconciles the
+    unknown effect itself (in the sandbox too, where the journal is read-only to its
+    commands: its plain `smllm reconcile` is one of smllm's own), and finishes once."""
     project = claude.project
     for item in SAMPLE.iterdir():
         dst = project / item.name
         (shutil.copytree if item.is_dir() else shutil.copyfile)(item, dst)
     (project / ".tools").mkdir()
     (project / ".tools" / "migrate_one.py").write_text(MIGRATE)
-    # the agent runs smllm itself from Bash here: without the sandbox, which keeps smllm's
-    # store read-only to commands (tests/e2e/test_trust_e2e.py; docs/security.md)
-    claude.install_smllm("--no-sandbox")
-    env = {"GATE_SLEEP": "1.5"}
+    claude.install_smllm(*(() if sandbox else ("--no-sandbox",)))
+    # `smllm` on PATH, as the installer puts it (README command 1)
+    env = {"GATE_SLEEP": "1.5",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
     script = [step for n in range(1, 9) for step in (_gate(n), _migrate(n))]
     first = claude.run(PROMPT, script=[*script, {"text": "done"}], permission_mode="bypass",
@@ -134,8 +138,9 @@ def test_crash_mid_gate_then_resume_migrates_every_record_exactly_once(
     assert 7 == len(gates), _results_text(first)
     in_flight = [s for s, k, op in _kinds(first.journal()) if k == "side_effect_intent"][-1]
 
-    reconcile = (f"{sys.executable} -m smllm reconcile {in_flight} --outcome not-applied "
-                 f"--journal {sid} --note 'ledger has 7 lines and rec_8 is still v1'")
+    evidence = "ledger has 7 lines and rec_8 is still v1"
+    # one plain command: smllm's own, which the gate admits (and the sandbox lets out)
+    reconcile = f"smllm reconcile {in_flight} --outcome not-applied --evidence '{evidence}'"
     second = claude.run(
         "Continue the migration from where it stopped.", resume=sid, permission_mode="bypass",
         env=env, timeout=240,
@@ -177,5 +182,8 @@ def test_crash_mid_gate_then_resume_migrates_every_record_exactly_once(
                   and r["payload"]["record"].get("observed_via") == "reconcile"]
     assert [(in_flight, "not_applied")] == [(r["intent_sequence"], r["outcome"])
                                             for r in reconciled]
+    claims = [r["payload"]["record"] for r in records
+              if r.get("payload_type") == "effect.reconciled"]
+    assert [("agent", evidence)] == [(c["verified_by"], c["note"]) for c in claims]
     check = claude.smllm("verify", sid)
     assert 0 == check.returncode, check.stdout + check.stderr

@@ -1,9 +1,16 @@
-"""``smllm reconcile SEQ --outcome applied|not-applied [--journal ID|PATH] [--note TEXT]``.
+"""``smllm reconcile SEQ --outcome applied|not-applied [--journal ID|PATH] [--evidence TEXT]``.
 
 Records the verified outcome of an effect left unknown by a crash: a
 ``tool_batch.effect.terminal`` (``observed_via: "reconcile"``) for its intent and an
 ``effect.reconciled`` fact saying who verified it. After it, a re-attempt of that
 effect is no longer held.
+
+Inside Claude Code (``CLAUDECODE`` set: the agent's shell) the outcome is recorded as the
+agent's claim (``verified_by: "agent"``), with its evidence; a person runs it from a
+shell of their own. The agent's plain ``smllm reconcile …`` runs outside the sandbox
+(``excludedCommands``: the journal is read-only inside it), and smllm's hook admits only
+that plain form (:func:`smllm.gate.protect.agent_reconcile`), so the agent cannot pass
+its claim off as a person's (no variable or wrapper can change what the command sees).
 """
 
 from __future__ import annotations
@@ -24,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _select.add_journal_choice(
         parser, last_help="the most recent journal of this folder (the default outside "
                           "Claude Code; inside it, the default is the session it runs in)")
-    parser.add_argument("--note", metavar="TEXT", help="how the outcome was verified")
+    parser.add_argument("--note", "--evidence", metavar="TEXT", dest="note",
+                        help="how the outcome was verified (the evidence: what you checked)")
     _output.add_json_flag(parser, "what was recorded")
 
 

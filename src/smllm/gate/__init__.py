@@ -105,6 +105,11 @@ def allowed(reason: str, rule: str | None, authoritative: bool, facts: VerdictFa
     )
 
 
+#: why smllm answers allow to ``smllm reconcile`` in any mode
+AGENT_RECONCILE = ("smllm lets the agent record the verified outcome of an effect a crash "
+                   "left unknown: the journal keeps it as the agent's claim, with its evidence")
+
+
 class World:
     """What a decision consults besides the call: the compiled policy, the home folder, and
     the session's crash hold and state machine when a hook decides (``smllm policy
@@ -162,6 +167,9 @@ def decide(call: ToolCall, world: World) -> Verdict:
     stamp = analysis.stamped(call, analysed)
     if guarded is not None:  # self-protection: before any policy, in every mode
         return Verdict("deny", "deny:policy", guarded, rule="protect.self", facts=stamp)
+    if protect.agent_reconcile(call):  # the agent can finish a recovery without a person
+        return Verdict("allow", "allow:policy", AGENT_RECONCILE, rule="reconcile.agent-claim",
+                       facts=stamp)
     try:
         verdict = _machine(call, world) or _policy(call, analysed, compiled)
     except Exception as exc:

@@ -43,7 +43,7 @@ MCP_WRITE_WORDS = ("write", "edit", "create", "move", "rename", "delete", "remov
 SELF_COMMANDS = frozenset({"install", "uninstall"})
 #: what the agent runs of smllm itself, outside the sandbox: the sandbox's
 #: ``excludedCommands`` (setup/sandbox.py), and the subcommands they name
-EXCLUDED_COMMANDS = ("smllm fire *", "smllm status", "smllm status *")
+EXCLUDED_COMMANDS = ("smllm fire *", "smllm status", "smllm status *", "smllm reconcile *")
 OWN_COMMANDS = frozenset(c.split()[1] for c in EXCLUDED_COMMANDS)
 _SEPARATORS = ";&|()`$<>{}\n\t\"'\\"
 
@@ -121,12 +121,13 @@ def self_command(command: str) -> str | None:
 
 
 def unsandboxed_fire(command: str) -> bool:
-    """Does ``command`` name ``smllm fire``/``status`` without being one plain such command?
+    """Does ``command`` name ``smllm fire``/``status``/``reconcile`` without being one plain
+    such command?
 
     ``smllm install`` lists them in the sandbox's ``excludedCommands`` (they must write
-    smllm's state), and Claude Code then runs the *whole* command outside the sandbox: so
-    the gate lets through only the plain form (one simple command, no operator, variable,
-    substitution or redirection).
+    smllm's state or the journal), and Claude Code then runs the *whole* command outside
+    the sandbox: so the gate lets through only the plain form (one simple command, no
+    operator, variable, substitution or redirection).
     """
     if "smllm" not in command or not any(c in OWN_COMMANDS for c in _subcommands(command)):
         return False
@@ -175,6 +176,18 @@ def shell_effects(command: str, analysis: Analysis, cwd: str,
     return None
 
 
+def agent_reconcile(call: ToolCall) -> bool:
+    """Is ``call`` the agent recording the outcome of an unknown effect: one plain ``smllm
+    reconcile SEQ --outcome …`` in Bash (journaled as the agent's claim, with its
+    evidence, by the command itself: :mod:`smllm.commands.reconcile`)?"""
+    command = call.command
+    if command is None or "reconcile" not in command:
+        return False
+    from smllm.machine import tools  # noqa: PLC0415 - only for commands naming reconcile
+
+    return tools.own_fire(call.tool, call.input) and _subcommands(command)[:1] == ["reconcile"]
+
+
 def _bash(command: str | None, analysed: CallAnalysis, cwd: str,
           protected: tuple[str, ...]) -> str | None:
     if command is None:
@@ -184,9 +197,9 @@ def _bash(command: str | None, analysed: CallAnalysis, cwd: str,
         return (f"smllm protects itself: the agent may not run `smllm {which}` (a person "
                 f"runs it outside the session)")
     if unsandboxed_fire(command):
-        return ("smllm protects itself: `smllm fire` and `smllm status` run outside the "
-                "sandbox, so they must be one plain command (no other command, operator, "
-                "variable, substitution or redirection)")
+        return ("smllm protects itself: `smllm fire`, `smllm status` and `smllm reconcile` "
+                "run outside the sandbox, so they must be one plain command (no other "
+                "command, operator, variable, substitution or redirection)")
     if analysed.shell is None:
         return None
     return shell_effects(command, analysed.shell, cwd, protected)

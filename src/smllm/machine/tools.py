@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from smllm.base.shapes import ToolRules
 
 PATH_KEYS = catalogue.PATH_KEYS
-_FIRE = re.compile(r"\s*smllm\s+(fire|status)(\s[^;&|`$<>\n\\()]*)?\s*")
+_FIRE = re.compile(r"\s*smllm\s+(fire|status|reconcile)(\s[^;&|`$<>\n\\()]*)?\s*")
 
 
 @lru_cache(maxsize=256)
@@ -79,8 +79,9 @@ OWN_MCP_TOOLS = frozenset({"mcp__smllm__smllm", "mcp__plugin_smllm_smllm__smllm"
 
 
 def own_fire(tool: str, tool_input: dict[str, Any]) -> bool:
-    """Is this call smllm's own firing (its MCP tool, or a plain ``smllm fire``/``status``
-    in Bash: one simple command, no shell operator, substitution or redirection)?"""
+    """Is this call smllm's own firing (its MCP tool, or a plain ``smllm fire``/``status``,
+    or ``smllm reconcile`` after a crash, in Bash: one simple command, no shell operator,
+    substitution or redirection)?"""
     if tool in OWN_MCP_TOOLS:
         return True
     if tool == "Bash":
