@@ -35,19 +35,18 @@ def _matching_intent(open_intents: dict[str, OpenIntent], tool_name: str,
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
-    p = ctx.payload
+    call = ctx.call
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
         open_intents = dict(txn.state.get("open_intents") or {})
-        tool_use_id = _matching_intent(open_intents, str(p["tool_name"]), p["tool_input"])
+        tool_use_id = _matching_intent(open_intents, call.tool, call.input)
         entry: OpenIntent = open_intents[tool_use_id].copy() if tool_use_id else {}
         pending = entry.get("pending") or clock.new_id("pa-")
         txn.append(
             records.approval_requested(
-                pending, tool_use_id, sidecar.operation(str(p["tool_name"])), p["tool_name"],
-                p["tool_input"], ["user"],
-                permission_suggestions=p.get("permission_suggestions"),
+                pending, tool_use_id, call.operation, call.tool, call.input, ["user"],
+                permission_suggestions=ctx.payload.get("permission_suggestions"),
             )
         )
         if not entry.get("pending"):

@@ -38,7 +38,8 @@ def scripts_after(scripts: object) -> dict[str, str] | None:
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     p = ctx.payload
-    tool_use_id = str(p["tool_use_id"])
+    call = ctx.call
+    tool_use_id = str(call.tool_use_id)
     failed = ctx.event == "PostToolUseFailure"
     outcome = (
         "interrupted"
@@ -61,7 +62,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 tool_use_id=tool_use_id,
                 idempotency_key=sidecar.idempotency_key(ctx.session_id, tool_use_id),
                 intent_sequence=intent.get("seq"),
-                operation=sidecar.operation(str(p["tool_name"])),
+                operation=call.operation,
                 outcome=outcome,
                 observed_via="hook",
                 authorized_by=transcript.authorized_by(intent),
