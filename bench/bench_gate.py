@@ -120,10 +120,12 @@ from smllm.journal import sidecar, transcript
 from smllm.hooks import _context, _features, pre_tool_use
 payload = json.loads(sys.argv[1])
 ctx = _context.HookContext.create("PreToolUse", payload)
-_features.held_effect(ctx), _features.machine_tool_rule(ctx)  # the seams run first
+call = ctx.call
 t0 = time.perf_counter()
-from smllm.gate import review
-verdict = review.evaluate(ctx)
+from smllm import gate
+from smllm.gate import policy
+world = gate.World(policy.load(call.project))
+verdict = gate.decide(call, world)  # the whole decision: self-protection and the policy
 print((time.perf_counter() - t0) * 1000)
 """
 
