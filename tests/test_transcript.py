@@ -318,3 +318,27 @@ def test_redacted_export_removes_secrets_the_model_said(tmp_path: Path) -> None:
                                                   for f in _secret_forms(e["secret"]))]
     assert ([], []) == (missing, survived)
     assert texts["redacted"].count("I found this: ") == len(SECRETS)
+
+
+def test_a_message_left_pending_by_an_older_sidecar_still_records(tmp_path: Path) -> None:
+    """A sidecar written before model calls had content (a pending message without
+    ``texts``, ``emitted`` as a list) is read on: the message gets its text when it ends."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.write(_assistant("msg_A", [{"type": "text", "text": "one"}], None, 1))
+    s.hook("UserPromptSubmit", prompt="go")
+    log = journal.log_path(SID)
+    with journal.transaction(log) as txn:
+        st = dict(txn.state["transcript"])
+        st.update(pending={"msg_A": {"id": "msg_A", "uuid": "u-msg_A-1", "timestamp": None,
+                                     "tool_use_ids": [], "model": "claude-opus-5-5"}},
+                  emitted=["msg_0"])
+        for key in ("lines", "tools"):
+            st.pop(key, None)
+        txn.set_state("transcript", st)
+    s.write(_assistant("msg_A", [{"type": "text", "text": "two"},
+                                 {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                  "input": {}}], "tool_use", 2))
+    s.hook("PreToolUse", **_bash("toolu_1"))
+    assert [("two", "msg_A", ["toolu_1"])] == [
+        (c["text"], c["message_id"], c["tool_use_ids"]) for c in _calls()]

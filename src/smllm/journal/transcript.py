@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 READ_LIMIT = 4 * 1024 * 1024
 EMITTED_MEMORY = 64
 #: assistant lines (by ``uuid``) and tool uses remembered, so none is recorded twice
-LINE_MEMORY = 256
+LINE_MEMORY = 64
 PREVIEW = 2000
 #: how long PreToolUse waits for the transcript to show the tool use it gates
 WAIT_SECONDS = 2.0
@@ -227,19 +227,21 @@ class _Ingest:
         self.content(cur, msg.get("content"))
 
     def content(self, cur: dict[str, Any], content: Any) -> None:
-        """What a line adds to its message: text, thinking, tool uses, in order."""
+        """What a line adds to its message: text, thinking, tool uses, in order (a message
+        left pending by an older smllm has no ``texts`` yet)."""
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         for block in content if isinstance(content, list) else []:
             btype = block.get("type") if isinstance(block, dict) else None
             if btype == "text" and isinstance(block.get("text"), str):
-                cur["texts"].append(block["text"])
+                cur.setdefault("texts", []).append(block["text"])
             elif btype == "thinking" and isinstance(block.get("thinking"), str):
-                cur["thinking"].append(block["thinking"])
+                cur.setdefault("thinking", []).append(block["thinking"])
             elif btype == "tool_use":
                 tid = block.get("id")
-                if isinstance(tid, str) and tid not in cur["tool_use_ids"]:
-                    cur["tool_use_ids"].append(tid)
+                ids = cur.setdefault("tool_use_ids", [])
+                if isinstance(tid, str) and tid not in ids:
+                    ids.append(tid)
                     self.tools = _remember(self.tools, tid)
 
     def user(self, line: dict[str, Any]) -> None:
