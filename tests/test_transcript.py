@@ -342,3 +342,39 @@ def test_a_message_left_pending_by_an_older_sidecar_still_records(tmp_path: Path
     s.hook("PreToolUse", **_bash("toolu_1"))
     assert [("two", "msg_A", ["toolu_1"])] == [
         (c["text"], c["message_id"], c["tool_use_ids"]) for c in _calls()]
+
+
+def test_waits_stop_after_misses_in_a_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript that never shows the tool uses in time (three waits in a row ended
+    without them) is not waited for again in that session; a wait that finds its tool use
+    starts the count again."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    log = str(journal.log_path(SID))
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        reads.append(offset)
+        return real(path, offset)
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.03")
+
+    def pre_tool_use(tid: str) -> int:
+        reads.clear()
+        transcript.prefetch(log, str(s.transcript), tool_use_id=tid)
+        with journal.transaction(log) as txn:
+            transcript.ingest(txn, str(s.transcript))
+        return len(reads)
+
+    s.write(*_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                     "input": {}}], "tool_use"))
+    assert 1 == pre_tool_use("toolu_1")  # found at once: no wait, the count at 0
+    assert [True, True] == [pre_tool_use("toolu_x1") > 1, pre_tool_use("toolu_x2") > 1]
+    s.write(*_block_lines("msg_B", [{"type": "tool_use", "id": "toolu_2", "name": "Bash",
+                                     "input": {}}], "tool_use", 3))
+    assert 1 == pre_tool_use("toolu_2")  # found: the count starts again
+    misses = [pre_tool_use(f"toolu_y{n}") > 1 for n in range(4)]
+    assert [True, True, True, False] == misses

@@ -20,7 +20,8 @@ Causal order: a model call is journaled before the tool calls it chose.
   later). PreToolUse therefore waits, before taking the session lock and for at most
   :data:`WAIT_SECONDS` (``SMLLM_TRANSCRIPT_WAIT``), until the transcript holds its
   ``tool_use_id`` (:func:`prefetch`). Past the wait the call goes on, and its model call
-  lands after its intent (``tool_use_ids`` still links them).
+  lands after its intent (``tool_use_ids`` still links them); after :data:`MISS_LIMIT`
+  such waits in a row, the session's PreToolUse no longer waits.
 * Lines of a message that arrive after it was recorded (a response written in two
   reads) become one more ``model.call`` of the same ``message_id`` with ``part`` 2, 3,
   …, holding only what is new.
@@ -50,6 +51,9 @@ LINE_MEMORY = 64
 PREVIEW = 2000
 #: how long PreToolUse waits for the transcript to show the tool use it gates
 WAIT_SECONDS = 2.0
+#: after this many waits in a row that ended without the tool use, a session's transcript
+#: is taken not to show them in time, and PreToolUse stops waiting for it
+MISS_LIMIT = 3
 _POLL_SECONDS = 0.01
 _WAIT_MAX = 60.0
 
@@ -266,6 +270,8 @@ class _Ingest:
 _PREFETCHED: dict[str, tuple[int, bytes, int]] = {}
 #: tool uses this process already waited for (:func:`prefetch`)
 _WAITED: set[str] = set()
+#: transcript -> did the wait find its tool use (:func:`ingest` counts the misses)
+_WAIT_FOUND: dict[str, bool] = {}
 
 
 def _read_from(transcript: str, offset: int) -> tuple[int, bytes, int] | None:
@@ -354,7 +360,10 @@ def prefetch(log: str, transcript: str | None, *, tool_use_id: str | None = None
     if tool_use_id is not None and tool_use_id not in _WAITED and (
             st.get("path") != transcript or not _knows(st, tool_use_id)):
         _WAITED.add(tool_use_id)  # once per hook, however many transactions it takes
-        got = _wait_for(transcript, offset, tool_use_id, got)
+        if not isinstance(st.get("missed"), int) or st["missed"] < MISS_LIMIT:
+            got = _wait_for(transcript, offset, tool_use_id, got)
+            _WAIT_FOUND[transcript] = got is not None and tool_use_id.encode(
+                "utf-8", "replace") in got[1]
     if got is not None:
         _PREFETCHED[transcript] = got
 
@@ -400,5 +409,9 @@ def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = Fa
     work.settle(flush=flush)
     st.update(offset=offset + end, pending=work.pending, results=work.results,
               emitted=work.emitted, lines=work.lines, tools=work.tools)
+    found = _WAIT_FOUND.pop(transcript, None)
+    if found is not None:
+        missed = st.get("missed")
+        st["missed"] = 0 if found else (missed if isinstance(missed, int) else 0) + 1
     txn.set_state("transcript", st)
     txn.set_state("open_intents", work.open)
