@@ -52,7 +52,13 @@ def bench_latency(rounds: int, home: str) -> bool:
     print(f"hooks run as installed: {install.hook_command('EVENT', python, flags)}")
     cwd = tempfile.mkdtemp(prefix="smllm-bench-proj-")
     transcript = os.path.join(cwd, "transcript.jsonl")
-    Path(transcript).write_text("")
+    # the response that chose the tool, as Claude Code writes it before PreToolUse
+    Path(transcript).write_text(json.dumps({
+        "type": "assistant", "uuid": "u-1", "message": {
+            "id": "msg_1", "model": "claude-opus-5-5", "stop_reason": "tool_use",
+            "content": [{"type": "text", "text": "Reading x.py."},
+                        {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}],
+            "usage": {"input_tokens": 10, "output_tokens": 5}}}) + "\n")
     cases = {"baseline: python -c pass": ([PYTHON, "-c", "pass"], b"")}
     hook = installed_hook_argv()
     for event, payload in payloads(cwd, transcript).items():

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-from helpers import base, hook, kind, records
+import pytest
+
+from helpers import base, hook, kind, records, smllm
 from smllm import journal
+from smllm.journal import transcript
 from smllm.journal.verify import verify
 
 SID = "7c6b5a49-3827-4615-a4b3-c2d1e0f9a8b7"
@@ -110,3 +114,267 @@ def test_ingestion_reads_only_new_bytes(tmp_path: Path) -> None:
     s.hook("Stop", stop_hook_active=False)
     assert ["msg_A"] == [r["payload"]["event"]["message_id"] for r in records(SID)
                          if kind(r) == "model.call"]
+
+
+# --------------------------------------------------------------- what the model said
+
+
+def _block_lines(mid: str, blocks: list[dict[str, Any]], stop: str | None,
+                 first: int = 1) -> list[dict[str, Any]]:
+    """One line per content block, each with the final stop reason: how Claude Code 2.1.332
+    writes a response (``apiBlockIndex`` 0, 1, …, one ``message.id``)."""
+    return [dict(_assistant(mid, [b], stop, first + i), apiBlockIndex=i)
+            for i, b in enumerate(blocks)]
+
+
+def _calls(sid: str = SID) -> list[dict[str, Any]]:
+    return [r["payload"]["event"] for r in records(sid) if kind(r) == "model.call"]
+
+
+def test_model_call_holds_the_text_every_tool_use_and_a_thinking_marker(tmp_path: Path) -> None:
+    """A response written one block per line (thinking, text, two tool uses, each line with
+    the final stop reason) is one model.call: its text, both tool uses, and the thinking
+    only as a marker of its size and digest; it lands before the first intent."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.hook("UserPromptSubmit", prompt="go")
+    thinking = "The user wants the costs; read the file first."
+    s.write(*_block_lines("msg_A", [
+        {"type": "thinking", "thinking": thinking, "signature": "c2lnbmF0dXJl"},
+        {"type": "text", "text": "I will run both checks."},
+        {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}},
+        {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {}}], "tool_use"))
+    s.hook("PreToolUse", **_bash("toolu_1"))
+    s.hook("PreToolUse", **_bash("toolu_2"))
+    calls = _calls()
+    digest = "sha256:" + hashlib.sha256(thinking.encode()).hexdigest()
+    assert [("msg_A", "I will run both checks.", ["toolu_1", "toolu_2"], "tool_use",
+             {"omitted_live_only": {"bytes": len(thinking), "sha256": digest}})] == [
+        (c["message_id"], c["text"], c["tool_use_ids"], c["stop_reason"], c["thinking"])
+        for c in calls]
+    assert thinking not in journal.log_path(SID).read_text()
+    order = [(kind(r), r["payload"].get("event", r["payload"].get("record", {})).get(
+        "tool_use_id")) for r in records(SID)]
+    assert order.index(("model.call", None)) < order.index(("side_effect_intent", "toolu_1"))
+
+
+def test_a_text_only_message_has_no_thinking_and_a_tool_only_one_no_text(tmp_path: Path) -> None:
+    """``text`` is null for a response that said nothing, ``thinking`` null without any."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.write(*_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                     "input": {}}], "tool_use"))
+    s.hook("PreToolUse", **_bash("toolu_1"))
+    s.write(_result("toolu_1", "ok", False),
+            *_block_lines("msg_B", [{"type": "text", "text": "first"},
+                                    {"type": "text", "text": "second"}], "end_turn", 5))
+    s.hook("Stop", stop_hook_active=False)
+    assert [(None, None, ["toolu_1"]), ("first\nsecond", None, [])] == [
+        (c["text"], c["thinking"], c["tool_use_ids"]) for c in _calls()]
+
+
+def test_lines_read_after_their_message_was_recorded_are_a_second_part(tmp_path: Path) -> None:
+    """A response whose lines reach the transcript in two reads gives two model.call records
+    of one message id: the second (``part`` 2) holds only what is new; nothing is lost or
+    recorded twice."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    lines = _block_lines("msg_A", [
+        {"type": "text", "text": "running one"},
+        {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}},
+        {"type": "text", "text": "and two"},
+        {"type": "tool_use", "id": "toolu_2", "name": "Bash", "input": {}}], "tool_use")
+    s.write(*lines[:2])
+    s.hook("PreToolUse", **_bash("toolu_1"))
+    s.write(*lines[2:])
+    s.hook("PreToolUse", **_bash("toolu_2"))
+    s.hook("PostToolUse", **_bash("toolu_2"), tool_response={"stdout": ""})
+    assert [("msg_A", None, "running one", ["toolu_1"]),
+            ("msg_A", 2, "and two", ["toolu_2"])] == [
+        (c["message_id"], c.get("part"), c["text"], c["tool_use_ids"]) for c in _calls()]
+    kinds = [kind(r) for r in records(SID)]
+    assert ["model.call", "side_effect_intent", "tool_batch.effect.started", "model.call",
+            "side_effect_intent"] == kinds[1:6]
+
+
+def test_a_message_still_streaming_without_a_tool_waits_for_its_end(tmp_path: Path) -> None:
+    """Lines without a stop reason or a tool use yet (a host that writes as it streams) are
+    kept for the next read: the message is still one record."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.write(_assistant("msg_A", [{"type": "text", "text": "part one"}], None, 1))
+    s.hook("UserPromptSubmit", prompt="go")
+    assert [] == _calls()
+    s.write(_assistant("msg_A", [{"type": "text", "text": "part two"}], "end_turn", 2))
+    s.hook("Stop", stop_hook_active=False)
+    assert [("part one\npart two", None)] == [(c["text"], c.get("part")) for c in _calls()]
+
+
+def test_a_large_text_is_capped_like_a_tool_output(tmp_path: Path) -> None:
+    """A text over the journal's string limit becomes an omitted_live_only marker that pins
+    it (size and SHA-256), as a large tool output does."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    text = "quokka " * 6000
+    s.write(_assistant("msg_A", [{"type": "text", "text": text}], "end_turn", 1))
+    s.hook("Stop", stop_hook_active=False)
+    digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    assert [{"omitted_live_only": {"bytes": len(text), "sha256": digest}}] == [
+        c["text"] for c in _calls()]
+
+
+def test_pre_tool_use_waits_for_the_transcript_to_show_its_tool_use(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host writes the response while PreToolUse reads the transcript: the prefetch
+    reads again until the tool use is there, so ingestion records the model call."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    log = str(journal.log_path(SID))
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        got = real(path, offset)
+        reads.append(len(got[1]) if got else -1)
+        if len(reads) == 1:  # the host writes the response just after the first read
+            s.write(*_block_lines("msg_A", [{"type": "text", "text": "run it"},
+                                            {"type": "tool_use", "id": "toolu_9",
+                                             "name": "Bash", "input": {}}], "tool_use"))
+        return got
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_9")
+    assert b"toolu_9" in transcript._PREFETCHED[str(s.transcript)][1]
+    assert (0, True) == (reads[0], len(reads) >= 2)
+    with journal.transaction(log) as txn:
+        transcript.ingest(txn, str(s.transcript))
+    assert [["toolu_9"]] == [c["tool_use_ids"] for c in _calls()]
+
+
+def test_the_wait_is_bounded_and_skipped_for_a_known_tool_use(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool use the transcript never shows ends the wait at SMLLM_TRANSCRIPT_WAIT; one an
+    earlier read already met is not waited for at all."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.write(*_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                     "input": {}}], "tool_use"))
+    s.hook("PreToolUse", **_bash("toolu_1"))
+    log = str(journal.log_path(SID))
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        reads.append(offset)
+        return real(path, offset)
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.05")
+    transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_1")
+    assert 1 == len(reads)
+    transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_never")
+    assert len(reads) > 2
+
+
+SECRETS: list[dict[str, str]] = json.loads(
+    (Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())["secrets"]
+
+
+def _secret_forms(secret: str) -> set[str]:
+    """The secret as it can appear in a JSON document (raw, escaped, line by line)."""
+    forms = {secret, json.dumps(secret)[1:-1]}
+    forms.update(ln for ln in secret.splitlines() if len(ln) >= 16 and "-----" not in ln)
+    return forms
+
+
+def test_redacted_export_removes_secrets_the_model_said(tmp_path: Path) -> None:
+    """Every secret of the redaction corpus, said by the model (one response each), is in the
+    raw export's model.call text and in none of the redacted export."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    for n, entry in enumerate(SECRETS):
+        said = entry["text"] if "key" not in entry else json.dumps({entry["key"]: entry["text"]})
+        s.write(_assistant(f"msg_{n}", [{"type": "text", "text": f"I found this: {said}"}],
+                           "end_turn", n))
+    s.hook("Stop", stop_hook_active=False)
+    assert len(SECRETS) == len([c for c in _calls() if c["text"]])
+    docs = {}
+    for name, flags in (("raw", ()), ("redacted", ("--redacted",))):
+        out = tmp_path / f"{name}.json"
+        proc = smllm("export", "--journal", str(journal.log_path(SID)), "--out", str(out),
+                     *flags)
+        assert 0 == proc.returncode, proc.stderr
+        docs[name] = json.loads(out.read_text())
+    texts = {name: "\n".join(
+        json.dumps(e["envelope"]["payload"]["event"]["text"]) for e in doc["events"]
+        if e.get("kind") == "record"
+        and (e["envelope"]["payload"].get("event") or {}).get("kind") == "model.call")
+        for name, doc in docs.items()}
+    missing = [e["kind"] for e in SECRETS if not any(f in texts["raw"]
+                                                     for f in _secret_forms(e["secret"]))]
+    survived = [e["kind"] for e in SECRETS if any(f in texts["redacted"]
+                                                  for f in _secret_forms(e["secret"]))]
+    assert ([], []) == (missing, survived)
+    assert texts["redacted"].count("I found this: ") == len(SECRETS)
+
+
+def test_a_message_left_pending_by_an_older_sidecar_still_records(tmp_path: Path) -> None:
+    """A sidecar written before model calls had content (a pending message without
+    ``texts``, ``emitted`` as a list) is read on: the message gets its text when it ends."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.write(_assistant("msg_A", [{"type": "text", "text": "one"}], None, 1))
+    s.hook("UserPromptSubmit", prompt="go")
+    log = journal.log_path(SID)
+    with journal.transaction(log) as txn:
+        st = dict(txn.state["transcript"])
+        st.update(pending={"msg_A": {"id": "msg_A", "uuid": "u-msg_A-1", "timestamp": None,
+                                     "tool_use_ids": [], "model": "claude-opus-5-5"}},
+                  emitted=["msg_0"])
+        for key in ("lines", "tools"):
+            st.pop(key, None)
+        txn.set_state("transcript", st)
+    s.write(_assistant("msg_A", [{"type": "text", "text": "two"},
+                                 {"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                  "input": {}}], "tool_use", 2))
+    s.hook("PreToolUse", **_bash("toolu_1"))
+    assert [("two", "msg_A", ["toolu_1"])] == [
+        (c["text"], c["message_id"], c["tool_use_ids"]) for c in _calls()]
+
+
+def test_waits_stop_after_misses_in_a_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript that never shows the tool uses in time (three waits in a row ended
+    without them) is not waited for again in that session; a wait that finds its tool use
+    starts the count again."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    log = str(journal.log_path(SID))
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        reads.append(offset)
+        return real(path, offset)
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.03")
+
+    def pre_tool_use(tid: str) -> int:
+        reads.clear()
+        transcript.prefetch(log, str(s.transcript), tool_use_id=tid)
+        with journal.transaction(log) as txn:
+            transcript.ingest(txn, str(s.transcript))
+        return len(reads)
+
+    s.write(*_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                                     "input": {}}], "tool_use"))
+    assert 1 == pre_tool_use("toolu_1")  # found at once: no wait, the count at 0
+    assert [True, True] == [pre_tool_use("toolu_x1") > 1, pre_tool_use("toolu_x2") > 1]
+    s.write(*_block_lines("msg_B", [{"type": "tool_use", "id": "toolu_2", "name": "Bash",
+                                     "input": {}}], "tool_use", 3))
+    assert 1 == pre_tool_use("toolu_2")  # found: the count starts again
+    misses = [pre_tool_use(f"toolu_y{n}") > 1 for n in range(4)]
+    assert [True, True, True, False] == misses

@@ -19,7 +19,9 @@ Requests are classified, in this order:
 ``main``
     a non-empty ``tools`` list (the agent loop). Takes the next turn of the script:
     ``{"text": ...}``, ``{"tool_use": {"name", "input"}}`` or ``{"content": [blocks]}``,
-    with optional ``id``, ``stop_reason``, ``delay`` and ``status``. When the script is
+    with optional ``id``, ``stop_reason``, ``delay`` and ``status``. A block of
+    ``content`` may carry ``"pause": seconds``: a streamed reply waits that long before
+    the block starts (the block itself is sent without it). When the script is
     used up the answer is ``[mock: script exhausted]`` with ``end_turn``, so the CLI ends.
 ``side``
     anything else on ``/v1/messages`` (titles, bash-prefix checks): a short canned text.
@@ -178,12 +180,15 @@ def _block_events(i: int, b: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield {"type": "content_block_stop", "index": i}
 
 
-def sse_events(msg: dict[str, Any]) -> Iterator[dict[str, Any]]:
+def sse_events(msg: dict[str, Any],
+               pauses: list[float] | None = None) -> Iterator[dict[str, Any]]:
     start = dict(msg, content=[], stop_reason=None,
                  usage=dict(msg["usage"], output_tokens=1))
     yield {"type": "message_start", "message": start}
     yield {"type": "ping"}
     for i, b in enumerate(msg["content"]):
+        if pauses and i < len(pauses) and pauses[i]:
+            yield {"type": "_pause", "seconds": pauses[i]}
         yield from _block_events(i, b)
     yield {"type": "message_delta",
            "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
@@ -202,11 +207,14 @@ def _reply_for(kind: str, body: dict[str, Any]) -> tuple[dict[str, Any], dict[st
     else:
         idx, entry = take("script", "cursor")
         blocks = turn_blocks(idx, entry, "[mock: script exhausted]")
+    pauses = [float(b.pop("pause", 0) or 0) for b in blocks]
     has_tool = any(b["type"] == "tool_use" for b in blocks)
     stop = (entry or {}).get("stop_reason") or ("tool_use" if has_tool else "end_turn")
     info = {"index": idx, "exhausted": entry is None,
             "delay": float((entry or {}).get("delay", 0) or 0),
             "status": int((entry or {}).get("status", 200) or 200)}
+    if any(pauses):
+        info["pauses"] = pauses
     return make_message(model, blocks, stop), info
 
 
@@ -318,7 +326,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.send_header("request-id", "req_mock_" + uuid.uuid4().hex[:12])
         self.end_headers()
-        for data in sse_events(msg):
+        for data in sse_events(msg, info.get("pauses")):
+            if data["type"] == "_pause":
+                time.sleep(float(data["seconds"]))
+                continue
             self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
             self.wfile.flush()
         self.close_connection = True

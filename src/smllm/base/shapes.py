@@ -146,7 +146,10 @@ class TranscriptCursor(TypedDict, total=False):
     offset: int
     pending: dict[str, dict[str, Any]]
     results: dict[str, dict[str, Any]]
-    emitted: list[str]
+    emitted: dict[str, int]  # message id -> its model.call records (a list before parts)
+    lines: list[str]  # uuids of the assistant lines read last
+    tools: list[str]  # the tool uses read last
+    missed: int  # PreToolUse waits in a row that ended without their tool use
 
 
 class SessionState(TypedDict, total=False):

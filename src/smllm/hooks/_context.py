@@ -165,7 +165,12 @@ class HookContext:
     def transaction(self, *, main: bool = False) -> journal.transaction:
         """The journal's lock, taken after reading the transcript (never while holding it)."""
         path = self.main_log_path if main else self.log_path
-        transcript.prefetch(path, self.transcript)
+        # PreToolUse of the main agent: the transcript should show the tool use first (the
+        # model call that chose it lands before its intent); a subagent's is elsewhere
+        tool_use_id = self.payload.get("tool_use_id") if (
+            self.event == "PreToolUse" and self.agent_id is None) else None
+        transcript.prefetch(path, self.transcript,
+                            tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None)
         if self.agent_id is not None and not main:
             transcript.prefetch(path, safe_transcript(self.payload.get("agent_transcript_path")))
         return journal.transaction(path, now_ms=self.now_ms)

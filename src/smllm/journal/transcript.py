@@ -1,19 +1,40 @@
 """Incremental ingestion of Claude Code's transcript into the journal.
 
 Hooks never see model calls, so each hook reads the transcript from the offset the
-previous one stopped at and records one ``model.call`` per assistant message (one
-response may span several transcript lines sharing ``message.id``). It also closes
+previous one stopped at and records one ``model.call`` per assistant message: what the
+model said (``text``), the tool uses it chose (``tool_use_ids``) and its thinking as an
+``omitted_live_only`` marker (size and SHA-256, never the text). It also closes
 intents the host refused: a ``tool_result`` for an open intent that no PostToolUse
 reported, once the model has answered after it (by then every PostToolUse of that
 batch has run), becomes a ``tool_batch.effect.terminal`` observed via the transcript.
+
+Causal order: a model call is journaled before the tool calls it chose.
+
+* Claude Code 2.1.332 writes one transcript line per content block, sharing
+  ``message.id``, all at once when the response has streamed (each with the final
+  ``stop_reason``). What one read gathers of a message is recorded at the end of that
+  read unless the message may still grow without having chosen a tool (no stop reason
+  yet, no tool use): then it waits for the next line, the next hook or the end.
+* Claude Code may start a tool before the response that chose it is in the transcript
+  (it runs tools while the response streams, and it writes the transcript a little
+  later). PreToolUse therefore waits, before taking the session lock and for at most
+  :data:`WAIT_SECONDS` (``SMLLM_TRANSCRIPT_WAIT``), until the transcript holds its
+  ``tool_use_id`` (:func:`prefetch`). Past the wait the call goes on, and its model call
+  lands after its intent (``tool_use_ids`` still links them); after :data:`MISS_LIMIT`
+  such waits in a row, the session's PreToolUse no longer waits.
+* Lines of a message that arrive after it was recorded (a response written in two
+  reads) become one more ``model.call`` of the same ``message_id`` with ``part`` 2, 3,
+  …, holding only what is new.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 from smllm import journal
 from smllm.base import jsonfast
+from smllm.base.digest import tagged
 from smllm.journal import records
 
 TYPE_CHECKING = False
@@ -25,7 +46,16 @@ if TYPE_CHECKING:
 
 READ_LIMIT = 4 * 1024 * 1024
 EMITTED_MEMORY = 64
+#: assistant lines (by ``uuid``) and tool uses remembered, so none is recorded twice
+LINE_MEMORY = 64
 PREVIEW = 2000
+#: how long PreToolUse waits for the transcript to show the tool use it gates
+WAIT_SECONDS = 2.0
+#: after this many waits in a row that ended without the tool use, a session's transcript
+#: is taken not to show them in time, and PreToolUse stops waiting for it
+MISS_LIMIT = 3
+_POLL_SECONDS = 0.01
+_WAIT_MAX = 60.0
 
 
 def _preview(content: Any) -> str:
@@ -37,7 +67,17 @@ def _preview(content: Any) -> str:
     return text[:PREVIEW]
 
 
+def _thinking(parts: list[str]) -> dict[str, Any] | None:
+    """The model's thinking, as a marker: its size and digest pin it; it is never kept."""
+    if not parts:
+        return None
+    data = "\n".join(parts).encode("utf-8", "surrogatepass")
+    return {"omitted_live_only": {"bytes": len(data), "sha256": tagged(data)}}
+
+
 def _model_call(msg: dict[str, Any]) -> journal.Entry:
+    texts = msg.get("texts") or []
+    part = msg.get("part", 1)
     return records.new(
         "model.call",
         message_id=msg["id"],
@@ -45,9 +85,16 @@ def _model_call(msg: dict[str, Any]) -> journal.Entry:
         stop_reason=msg.get("stop_reason"),
         usage=msg.get("usage") or {},
         tool_use_ids=msg.get("tool_use_ids", []),
+        text="\n".join(texts) if texts else None,
+        thinking=_thinking(msg.get("thinking") or []),
         transcript_uuid=msg.get("uuid"),
         at=msg.get("timestamp"),
+        **({"part": part} if isinstance(part, int) and part > 1 else {}),
     )
+
+
+def _remember(memory: list[str], item: str) -> list[str]:
+    return [*memory[-(LINE_MEMORY - 1):], item]
 
 
 #: what Claude Code's tool_result says when a person answered its prompt with "no"; any
@@ -98,15 +145,31 @@ class _Ingest:
         self.pending: dict[str, dict[str, Any]] = st.get("pending", {})
         self.results: dict[str, dict[str, Any]] = st.get("results", {})
         self.open: dict[str, OpenIntent] = dict(txn.state.get("open_intents", {}))
-        self.emitted: list[str] = list(st.get("emitted", []))
+        #: message id -> how many model.call records it has (sidecars before parts: a list)
+        emitted = st.get("emitted") or {}
+        self.emitted: dict[str, int] = (
+            dict(emitted) if isinstance(emitted, dict) else dict.fromkeys(emitted, 1))
+        self.lines: list[str] = list(st.get("lines") or [])
+        self.tools: list[str] = list(st.get("tools") or [])
 
     def emit_pending(self, keep: str | None = None) -> None:
         for mid in [m for m in self.pending if m != keep]:
             self.emit(mid)
 
+    def settle(self, *, flush: bool) -> None:
+        """At the end of a read: record each message read so far, but one that may still
+        grow without having chosen a tool (no stop reason, no tool use) unless ``flush``."""
+        for mid, cur in list(self.pending.items()):
+            if flush or cur.get("stop_reason") or cur.get("tool_use_ids"):
+                self.emit(mid)
+
     def emit(self, mid: str) -> None:
-        self.txn.append(_model_call(self.pending.pop(mid)))
-        self.emitted = [*self.emitted[-(EMITTED_MEMORY - 1):], mid]
+        cur = self.pending.pop(mid)
+        self.txn.append(_model_call(cur))
+        self.emitted.pop(mid, None)
+        self.emitted[mid] = int(cur.get("part", 1))
+        while len(self.emitted) > EMITTED_MEMORY:
+            del self.emitted[next(iter(self.emitted))]
 
     def _close_user_wait(self, intent: OpenIntent, tid: str, outcome: str,
                          detail: str) -> None:
@@ -150,23 +213,40 @@ class _Ingest:
         mid = msg["id"]
         self.close_results()
         self.emit_pending(keep=mid)
-        if mid in self.emitted:  # a late line of a message already recorded
-            return
-        cur = self.pending.setdefault(
-            mid, {"id": mid, "uuid": line.get("uuid"), "timestamp": line.get("timestamp"),
-                  "tool_use_ids": []}
-        )
+        uuid = line.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self.lines:  # a line already recorded (the transcript rewritten)
+                return
+            self.lines = _remember(self.lines, uuid)
+        cur = self.pending.get(mid)
+        if cur is None:  # a new message, or a late line of one already recorded
+            cur = self.pending[mid] = {
+                "id": mid, "uuid": uuid, "timestamp": line.get("timestamp"),
+                "tool_use_ids": [], "texts": [], "thinking": [],
+                "part": self.emitted.get(mid, 0) + 1}
         cur["model"] = msg.get("model") or cur.get("model")
         cur["stop_reason"] = msg.get("stop_reason") or cur.get("stop_reason")
         if isinstance(msg.get("usage"), dict):
             cur["usage"] = msg["usage"]
-        for block in msg.get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool_use":
+        self.content(cur, msg.get("content"))
+
+    def content(self, cur: dict[str, Any], content: Any) -> None:
+        """What a line adds to its message: text, thinking, tool uses, in order (a message
+        left pending by an older smllm has no ``texts`` yet)."""
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content if isinstance(content, list) else []:
+            btype = block.get("type") if isinstance(block, dict) else None
+            if btype == "text" and isinstance(block.get("text"), str):
+                cur.setdefault("texts", []).append(block["text"])
+            elif btype == "thinking" and isinstance(block.get("thinking"), str):
+                cur.setdefault("thinking", []).append(block["thinking"])
+            elif btype == "tool_use":
                 tid = block.get("id")
-                if isinstance(tid, str) and tid not in cur["tool_use_ids"]:
-                    cur["tool_use_ids"].append(tid)
-        if msg.get("stop_reason"):  # the final line of the response
-            self.emit(mid)
+                ids = cur.setdefault("tool_use_ids", [])
+                if isinstance(tid, str) and tid not in ids:
+                    ids.append(tid)
+                    self.tools = _remember(self.tools, tid)
 
     def user(self, line: dict[str, Any]) -> None:
         msg = line.get("message")
@@ -188,6 +268,10 @@ class _Ingest:
 
 #: transcript -> (offset, bytes, size) read before the session lock was taken
 _PREFETCHED: dict[str, tuple[int, bytes, int]] = {}
+#: tool uses this process already waited for (:func:`prefetch`)
+_WAITED: set[str] = set()
+#: transcript -> did the wait find its tool use (:func:`ingest` counts the misses)
+_WAIT_FOUND: dict[str, bool] = {}
 
 
 def _read_from(transcript: str, offset: int) -> tuple[int, bytes, int] | None:
@@ -221,12 +305,48 @@ def _offset(st: Mapping[str, Any], transcript: str) -> int:
     return offset if isinstance(offset, int) and offset >= 0 else 0
 
 
-def prefetch(log: str, transcript: str | None) -> None:
+def _wait_seconds() -> float:
+    raw = os.environ.get("SMLLM_TRANSCRIPT_WAIT", "")
+    try:
+        value = float(raw) if raw else WAIT_SECONDS
+    except ValueError:
+        return WAIT_SECONDS
+    return value if 0 <= value <= _WAIT_MAX else WAIT_SECONDS
+
+
+def _knows(st: Mapping[str, Any], tool_use_id: str) -> bool:
+    """Has an earlier read already met this tool use (recorded or still pending)?"""
+    if tool_use_id in (st.get("tools") or ()):
+        return True
+    pending = st.get("pending")
+    return isinstance(pending, dict) and any(
+        isinstance(m, dict) and tool_use_id in (m.get("tool_use_ids") or ())
+        for m in pending.values())
+
+
+def _wait_for(transcript: str, offset: int, tool_use_id: str,
+              got: tuple[int, bytes, int] | None) -> tuple[int, bytes, int] | None:
+    """Read again until the new bytes hold ``tool_use_id`` or the wait is over."""
+    needle = tool_use_id.encode("utf-8", "replace")
+    deadline = time.monotonic() + _wait_seconds()
+    while got is not None and needle not in got[1] and len(got[1]) < READ_LIMIT:
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(_POLL_SECONDS)
+        got = _read_from(transcript, offset)
+    return got
+
+
+def prefetch(log: str, transcript: str | None, *, tool_use_id: str | None = None) -> None:
     """Read what the transcript gained, before taking the session lock on ``log``.
 
     :func:`ingest`, under the lock, then uses these bytes: the lock is never held while
     reading the transcript. The offset comes from the sidecar as it is now; if another
     hook moves it meanwhile, :func:`ingest` uses the part that is still new.
+
+    With ``tool_use_id`` (PreToolUse), a transcript that does not show that tool use yet
+    is read again until it does, for at most :data:`WAIT_SECONDS`, so that the model
+    call that chose the tool is journaled before the tool's intent.
     """
     if transcript is None:
         return
@@ -234,7 +354,16 @@ def prefetch(log: str, transcript: str | None) -> None:
         st = journal.read_state(log).get("transcript")
     except OSError:
         st = None
-    got = _read_from(transcript, _offset(st if isinstance(st, dict) else {}, transcript))
+    st = st if isinstance(st, dict) else {}
+    offset = _offset(st, transcript)
+    got = _read_from(transcript, offset)
+    if tool_use_id is not None and tool_use_id not in _WAITED and (
+            st.get("path") != transcript or not _knows(st, tool_use_id)):
+        _WAITED.add(tool_use_id)  # once per hook, however many transactions it takes
+        if not isinstance(st.get("missed"), int) or st["missed"] < MISS_LIMIT:
+            got = _wait_for(transcript, offset, tool_use_id, got)
+            _WAIT_FOUND[transcript] = got is not None and tool_use_id.encode(
+                "utf-8", "replace") in got[1]
     if got is not None:
         _PREFETCHED[transcript] = got
 
@@ -277,9 +406,12 @@ def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = Fa
             work.assistant(line)
         elif line.get("type") == "user":
             work.user(line)
-    if flush:
-        work.emit_pending()
+    work.settle(flush=flush)
     st.update(offset=offset + end, pending=work.pending, results=work.results,
-              emitted=work.emitted)
+              emitted=work.emitted, lines=work.lines, tools=work.tools)
+    found = _WAIT_FOUND.pop(transcript, None)
+    if found is not None:
+        missed = st.get("missed")
+        st["missed"] = 0 if found else (missed if isinstance(missed, int) else 0) + 1
     txn.set_state("transcript", st)
     txn.set_state("open_intents", work.open)
