@@ -67,7 +67,7 @@ def _sources() -> list[tuple[str, ast.Module]]:
 
 def test_writers_build_records_through_the_registry() -> None:
     """No product module builds a record around the registry (journal.fact/event, Entry)."""
-    allowed = {"journal/log.py", "journal/records.py"}
+    allowed = {"journal/codec.py", "journal/records.py"}  # the codec defines them
     bypass = sorted(
         f"{rel}:{c.lineno}: {_name(c.func)}"
         for rel, tree in _sources() if rel not in allowed for c in _calls(tree)
