@@ -44,7 +44,7 @@ def test_misses_are_printed_and_fail(project: Path) -> None:
         "corpus.tsv:10: expected ask, got deny (deny:policy): make wipe\n"
         "    fs.delete-recursive-critical: smllm policy denies this call: make wipe: deletes "
         "recursively ~/, a protected location (rule fs.delete-recursive-critical, "
-        "smllm/data/policy_defaults.toml:53)\n"
+        "smllm/data/policy_defaults.toml:69)\n"
         "6 commands: 4 as expected, 2 misses\n"
     )
     home = str(Path.home())
