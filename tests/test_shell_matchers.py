@@ -49,7 +49,7 @@ def test_interpreter_family(name: str) -> None:
     expected = re.fullmatch(
         r"python[0-9.]*|pypy[0-9.]*|node(js)?|deno|ruby[0-9.]*|perl[0-9.]*|"
         r"php[0-9.]*|lua(jit)?[0-9.]*|rscript|tclsh|osascript|pwsh|powershell", name) is not None
-    assert expected == (_programs.family_of(name) == ("_code", "python"))
+    assert expected == (_programs.family_of(name) == _programs.family_of("python"))
 
 
 def test_common_commands_need_no_regular_expression() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from smllm.gate.policy import _compile
-from smllm.gate.shell import _table, _tabledata, analyse
+from smllm.gate.shell import _decisions, _table, _tabledata, analyse
 
 HOME = "/home/tester"
 RULES = [(p, r) for p in _tabledata.PROGRAMS for r in p["rules"]]
@@ -95,19 +95,19 @@ def test_decisions_are_read_as_the_policy_compiler_reads_them() -> None:
     """The engine's line reader of the defaults agrees with the TOML compiler."""
     builtin = _compile.load_defaults()
     expected = {rid: b["decision"] for rid, b in builtin.items()}
-    assert expected == _table.read_decisions(_table.DEFAULTS)
+    assert expected == _decisions.read_decisions(_decisions.DEFAULTS)
 
 
 def test_a_finding_takes_its_decision_from_the_defaults(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Change infra.delete's decision in (a copy of) the defaults: the finding follows."""
-    text = Path(_table.DEFAULTS).read_text(encoding="utf-8")
+    text = Path(_decisions.DEFAULTS).read_text(encoding="utf-8")
     head = 'id = "infra.delete"\ndecision = "ask"'
     assert head in text
     copy = tmp_path / "policy_defaults.toml"
     copy.write_text(text.replace(head, 'id = "infra.delete"\ndecision = "deny"'))
-    monkeypatch.setattr(_table, "DEFAULTS", str(copy))
-    monkeypatch.setattr(_table, "_DECISIONS", {})
+    monkeypatch.setattr(_decisions, "DEFAULTS", str(copy))
+    monkeypatch.setattr(_decisions, "_DECISIONS", {})
     found = analyse("kubectl delete pod x", cwd=str(tmp_path), home=HOME).all_findings()
     assert [("infra.delete", "deny")] == [(f.rule, f.decision) for f in found]
 
@@ -115,9 +115,9 @@ def test_a_finding_takes_its_decision_from_the_defaults(
 def test_a_rule_missing_from_the_defaults_is_an_error(monkeypatch: pytest.MonkeyPatch
                                                       ) -> None:
     """A rule id the defaults lack fails (the analyser then escalates), naming the fix."""
-    monkeypatch.setattr(_table, "_DECISIONS", {"other.rule": "ask"})
+    monkeypatch.setattr(_decisions, "_DECISIONS", {"other.rule": "ask"})
     with pytest.raises(LookupError, match=r"'infra.delete'.*add a \[\[builtin\]\] entry"):
-        _table.decision_of("infra.delete")
+        _decisions.decision_of("infra.delete")
 
 
 @pytest.mark.parametrize(("argv", "takes", "longs", "expected"), [

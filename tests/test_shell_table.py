@@ -17,7 +17,7 @@ SHELL = Path(__file__).resolve().parent.parent / "src" / "smllm" / "gate" / "she
 #: what every family may import: the core and the shared vocabulary and helpers (option
 #: reading, secret flows, task files, text scanning of code), never another family
 SHARED = {"_analyse", "_model", "_parse", "_syntax", "_flags", "_programs", "_flows",
-          "_tasks", "_codescan", "_environ", "_table", "_tabledata"}
+          "_tasks", "_codescan", "_environ", "_table", "_tabledata", "_decisions"}
 #: (module file, imported module) of every import inside a function, each for a reason
 LATE_IMPORTS = {
     ("__init__.py", "smllm.gate.shell._analyse.analyse_text"),  # Write/Edit import the package, not the parser

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from smllm.gate import sql
 from smllm.gate.shell._analyse import nested, read_script, stdin_text, write_target
+from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
@@ -125,11 +126,10 @@ def _judge(name: str, text: str, ctx: Context) -> list[Finding]:
         return []
     verdict = sql.classify(text)
     if verdict.effect == "destroy":
-        return [Finding("data.destroy", "deny",
-                        f"{name}: {verdict.statement.strip()} destroys data")]
+        return [finding("data.destroy", f"{name}: {verdict.statement.strip()} destroys data")]
     if verdict.effect == "exec":
         stmt = verdict.statement.strip()
-        out = [Finding("exec.code-option", "ask", f"{name}: {stmt} runs a command on the host")]
+        out = [finding("exec.code-option", f"{name}: {stmt} runs a command on the host")]
         for prefix in ("\\!", ".shell", ".system", "!"):
             if stmt.startswith(prefix):
                 out += nested(stmt[len(prefix):], ctx, f"{name} {prefix}")

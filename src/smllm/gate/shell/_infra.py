@@ -12,6 +12,7 @@ flows of secrets to the network. Each returns None when it has nothing to say.
 from __future__ import annotations
 
 from smllm.gate.shell import _flows
+from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple
 
@@ -28,8 +29,7 @@ def aws_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: C
     if op in ("cp", "mv", "sync") and len(words) >= 4 and words[-1].startswith("s3://"):
         out = _flows.sink("aws s3", words[2:-1], cmd, ctx)
         if op == "sync" and "--delete" in values:
-            out.append(Finding("fs.sync-delete", "ask", "aws s3 sync --delete deletes "
-                               "objects"))
+            out.append(finding("fs.sync-delete", "aws s3 sync --delete deletes objects"))
         return out, False
     return None
 
@@ -79,7 +79,6 @@ def gh_rest(name: str, words: list[str], values: list[str], cmd: Simple, ctx: Co
                  and j + 1 < len(values)]
         out = _flows.sink(f"{name} api", sent, cmd, ctx)
         if method.upper() == "DELETE":
-            out.append(Finding("infra.delete", "ask", f"{name} api -X DELETE deletes a "
-                               "resource"))
+            out.append(finding("infra.delete", f"{name} api -X DELETE deletes a resource"))
         return out, False
     return None

@@ -10,6 +10,7 @@ agent, lingering) are prefix rules of the program table (:mod:`._tabledata`).
 from __future__ import annotations
 
 from smllm.gate.shell._analyse import nested, read_script, stdin_text
+from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
 
@@ -23,18 +24,18 @@ def _values(args: list[Word]) -> list[str]:
     return [a.value if a.value is not None else a.raw for a in args]
 
 
-def _deny(rule: str, reason: str) -> Result:
-    return [Finding(rule, "deny", reason)], False
+def _found(rule: str, reason: str) -> Result:
+    return [finding(rule, reason)], False
 
 
 def crontab(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     values = _values(args)
     flags = "".join(v[1:] for v in values if v.startswith("-") and len(v) > 1)
     if "r" in flags:
-        return _deny("sys.destroy", "crontab -r deletes every scheduled job")
+        return _found("sys.destroy", "crontab -r deletes every scheduled job")
     if "l" in flags:
         return [], True
-    out = [Finding("sys.persistence", "ask", "crontab installs commands that run on a schedule")]
+    out = [finding("sys.persistence", "crontab installs commands that run on a schedule")]
     operands = [a for a in args if not (a.value or "").startswith("-") or a.value == "-"]
     with_u = "u" in flags
     if with_u and operands:
@@ -64,9 +65,9 @@ def kill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     values = _values(args)
     targets = [v for i, v in enumerate(values) if i > 0 or not v.startswith("-") or v == "-1"]
     if len(values) >= 2 and "-1" in targets[-1:]:
-        return _deny("sys.destroy", "kill -1 signals every process you own")
+        return _found("sys.destroy", "kill -1 signals every process you own")
     if values[-1:] == ["-1"] and len(values) == 1:
-        return _deny("sys.destroy", "kill -1 signals every process you own")
+        return _found("sys.destroy", "kill -1 signals every process you own")
     return [], False
 
 
@@ -95,7 +96,7 @@ def pkill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             patterns.append(v)
         i += 1
     if name == "killall5" or (user and not patterns):
-        return _deny("sys.destroy", f"{name} signals every process of a user")
+        return _found("sys.destroy", f"{name} signals every process of a user")
     if (name == "pkill" or regex) and any(p in _EVERYTHING for p in patterns):
-        return _deny("sys.destroy", f"{name} {patterns[0]!r} matches every process")
+        return _found("sys.destroy", f"{name} {patterns[0]!r} matches every process")
     return [], False

@@ -6,7 +6,7 @@ prefix rules, read-only prefixes, written paths.
 out), then: an option that only prints (``--help``) makes the command read-only; one that
 changes nothing (``--dry-run``) makes no rule apply; the paths the program writes are
 judged as writes; the first rule whose prefix fits gives one finding, whose decision is
-the built-in rule's in ``data/policy_defaults.toml`` (:func:`decision_of`: read there,
+the built-in rule's in ``data/policy_defaults.toml`` (:mod:`._decisions`: read there,
 written nowhere else); with no rule, a hand-written ``rest`` may speak, and otherwise the
 command is read-only when its operands start with a read-only prefix.
 """
@@ -17,7 +17,7 @@ import os
 import sys
 
 from smllm.gate.shell._analyse import judge_argv, stdin_text, write_target
-from smllm.gate.shell._model import Finding
+from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._syntax import Word
 from smllm.gate.shell._tabledata import PROGRAMS
 
@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from smllm.gate.shell._model import Context, Decision
+    from smllm.gate.shell._model import Context, Finding
     from smllm.gate.shell._syntax import Simple
     from smllm.gate.shell._tabledata import Position, Program, Rule
 
@@ -40,49 +40,6 @@ RULE_KEYS = frozenset({"id", "prefix", "also", "anywhere", "with", "without", "p
                        "then", "reason", "match", "not_match"})
 #: program name -> its entry
 BY_NAME: dict[str, Program] = {name: p for p in PROGRAMS for name in p["names"]}
-#: where the built-in rules and their decisions are written
-DEFAULTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "data", "policy_defaults.toml")
-_DECISIONS: dict[str, Decision] = {}
-
-
-def read_decisions(path: str) -> dict[str, Decision]:
-    """Built-in rule id -> decision, from the ``[[builtin]]`` tables of ``path``.
-
-    A line reader, not a TOML parser: the hook cannot afford to import one, and the
-    file holds only ``key = "string"`` lines (``tests/test_shell_rules.py`` checks that
-    this reading agrees with the policy compiler's)."""
-    out: dict[str, Decision] = {}
-    entry: dict[str, str] = {}
-    with open(path, encoding="utf-8") as fh:
-        lines = [*fh, "[[builtin]]"]
-    for line in lines:
-        text = line.strip()
-        if text == "[[builtin]]" or text.startswith("["):
-            rid, decision = entry.get("id"), entry.get("decision")
-            if rid is not None and decision in ("allow", "ask", "deny"):
-                out[rid] = decision  # type: ignore[assignment]  # checked just above
-            entry = {}
-            continue
-        key, eq, value = text.partition("=")
-        value = value.strip()
-        if eq and len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            entry[key.strip()] = value[1:-1]
-    return out
-
-
-def decision_of(rule: str) -> Decision:
-    """The decision ``data/policy_defaults.toml`` gives the built-in rule ``rule``."""
-    if not _DECISIONS:
-        _DECISIONS.update(read_decisions(DEFAULTS))
-    decision = _DECISIONS.get(rule)
-    if decision is None:
-        msg = (f"the program table names the rule {rule!r}, which {DEFAULTS} does not define: "
-               "add a [[builtin]] entry with its decision")
-        raise LookupError(msg)
-    return decision
-
-
 def _spelled_out(word: str, longs: tuple[str, ...]) -> str:
     """``--he`` -> ``--help`` when it starts exactly one of ``longs`` (``=value`` kept)."""
     if not longs or not word.startswith("--") or len(word) < 3:
@@ -266,8 +223,7 @@ def judge(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     out = _writes(program, name, args, ctx)
     rule = rule_for(program, name, operands, values)
     if rule is not None:
-        rid = rule["id"]
-        out.append(Finding(rid, decision_of(rid), _reason(rule, name, operands)))
+        out.append(finding(rule["id"], _reason(rule, name, operands)))
         if rule.get("then") == "dashdash" and "--" in raw:
             inner = args[raw.index("--") + 1:]
             if inner:
