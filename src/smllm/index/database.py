@@ -78,6 +78,23 @@ CREATE TABLE ship_cursors (
 """
 
 
+#: the secondary indexes of ``records``: (name, statement)
+RECORD_INDEXES = [(st.split()[2], st.strip()) for st in SCHEMA.split(";")
+                  if st.strip().startswith("CREATE INDEX records_")]
+
+
+def drop_record_indexes(db: sqlite3.Connection) -> None:
+    """Drop the secondary indexes of ``records`` (a cold build recreates them at its end)."""
+    for name, _ in RECORD_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def create_record_indexes(db: sqlite3.Connection) -> None:
+    """Create the secondary indexes of ``records`` that are missing."""
+    for _, statement in RECORD_INDEXES:
+        db.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+
+
 def path() -> Path:
     return Path(paths.data_root()) / FILE_NAME
 

@@ -127,9 +127,13 @@ class Summary:
         self.termination = termination
         self.first_prompt = first_prompt
 
-    def add(self, rec: Record, kind: str | None) -> None:
-        at = _str(rec.get("recorded_at"))
-        ms = clock.parse_iso_ms(at)
+    def add(self, rec: Record, kind: str | None, at: str | None = None,
+            ms: int | None = None) -> None:
+        """Fold one record in; ``at``/``ms``: its ``recorded_at`` and its milliseconds when
+        the caller has them already (else they are read from ``rec``)."""
+        if at is None:
+            at = _str(rec.get("recorded_at"))
+            ms = clock.parse_iso_ms(at)
         self.records += 1
         if self.started_at is None:
             self.started_at, self.started_ms = at, ms
