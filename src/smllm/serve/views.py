@@ -16,6 +16,7 @@ from smllm import journal
 from smllm.audit import approvals, redact
 from smllm.audit.export import KNOWN_KINDS
 from smllm.audit.ledger import EDIT_TOOLS, HTML_COLOURS, action_text, parse_ms, tool_of
+from smllm.audit.ledger import effect_status as ledger_status
 from smllm.serve.sessionscan import ChainIndex, Effect, SessionScan, StreamScan, what_ran
 
 if TYPE_CHECKING:
@@ -233,14 +234,11 @@ def timeline(stream: StreamScan, first: int, count: int, redactor: Redactor,
 
 
 def effect_status(effect: Effect, running: bool) -> str:
-    """``succeeded``, ``failed``…, or: ``denied``, ``unknown``, ``in flight``, ``not run``."""
-    if effect.terminal_line is not None:
-        return effect.outcome or "?"
-    if effect.denied:
-        return "denied"
-    if effect.started is not None:
-        return "in flight" if running else "unknown"
-    return "waiting" if running else "not run"
+    """``succeeded``, ``failed``…, or: ``denied``, ``unknown``, ``in flight``, ``not run``:
+    the ledger's rule (:func:`smllm.audit.ledger.effect_status`)."""
+    return ledger_status(decision=effect.decision, started=effect.started is not None,
+                         finished=effect.terminal_line is not None, outcome=effect.outcome,
+                         running=running)
 
 
 def effect_view(effect: Effect, running: bool, redactor: Redactor) -> dict[str, Any]:
