@@ -229,6 +229,7 @@ class _Reader:
         self.day: str | None = None  # the date part of the last recorded_at, and its ms
         self.day_ms: int | None = None
         self.from_start = j.offset == 0  # nothing of this journal is indexed before it
+        self.last_raw: bytes | None = None  # the last record read
 
     def read(self, fh: Any) -> bool:
         """Index the lines after ``j.offset``; False when they do not continue the chain
@@ -244,6 +245,8 @@ class _Reader:
                 if len(rows) >= FLUSH_ROWS:
                     self.flush(rows)
         self.flush(rows)
+        if self.last_raw is not None:  # the cursor: the hash the last record declares
+            j.last_hash = declared_hash(self.last_raw)
         return True
 
     def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
@@ -260,7 +263,8 @@ class _Reader:
         rows.append(row)
         if f.kind == INTENT and f.tool_use_id:
             self.intents[f.tool_use_id] = row
-        j.last_sequence, j.last_hash = int(rec["sequence"]), declared_hash(raw)
+        j.last_sequence = int(rec["sequence"])
+        self.last_raw = raw
         if self.summary is not None:
             self.summary.add(rec, f.kind, at, ms)
         if f.kind == "subagent.started" and j.stream == MAIN:
