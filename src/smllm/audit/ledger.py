@@ -423,6 +423,16 @@ def rows(doc: Document | Callable[[], Document], *, effects: bool = False) -> li
     return list(iter_rows(doc if callable(doc) else _once(doc), effects=effects))
 
 
+def _reusing(doc: Document, source: Callable[[], Document]) -> Callable[[], Document]:
+    """``source``, whose first call gives ``doc`` (already opened for its header)."""
+    first = [doc]
+
+    def again() -> Document:
+        return first.pop() if first else source()
+
+    return again
+
+
 def _once(doc: Document) -> Callable[[], Document]:
     used = [False]
 
@@ -476,9 +486,10 @@ def title(meta: dict[str, Any]) -> str:
 def render_text(source: Callable[[], Document], *, colour: bool, effects: bool = False
                 ) -> Iterator[str]:
     """The plain (or ANSI-coloured) ledger, one line at a time."""
-    yield title(source().meta)
+    doc = source()
+    yield title(doc.meta)
     stream = "main"
-    for row in iter_rows(source, effects=effects):
+    for row in iter_rows(_reusing(doc, source), effects=effects):
         if row.stream != stream:
             stream = row.stream
             yield f"-- {stream} --"
@@ -496,7 +507,8 @@ td.seq,td.t{text-align:right;color:#666}tr.lane td.lane{font-weight:bold}
 
 def render_html(source: Callable[[], Document], *, effects: bool = False) -> Iterator[str]:
     """A self-contained HTML page (no scripts, no external resources)."""
-    heading = html.escape(title(source().meta))
+    doc = source()
+    heading = html.escape(title(doc.meta))
     yield ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            f"<title>{heading}</title><style>{_CSS}</style></head><body>")
     yield f"<h1>{heading}</h1>"
@@ -504,7 +516,7 @@ def render_html(source: Callable[[], Document], *, effects: bool = False) -> Ite
         f'<span class="l{i}">&#9632; {lane}</span>' for i, lane in enumerate(LANES)) + "</p>"
     yield ("<table><thead><tr><th>stream</th><th>seq</th><th>time</th><th>lane</th>"
            "<th>action</th><th>authorization</th><th>what ran</th></tr></thead><tbody>")
-    for row in iter_rows(source, effects=effects):
+    for row in iter_rows(_reusing(doc, source), effects=effects):
         i = LANES.index(row.lane)
         approval = row.lane == "approval"
         auth = row.detail if approval else f"auth={row.auth}"
