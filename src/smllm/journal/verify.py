@@ -94,9 +94,10 @@ class _Seen:
     (or every intent's ``tool_use_id``) to find one used twice. The filter answers for all
     of them in a fixed :data:`BITS` bits; a "maybe" is only a candidate, confirmed exactly
     by a second pass over the log (:func:`_confirm`), so no false finding is ever reported.
-    The second pass reads the log again only when there is a candidate: false candidates
-    are about one in a million keys at a million intents, and grow with the log beyond that
-    (one in fifty at four million), which costs time, never a wrong answer.
+    The second pass reads the log again only when there is a candidate. False candidates
+    are rare below half a million intents (one log in a thousand at 300,000 gets one),
+    about ten at a million (the log is then read twice), and one key in fifty at four
+    million: that costs time, never a wrong answer.
     """
 
     BITS = 1 << 25  # 4 MiB
