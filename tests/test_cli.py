@@ -97,8 +97,8 @@ def test_every_command_is_documented(name: str) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["ledger"], "smllm: error: the following arguments are required: EXPORT (see `smllm ledger "
-                 "--help`)\n"),
+    (["chain"], "smllm: error: the following arguments are required: EXPORT (see `smllm chain "
+                "--help`)\n"),
     (["machine", "valdate"], "smllm: error: argument ACTION: invalid choice: 'valdate' (choose "
                              "from 'validate', 'list', 'draw') (see `smllm machine --help`)\n"),
     (["verify", "--nope"], "smllm: error: unrecognized arguments: --nope (see `smllm verify "

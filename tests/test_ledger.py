@@ -49,29 +49,27 @@ def test_effects_are_exactly_the_seed_rows(trajectory: Path) -> None:
 
 
 EFFECT_CASES = [
-    ("bash", {"command": "ls -la"}, False),
-    ("bash", {"command": "git diff --stat"}, False),
-    ("bash", {"command": "python3 check_costs.py"}, True),
-    ("bash", {"command": "rm -rf build"}, True),
-    ("bash", {"command": "ls; touch x"}, True),
-    ("bash", {"command": "cat $(rm -rf x)"}, True),
-    ("bash", {"command": "cat $(whoami)"}, False),
-    ("bash", {}, True),
-    ("read", {"file_path": "a.py"}, False),
-    ("read_file", {"file_path": "a.py"}, False),
-    ("grep", {"pattern": "x"}, False),
-    ("edit", {"file_path": "a.py"}, True),
-    ("write", {"file_path": "a.py"}, True),
-    ("mcp__smllm__smllm", {"event": "enter"}, True),
+    ("bash", True, False),
+    ("bash", False, True),
+    ("bash", None, True),  # an older intent without known_safe: it may change something
+    ("bash", "true", True),  # only the boolean counts
+    ("read", None, False),
+    ("read_file", None, False),
+    ("grep", False, False),
+    ("edit", None, True),
+    ("write", False, True),
+    ("mcp__smllm__smllm", None, True),
+    ("mcp__db__query", True, False),
 ]
 
 
-@pytest.mark.parametrize(("tool", "tool_input", "effect"), EFFECT_CASES)
-def test_what_is_a_side_effect(tool: str, tool_input: dict[str, str], effect: bool) -> None:
-    """Reads (read-only tools, commands the analyser knows read-only) are not side effects."""
+@pytest.mark.parametrize(("tool", "known_safe", "effect"), EFFECT_CASES)
+def test_what_is_a_side_effect(tool: str, known_safe: object, effect: bool) -> None:
+    """Reads (read-only tools, calls whose intent says the gate proved them read-only) are
+    not side effects; nothing is analysed again at audit time."""
     from smllm.audit import ledger
 
-    assert effect == ledger.is_effect(tool, tool_input, "/work/p")
+    assert effect == ledger.is_effect(tool, known_safe)
 
 
 RAN_CASES = [
@@ -190,13 +188,14 @@ def test_subagent_rows_follow_a_stream_marker(tmp_path: Path) -> None:
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
     expected = ["audit ledger  sid-sub  (3 events, termination: none recorded)",
                 "-- subagent/agent-1 --",
-                "   2  +   0.0s  tool run   grep       auth=allow:host  x"]
+                "   2  +   0.0s  tool run   grep       auth=allow:host  [waiting]  x"]
     assert expected == lines
 
 
 def test_guard_mode_rows_name_the_observed_authorizer(tmp_path: Path) -> None:
     """Under authority = guard the row says who actually allowed the call (the terminal's
-    authorized_by), and an intent whose outcome was never seen keeps its stamp, last."""
+    authorized_by), and an intent whose outcome was never seen keeps its stamp, last, marked
+    in flight (the session has not ended)."""
     from helpers import base, hook, smllm
 
     sid = "ledger-guard-1"
@@ -211,7 +210,7 @@ def test_guard_mode_rows_name_the_observed_authorizer(tmp_path: Path) -> None:
     assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
     rows = [(int(line.split()[0]), line.split("auth=", 1)[1]) for line in lines[1:]]
-    assert [(2, "allow:host  ls"), (5, "defer:host  cat a.txt")] == rows
+    assert [(2, "allow:host  ls"), (5, "defer:host  [in flight]  cat a.txt")] == rows
 
 
 def test_rows_come_in_sequence_order(tmp_path: Path) -> None:

@@ -225,7 +225,8 @@ def test_plain_verify_with_both_heads_counts_the_cut_once(team: dict[str, Any]) 
 def test_plain_verify_with_the_store_down_says_it_is_unavailable(tmp_path: Path) -> None:
     """An unreachable store is an unavailable anchor: a line and a JSON entry saying why,
     never a crash; the cut is still found through the head file when it is there, and
-    without it verify says that nothing vouches for the end of the log."""
+    without it verify says that nothing vouches for the end of the log (which has no
+    orderly end: the cut left an effect open)."""
     path = write_session("v1-down", cwd=str(tmp_path), start_ms=T0, effects=[Effect("make")])
     folder = tmp_path / "no-server"
     down = f"postgresql://alice@/db?host={folder}"
@@ -244,7 +245,11 @@ def test_plain_verify_with_the_store_down_says_it_is_unavailable(tmp_path: Path)
             f"5, the head recorded beside it (head) says sequence 7\n"
             f"  the team store is unavailable: {error}; the end of the log was checked "
             "against its head file only\n", ""),
-        (0, f"ok: {path}: 5 records, hash chain intact, invariants hold\n"
+        (0, f"unfinished: {path}: 5 records, hash chain intact, invariants hold; no orderly "
+            "end: 1 effect(s) started and never finished: toolu_v1-down_0 (sequence 5, line "
+            "5); no session end after the last session start or resume\n"
+            "  the session crashed or is still running: after a crash, `smllm resume` "
+            "continues it and `smllm reconcile SEQ` records what an unknown effect did\n"
             f"  the team store is unavailable: {error}; nothing outside the log vouches for "
             "its end, so records cut from it cannot be seen\n", ""),
         {"kind": "store", "where": f"the team store ({down})", "available": False,

@@ -1,4 +1,11 @@
-"""``smllm verify [SESSION|PATH]``: hash chain and invariants of one journal."""
+"""``smllm verify [SESSION|PATH]`` / ``--export FILE``: hash chain and invariants of one
+journal, or of the envelopes of an export.
+
+The first word says what was found: ``ok`` (chain and invariants hold, the session ended
+in order), ``unfinished`` (they hold, but the log has no orderly end: an effect started
+and never finished, or no session end: a crash, or a session still running; exit 0, the
+evidence is intact), ``FAILED`` (exit 1: a broken chain or invariant, or a file that is
+not a journal, said what it is instead)."""
 
 from __future__ import annotations
 
@@ -20,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="re-check the session's chain from the team store's rows and "
                              "compare them with the local journal (without URL: "
                              "SMLLM_STORE_URL or [store] url)")
+    parser.add_argument("--export", metavar="FILE", type=Path,
+                        help="re-check the hash chain of the envelopes in FILE, a raw "
+                             "document written by `smllm export`")
     parser.add_argument("--host", metavar="NAME",
                         help="with --store: the machine the session ran on, when its id is "
                              "not enough")
@@ -68,6 +78,8 @@ def _store_line(anchor: Anchor, report: Report) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.export is not None:
+        return _run_export(args)
     if args.store is not None:
         return _run_store(args)
     if args.host is not None:
@@ -76,34 +88,88 @@ def run(args: argparse.Namespace) -> int:
     stored = audit.head_anchor(path)  # a second head outside the machine, when configured
     report = verify(path, [stored] if stored is not None else [])
     if args.json:
-        _output.write({
-            "path": str(path), "ok": report.ok, "records": report.records, "lines": report.lines,
-            "torn": report.torn, "repaired": report.repaired, "missing": report.missing,
-            "problems": [{"line": p.line, "what": p.what} for p in report.problems],
-            "anchors": [a.as_json() for a in report.anchors],
-        })
+        _output.write({"path": str(path), **_report_json(report),
+                       "anchors": [a.as_json() for a in report.anchors]})
         return 0 if report.ok else 1
-    code = _print(path, report)
-    if stored is not None:
+    code = _print(str(path), report)
+    if stored is not None and report.not_journal is None:
         sys.stdout.write(_store_line(stored, report) + "\n")
     return code
 
 
-def _print(path: Path, report: Report) -> int:
+def _report_json(report: Report) -> dict[str, object]:
+    return {
+        "ok": report.ok, "records": report.records, "lines": report.lines,
+        "torn": report.torn, "repaired": report.repaired, "missing": report.missing,
+        "problems": [{"line": p.line, "what": p.what} for p in report.problems],
+        "more_problems": report.more, "not_journal": report.not_journal,
+        "orderly_end": report.ok and not report.unfinished, "unfinished": report.unfinished,
+        "open_effects": [{"tool_use_id": e.tool_use_id, "sequence": e.sequence, "line": e.line}
+                         for e in report.open_effects],
+    }
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    if args.journal or args.last or args.store is not None or args.host is not None:
+        raise UsageError("--export verifies an export file on its own",
+                         "give either --export FILE or a journal, not both")
+    from smllm.audit.exportverify import verify_export  # noqa: PLC0415 - --export only
+
+    result = verify_export(args.export)
+    if args.json:
+        _output.write({"export": str(args.export), "ok": result.ok, "refused": result.refused,
+                       "records": result.records, "streams": [
+                           {"stream": s.stream, **_report_json(s.report),
+                            "header_problems": s.header_problems, "sha256": s.sha256,
+                            "exact": s.exact} for s in result.streams]})
+        return 0 if result.ok else 1
+    if result.refused is not None:
+        sys.stdout.write(f"FAILED: {args.export}: {result.refused}\n")
+        return 1
+    code = 0
+    for s in result.streams:
+        where = f"{args.export} (stream {s.stream})"
+        code = max(code, _print(where, s.report, extra=s.header_problems))
+    if code == 0:
+        exact = all(s.exact for s in result.streams)
+        sys.stdout.write("  the events are the logs' exact bytes: their sha256 is the one "
+                         "the export's header records\n" if exact else
+                         "  some lines are not records, so the events' bytes are not "
+                         "compared with the header's sha256\n")
+    return code
+
+
+def _print(where: str, report: Report, extra: list[str] | None = None) -> int:
     notes = []
     if report.torn:
         notes.append(f"{report.torn} torn line(s) at the end (a crash mid-write; nothing lost)")
     if report.repaired:
         notes.append(f"{report.repaired} torn line(s) repaired by the next writer")
     first = report.first()
-    if first is None:
-        extra = f"; {'; '.join(notes)}" if notes else ""
-        sys.stdout.write(f"ok: {path}: {report.records} records, hash chain intact, "
-                         f"invariants hold{extra}\n")
+    if first is None and not extra:
+        note = f"; {'; '.join(notes)}" if notes else ""
+        facts = f"{report.records} records, hash chain intact, invariants hold{note}"
+        unfinished = report.unfinished
+        if not unfinished:
+            sys.stdout.write(f"ok: {where}: {facts}\n")
+            return 0
+        sys.stdout.write(f"unfinished: {where}: {facts}; no orderly end: "
+                         f"{'; '.join(unfinished)}\n")
+        sys.stdout.write("  the session crashed or is still running: after a crash, "
+                         "`smllm resume` continues it and `smllm reconcile SEQ` records what "
+                         "an unknown effect did\n")
         return 0
-    sys.stdout.write(f"FAILED: {path}:{first.line}: {first.what}\n")
+    if first is None:
+        sys.stdout.write(f"FAILED: {where}: {extra[0] if extra else ''}\n")
+        for text in (extra or [])[1:]:
+            sys.stdout.write(f"  also {where}: {text}\n")
+        return 1
+    sys.stdout.write(f"FAILED: {where}:{first.line}: {first.what}\n")
     for p in report.problems[1:6]:
-        sys.stdout.write(f"  also {path}:{p.line}: {p.what}\n")
-    if len(report.problems) > 6:
-        sys.stdout.write(f"  … and {len(report.problems) - 6} more\n")
+        sys.stdout.write(f"  also {where}:{p.line}: {p.what}\n")
+    left = len(report.problems) - 6 + report.more
+    if left > 0:
+        sys.stdout.write(f"  … and {left} more\n")
+    for text in extra or []:
+        sys.stdout.write(f"  also {where}: {text}\n")
     return 1

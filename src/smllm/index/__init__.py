@@ -62,12 +62,11 @@ def refresh(*, rebuild: bool = False) -> RefreshStats:
 def sessions(filters: Filters | None = None, *, by: Literal["started", "active"] = "started",
              fresh: bool = True) -> list[SessionRow]:
     """Host sessions matching ``filters``, newest first: by start, or by last record
-    (``by="active"``). Refreshes the index first unless ``fresh`` is False."""
+    (``by="active"``). Refreshes the index first unless ``fresh`` is False; where the
+    index cannot be written (a read-only data folder), reads a scan of the journals."""
     from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
-    with database.connect() as db:
-        if fresh:
-            refresher.refresh(db)
+    with database.reading(refresher.refresh, fresh) as db:
         return queries.sessions(db, filters or Filters(), by=by)
 
 
@@ -75,9 +74,7 @@ def latest(folder: str | None = None, *, fresh: bool = True) -> SessionRow | Non
     """The most recently active session that ran exactly in ``folder`` (any if None)."""
     from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
-    with database.connect() as db:
-        if fresh:
-            refresher.refresh(db)
+    with database.reading(refresher.refresh, fresh) as db:
         return queries.latest(db, folder)
 
 
@@ -85,9 +82,7 @@ def search(filters: Filters | None = None, *, fresh: bool = True) -> list[Hit]:
     """Records matching ``filters``, newest first (intents with their effect joined)."""
     from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
-    with database.connect() as db:
-        if fresh:
-            refresher.refresh(db)
+    with database.reading(refresher.refresh, fresh) as db:
         return queries.search(db, filters or Filters())
 
 
@@ -98,7 +93,5 @@ def session(spec: str, *, fresh: bool = True) -> SessionRow | None:
     """
     from smllm.index import database, queries, refresher  # noqa: PLC0415 - sqlite3: only when the index is queried
 
-    with database.connect() as db:
-        if fresh:
-            refresher.refresh(db)
+    with database.reading(refresher.refresh, fresh) as db:
         return queries.session(db, spec)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -78,6 +79,23 @@ CREATE TABLE ship_cursors (
 """
 
 
+#: the secondary indexes of ``records``: (name, statement)
+RECORD_INDEXES = [(st.split()[2], st.strip()) for st in SCHEMA.split(";")
+                  if st.strip().startswith("CREATE INDEX records_")]
+
+
+def drop_record_indexes(db: sqlite3.Connection) -> None:
+    """Drop the secondary indexes of ``records`` (a cold build recreates them at its end)."""
+    for name, _ in RECORD_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS {name}")
+
+
+def create_record_indexes(db: sqlite3.Connection) -> None:
+    """Create the secondary indexes of ``records`` that are missing."""
+    for _, statement in RECORD_INDEXES:
+        db.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
+
+
 def path() -> Path:
     return Path(paths.data_root()) / FILE_NAME
 
@@ -128,16 +146,88 @@ def _discard(file: Path) -> None:
             os.unlink(f"{file}{suffix}")
 
 
+def _connect(file: Path) -> sqlite3.Connection:
+    try:
+        return _open(file)
+    except sqlite3.DatabaseError as exc:
+        if _unwritable(exc):
+            raise
+        _discard(file)  # not a database, or a broken one: it is only a cache
+        return _open(file)
+
+
 @contextmanager
 def connect() -> Iterator[sqlite3.Connection]:
     """An open connection to the index (created or rebuilt as needed)."""
-    file = path()
-    try:
-        db = _open(file)
-    except sqlite3.DatabaseError:
-        _discard(file)  # not a database, or a broken one: it is only a cache
-        db = _open(file)
+    db = _connect(path())
     try:
         yield db
     finally:
         db.close()
+
+
+#: SQLite's primary result codes that say the file cannot be written (or opened) here
+_UNWRITABLE_CODES = frozenset({3, 5, 6, 8, 10, 14})  # PERM BUSY LOCKED READONLY IOERR CANTOPEN
+_UNWRITABLE_WORDS = ("readonly", "read-only", "unable to open", "disk i/o error", "locked",
+                     "attempt to write")
+_noted = [False]
+
+
+def _unwritable(exc: BaseException) -> bool:
+    """Does ``exc`` say the index cannot be written or opened here (a read-only data
+    folder, as in Claude Code's sandbox), rather than that it is broken?"""
+    if isinstance(exc, OSError):
+        return True
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _UNWRITABLE_CODES
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and any(w in text for w in _UNWRITABLE_WORDS)
+
+
+@contextmanager
+def reading(refresh: Callable[[sqlite3.Connection], object],
+            fresh: bool = True) -> Iterator[sqlite3.Connection]:
+    """A connection to the index, brought up to date by ``refresh(db)`` first (unless
+    ``fresh`` is False). Where the index cannot be written or opened (smllm's data folder
+    read-only, as inside Claude Code's sandbox; a stale index nobody may update), the
+    queries run on an index in memory built by a scan of the journals, with a note on
+    stderr: a read-only command never fails on the index, which is only a cache."""
+    file = path()
+    try:
+        db = _connect(file)
+    except (OSError, sqlite3.Error) as exc:
+        if not _unwritable(exc):
+            raise
+        db = _scan(file, exc, refresh)
+    else:
+        if fresh:
+            try:
+                refresh(db)
+            except (OSError, sqlite3.Error) as exc:
+                db.close()
+                if not _unwritable(exc):
+                    raise
+                db = _scan(file, exc, refresh)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
+def _scan(file: Path, exc: BaseException, refresh: Callable[[sqlite3.Connection], object]
+          ) -> sqlite3.Connection:
+    """An index in memory, built from the journals."""
+    if not _noted[0]:
+        _noted[0] = True
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        sys.stderr.write(f"smllm: note: the index {file} cannot be updated here ({reason}); "
+                         "reading the journals directly instead\n")
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    try:
+        _create(db)
+        refresh(db)
+    except BaseException:
+        db.close()
+        raise
+    return db

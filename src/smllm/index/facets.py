@@ -69,10 +69,30 @@ def _tool_of(body: dict[str, Any]) -> str | None:
     return tool_name(body.get("operation")) or tool_name(body.get("tool_name"))
 
 
+def _kind_body(rec: Record) -> tuple[str | None, dict[str, Any]]:
+    """``(kind_of(rec), body_of(rec))`` in one look at the payload (the index reads every
+    record of every journal through here)."""
+    payload = rec.get("payload")
+    if type(payload) is dict:
+        ev = payload.get("event")
+        if type(ev) is dict:
+            kind = ev.get("kind")
+            if type(kind) is str:
+                return kind, ev
+            return _pt(rec), ev
+        inner = payload.get("record")
+        return _pt(rec), inner if type(inner) is dict else {}
+    return kind_of(rec), body_of(rec)
+
+
+def _pt(rec: Record) -> str | None:
+    pt = rec.get("payload_type")
+    return pt if isinstance(pt, str) else None
+
+
 def facets(rec: Record) -> Facets:  # noqa: PLR0911 - one return per kind
     """The facets of one parsed record."""
-    kind = kind_of(rec)
-    body = body_of(rec)
+    kind, body = _kind_body(rec)
     tid = _str(body.get("tool_use_id"))
     if kind == INTENT:
         return Facets(kind, _tool_of(body), target(body.get("input")),
@@ -127,9 +147,13 @@ class Summary:
         self.termination = termination
         self.first_prompt = first_prompt
 
-    def add(self, rec: Record, kind: str | None) -> None:
-        at = _str(rec.get("recorded_at"))
-        ms = clock.parse_iso_ms(at)
+    def add(self, rec: Record, kind: str | None, at: str | None = None,
+            ms: int | None = None) -> None:
+        """Fold one record in; ``at``/``ms``: its ``recorded_at`` and its milliseconds when
+        the caller has them already (else they are read from ``rec``)."""
+        if at is None:
+            at = _str(rec.get("recorded_at"))
+            ms = clock.parse_iso_ms(at)
         self.records += 1
         if self.started_at is None:
             self.started_at, self.started_ms = at, ms

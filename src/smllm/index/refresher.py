@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from smllm import journal
 from smllm.base import paths
 from smllm.base.clock import parse_iso_ms
+from smllm.index import database
 from smllm.index.facets import (
     INTENT,
     TERMINAL,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 CHUNK = 16 * 1024 * 1024
 FLUSH_ROWS = 20_000  # rows held before they are written (the transaction spans the refresh)
 MAIN = "main"
+_WRITTEN = object()  # appended to an open intent's row once it is in the database
 
 
 class _Journal:
@@ -116,19 +118,33 @@ def refresh(db: sqlite3.Connection, *, rebuild: bool = False) -> RefreshStats:
         return stats.done(t0)
     db.execute("BEGIN IMMEDIATE")
     try:
-        fresh = _known(db)  # another process may have indexed some of them meanwhile
-        for j in gone:
-            _forget(db, j)
-        queue = [fresh.get(j.path, j) for j in work]
-        while queue:
-            j = queue.pop()
-            if _changed(j):
-                queue += _index(db, j, fresh, stats)
+        _update(db, work, gone, stats)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
     return stats.done(t0)
+
+
+def _update(db: sqlite3.Connection, work: list[_Journal], gone: list[_Journal],
+            stats: _Stats) -> None:
+    """Inside the refresh's transaction: forget the journals gone, index the ones grown."""
+    fresh = _known(db)  # another process may have indexed some of them meanwhile
+    for j in gone:
+        _forget(db, j)
+    queue = [fresh.get(j.path, j) for j in work]
+    # a cold build writes the rows first and sorts them into the secondary indexes once
+    # at the end: kept up row by row, they make the build grow faster than the log
+    cold = (db.execute("SELECT 1 FROM records LIMIT 1").fetchone() is None
+            and not any(j.offset for j in queue))
+    if cold:
+        database.drop_record_indexes(db)
+    while queue:
+        j = queue.pop()
+        if _changed(j):
+            queue += _index(db, j, fresh, stats)
+    if cold:
+        database.create_record_indexes(db)
 
 
 class _Stats:
@@ -207,7 +223,13 @@ class _Reader:
         self.summary = _summary(db, j)
         self.added = 0
         self.children: list[_Journal] = []
-        self.intents: dict[str, list[Any]] = {}  # tool_use_id -> its row, not yet written
+        # tool_use_id -> the row of its intent while its effect is open (state per open
+        # effect: closed ones are dropped); a row already written is updated by its key
+        self.intents: dict[str, list[Any]] = {}
+        self.day: str | None = None  # the date part of the last recorded_at, and its ms
+        self.day_ms: int | None = None
+        self.from_start = j.offset == 0  # nothing of this journal is indexed before it
+        self.last_raw: bytes | None = None  # the last record read
 
     def read(self, fh: Any) -> bool:
         """Index the lines after ``j.offset``; False when they do not continue the chain
@@ -223,6 +245,8 @@ class _Reader:
                 if len(rows) >= FLUSH_ROWS:
                     self.flush(rows)
         self.flush(rows)
+        if self.last_raw is not None:  # the cursor: the hash the last record declares
+            j.last_hash = declared_hash(self.last_raw)
         return True
 
     def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
@@ -230,7 +254,8 @@ class _Reader:
         f = facets(rec)
         at = rec.get("recorded_at")
         at = at if isinstance(at, str) else None
-        row = [j.session_id, j.stream, rec["sequence"], at, parse_iso_ms(at), f.kind, f.tool,
+        ms = self.ms(at)
+        row = [j.session_id, j.stream, rec["sequence"], at, ms, f.kind, f.tool,
                f.text, f.decision, f.rule, f.outcome, f.tool_use_id,
                f.decision if f.kind == INTENT else None, None]
         if f.kind == TERMINAL and f.tool_use_id:
@@ -238,11 +263,27 @@ class _Reader:
         rows.append(row)
         if f.kind == INTENT and f.tool_use_id:
             self.intents[f.tool_use_id] = row
-        j.last_sequence, j.last_hash = int(rec["sequence"]), declared_hash(raw)
+        j.last_sequence = int(rec["sequence"])
+        self.last_raw = raw
         if self.summary is not None:
-            self.summary.add(rec, f.kind)
+            self.summary.add(rec, f.kind, at, ms)
         if f.kind == "subagent.started" and j.stream == MAIN:
             self.child(rec)
+
+    def ms(self, at: str | None) -> int | None:
+        """``parse_iso_ms(at)``, the day's part computed once per day (the records of a log
+        share it)."""
+        if at is None or len(at) < 23 or at[19] != "." or not at.endswith("Z"):
+            return parse_iso_ms(at)
+        if at[:11] != self.day:
+            self.day, self.day_ms = at[:11], parse_iso_ms(at[:11] + "00:00:00.000Z")
+        if self.day_ms is None:
+            return None
+        try:
+            return (self.day_ms + int(at[11:13]) * 3_600_000 + int(at[14:16]) * 60_000
+                    + int(at[17:19]) * 1000 + int(at[20:23]))
+        except ValueError:
+            return None
 
     def close_effect(self, rows: list[list[Any]], tid: str, observed: str | None,
                      outcome: str | None, sequence: int) -> None:
@@ -250,23 +291,34 @@ class _Reader:
         if row is not None:
             row[12] = effective(row[8], observed)
             row[10], row[13] = outcome, sequence
+            if row[-1] is not _WRITTEN:
+                return
+            # written by an earlier flush of this read: update it by its primary key
+            self.db.execute(
+                "UPDATE records SET authorization = ?, outcome = ?, terminal_sequence = ? "
+                "WHERE session_id = ? AND stream = ? AND sequence = ?",
+                (row[12], outcome, sequence, row[0], row[1], row[2]))
             return
-        self.flush(rows)  # the intent was indexed earlier: update it in place
+        if self.from_start:
+            return  # its intent is not in the log before it (or was closed already)
+        self.flush(rows)  # the intent was indexed by an earlier refresh: update it in place
         self.db.execute(
-            "UPDATE records SET authorization = CASE WHEN decision LIKE 'defer:%' OR "
-            "decision LIKE 'ask:%' THEN coalesce(?, decision) ELSE decision END, outcome = ?, "
-            "terminal_sequence = ? WHERE session_id = ? AND stream = ? AND tool_use_id = ? "
-            "AND kind = ?",
-            (observed, outcome, sequence, self.j.session_id, self.j.stream, tid, INTENT))
+            "UPDATE records INDEXED BY records_intent SET authorization = CASE WHEN decision "
+            "LIKE 'defer:%' OR decision LIKE 'ask:%' THEN coalesce(?, decision) ELSE decision "
+            "END, outcome = ?, terminal_sequence = ? WHERE session_id = ? AND stream = ? "
+            "AND tool_use_id = ? AND kind = 'side_effect_intent'",  # a literal: see the index
+            (observed, outcome, sequence, self.j.session_id, self.j.stream, tid))
 
     def flush(self, rows: list[list[Any]]) -> None:
         if rows:
             self.db.executemany(
                 "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows)
+                (r[:14] for r in rows))
             self.added += len(rows)
             rows.clear()
-            self.intents.clear()
+            for row in self.intents.values():  # still open: mark them written
+                if len(row) == 14:
+                    row.append(_WRITTEN)
 
     def child(self, rec: Record) -> None:
         body = journal.body_of(rec)

@@ -24,7 +24,7 @@ from typing import Any
 
 from smllm import journal
 from smllm.audit import export
-from smllm.audit.ledger import EDIT_TOOLS, tool_of
+from smllm.audit.ledger import is_edit, tool_of
 from smllm.base import jsonfast
 from smllm.index.facets import TARGET_KEYS
 
@@ -82,7 +82,7 @@ class Effect:
 
     @property
     def edit(self) -> bool:
-        return self.tool in EDIT_TOOLS
+        return is_edit(self.tool)
 
     @property
     def denied(self) -> bool:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from smllm import journal
 from smllm.audit import approvals
 from smllm.audit.export import KNOWN_KINDS
-from smllm.audit.ledger import EDIT_TOOLS, HTML_COLOURS, action_text, parse_ms, tool_of
+from smllm.audit.ledger import HTML_COLOURS, action_text, is_edit, parse_ms, tool_of
+from smllm.audit.ledger import effect_status as ledger_status
 from smllm.base import secrets as redact
 from smllm.serve.sessionscan import ChainIndex, Effect, SessionScan, StreamScan, what_ran
 
@@ -120,7 +121,7 @@ def _lane(kind: str, body: dict[str, Any]) -> str:  # noqa: PLR0911 - one case p
         return "model"
     if kind in ("side_effect_intent", "tool_batch.effect.started",
                 "tool_batch.effect.terminal", "effect.reconciled"):
-        return "edit" if tool_of(body) in EDIT_TOOLS else "tool run"
+        return "edit" if is_edit(tool_of(body)) else "tool run"
     if kind.startswith(("approval", "stage_requirement", "decision_applied",
                         "policy.amendment")):
         return "approval"
@@ -234,14 +235,11 @@ def timeline(stream: StreamScan, first: int, count: int, redactor: Redactor,
 
 
 def effect_status(effect: Effect, running: bool) -> str:
-    """``succeeded``, ``failed``…, or: ``denied``, ``unknown``, ``in flight``, ``not run``."""
-    if effect.terminal_line is not None:
-        return effect.outcome or "?"
-    if effect.denied:
-        return "denied"
-    if effect.started is not None:
-        return "in flight" if running else "unknown"
-    return "waiting" if running else "not run"
+    """``succeeded``, ``failed``…, or: ``denied``, ``unknown``, ``in flight``, ``not run``:
+    the ledger's rule (:func:`smllm.audit.ledger.effect_status`)."""
+    return ledger_status(decision=effect.decision, started=effect.started is not None,
+                         finished=effect.terminal_line is not None, outcome=effect.outcome,
+                         running=running)
 
 
 def effect_view(effect: Effect, running: bool, redactor: Redactor) -> dict[str, Any]:
