@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("CLAUDE_ARGS: every word after `--` is passed to `claude` after "
                      "`--resume <session id>`, e.g. `smllm resume --last -- "
                      "--permission-mode acceptEdits --model sonnet`.")
-    parser.parse_known_args = _passing_through(  # type: ignore[method-assign]
+    parser.parse_known_args = _passing_through(  # type: ignore[method-assign, assignment]
         parser.parse_known_args)
 
 
