@@ -6,9 +6,9 @@ import io
 import json
 import os
 import pty
+import sqlite3
 import subprocess
 import sys
-import sqlite3
 from pathlib import Path
 from typing import Any
 
