@@ -2,7 +2,8 @@
 
 Hooks never see model calls, so each hook reads the transcript from the offset the
 previous one stopped at and records one ``model.call`` per assistant message (one
-response may span several transcript lines sharing ``message.id``). It also closes
+response may span several transcript lines sharing ``message.id``); the messages Claude
+Code writes itself (model ``<synthetic>``) are not model calls and are not recorded. It also closes
 intents the host refused: a ``tool_result`` for an open intent that no PostToolUse
 reported, once the model has answered after it (by then every PostToolUse of that
 batch has run), becomes a ``tool_batch.effect.terminal`` observed via the transcript.
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 READ_LIMIT = 4 * 1024 * 1024
 EMITTED_MEMORY = 64
 PREVIEW = 2000
+#: the model of an assistant message Claude Code writes itself, with no model call behind
+#: it (an API error, "No response requested." after an interrupt or a crash)
+SYNTHETIC = "<synthetic>"
 
 
 def _preview(content: Any) -> str:
@@ -150,6 +154,8 @@ class _Ingest:
         mid = msg["id"]
         self.close_results()
         self.emit_pending(keep=mid)
+        if msg.get("model") == SYNTHETIC:  # Claude Code's own words, not a model call
+            return
         if mid in self.emitted:  # a late line of a message already recorded
             return
         cur = self.pending.setdefault(
