@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -89,21 +88,21 @@ def test_an_installed_package_reads_the_commit_its_build_wrote(
 
 
 def test_an_installed_smllm_exports_the_commit_it_was_built_from(tmp_path: Path) -> None:
-    """`pip wheel` of a clean clone (what install.sh installs) carries its commit, and an
-    export by that build names it in exporter_version; twice the same bytes."""
+    """The build step of a clean clone (what install.sh's `pip install` runs, here without
+    an index: setup.py's build_py) writes its commit into the built package, and an export
+    by that build names it in exporter_version; twice the same bytes."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(REPO), str(clone)], check=True,
                    env={**os.environ, **GIT_ENV})
     head = _git(clone, "rev-parse", "HEAD")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                    "--no-build-isolation", "--disable-pip-version-check", "-w",
-                    str(tmp_path / "dist"), str(clone)], check=True, capture_output=True)
-    wheel = next((tmp_path / "dist").glob("smllm-*.whl"))
     site = tmp_path / "site"
-    with zipfile.ZipFile(wheel) as zf:
-        written = zf.read(f"smllm/{build.COMMIT_FILE}").decode()
-        zf.extractall(site)
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(site)],
+                   cwd=clone, check=True, capture_output=True)
+    written = (site / "smllm" / build.COMMIT_FILE).read_text()
     env = {**os.environ, "PYTHONPATH": str(site)}
+    used = subprocess.run([sys.executable, "-c", "import smllm; print(smllm.__file__)"],
+                          env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert str(site / "smllm" / "__init__.py") == used  # the build, not this checkout
     outs = []
     for name in ("a.json", "b.json"):
         subprocess.run([sys.executable, "-m", "smllm", "export", "--journal", str(BILLING),
@@ -112,5 +111,5 @@ def test_an_installed_smllm_exports_the_commit_it_was_built_from(tmp_path: Path)
         outs.append((tmp_path / name).read_bytes())
     shown = json.loads(outs[0])["exporter_version"]
     expected = (head + "\n", {"display": f"smllm {VERSION} ({head[:10]})", "smllm": VERSION,
-                              "commit": head}, True)
-    assert expected == (written, shown, outs[0] == outs[1])
+                              "commit": head}, True, "")
+    assert expected == (written, shown, outs[0] == outs[1], _git(clone, "status", "--short"))
