@@ -163,9 +163,14 @@ class Fold:
         return f"{len(self.rows)} model calls · {', '.join(models)}"
 
 
+#: the model Claude Code names in an assistant message it wrote itself (older journals
+#: recorded them as model calls; smllm no longer does)
+SYNTHETIC = "<synthetic>"
+
+
 def _lane(kind: str, body: dict[str, Any]) -> str:  # noqa: PLR0911 - one case per family
     if kind == "model.call":
-        return "model"
+        return "host" if body.get("model") == SYNTHETIC else "model"
     if kind in ("side_effect_intent", "tool_batch.effect.started",
                 "tool_batch.effect.terminal", "effect.reconciled"):
         return "edit" if tool_of(body) in EDIT_TOOLS else "tool run"
@@ -189,6 +194,9 @@ def _tokens(usage: Any) -> str:
 
 def summarize(kind: str, body: dict[str, Any]) -> str:  # noqa: C901, PLR0911, PLR0912
     """One line saying what a record records (values already redacted)."""
+    if kind == "model.call" and body.get("model") == SYNTHETIC:
+        return ("a message Claude Code wrote itself (model <synthetic>, after a crash or an "
+                "API error): not a model call")
     if kind == "model.call":
         tools = body.get("tool_use_ids")
         n = len(tools) if isinstance(tools, list) else 0
