@@ -32,9 +32,10 @@ HEADER = ("started (UTC)", "session", "user@host", "records", "termination", "fo
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = DESCRIPTION
     parser.epilog = ("On a terminal the rows come under a header naming the columns; piped "
-                     "or redirected, the rows alone. `termination`: clean, crash_inferred "
-                     "(it crashed and was resumed), subagent_stop, or open (running, or "
-                     "crashed and not resumed).")
+                     "or redirected, the rows alone. `termination`: the exit reason of the "
+                     "journal's last session.end (clean, crash_inferred, subagent_stop), or "
+                     "open (running, or crashed and not resumed yet); `smllm serve` marks "
+                     "the sessions that crashed and were resumed.")
     _listing.add_filters(parser)
 
 
