@@ -23,7 +23,7 @@ from smllm import VERSION
 #: the file the build step writes into the installed package (one line: the commit)
 COMMIT_FILE = "_commit"
 #: where the package lives in smllm's repository (how a checkout is recognised)
-PACKAGE_PATH = "src/smllm/__init__.py"
+PACKAGE_FOLDER = "src/smllm/"
 _HEX = frozenset("0123456789abcdef")
 _known: dict[str, str | None] = {}
 
@@ -50,14 +50,13 @@ def checkout_commit(package: str) -> str | None:
     """The commit of the checkout ``package`` (a ``src/smllm`` folder) is part of, when its
     files are exactly that commit's; None otherwise (not a checkout of smllm, changed or
     new files in the package, git missing)."""
-    tracked = _git(package, "ls-files", "--full-name", "--", "__init__.py")
-    if tracked is None or tracked.strip() != PACKAGE_PATH:
-        return None
+    where = (_git(package, "rev-parse", "--show-prefix", "--verify", "HEAD") or "").split()
+    if len(where) != 2 or where[0] != PACKAGE_FOLDER or not _is_commit(where[1]):
+        return None  # not src/smllm of a work tree with a commit (a venv inside one, ...)
     status = _git(package, "status", "--porcelain", "--untracked-files=normal", "--", ".")
     if status is None or status.strip():
         return None
-    head = (_git(package, "rev-parse", "--verify", "HEAD") or "").strip()
-    return head if _is_commit(head) else None
+    return where[1]
 
 
 def _baked(package: str) -> str | None:
