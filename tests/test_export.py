@@ -19,6 +19,7 @@ import pytest
 from helpers import base, hook, smllm
 from smllm import journal
 from smllm.audit import export
+from smllm.base import build
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 BILLING_ID = "c7dfaecc-adf6-4348-87df-95576e15136e"
@@ -78,7 +79,8 @@ def test_document_summary_of_the_billing_session(tmp_path: Path) -> None:
                  "session_terminated_abnormally", "sessions", "diagnostics", "events"],
         "export_schema_version": 1,
         "redaction": "raw",
-        "exporter_version": "smllm 0.1.0",
+        # with the commit of this build when it is known: tests/test_build.py
+        "exporter_version": build.info()["display"],
         "session_build": {"display": "smllm 0.1.0", "smllm": "0.1.0"},
         "abnormal": False,
         "session": {"session_id": BILLING_ID, "turn_count": 2,

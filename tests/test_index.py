@@ -5,7 +5,10 @@ from __future__ import annotations
 import io
 import json
 import os
+import pty
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +91,49 @@ def test_sessions_plain_rows(tmp_path: Path) -> None:
     empty = smllm("sessions", cwd=tmp_path / "empty")
     assert ("", f"no journal sessions in {tmp_path / 'empty'} (--all lists every folder)\n") == (
         empty.stdout, empty.stderr)
+
+
+def _on_a_terminal(*args: str, cwd: Path) -> str:
+    """What ``smllm ARGS`` prints with its stdout on a terminal (a pty), newlines as \\n."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "smllm", *args], cwd=cwd, stdout=follower,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait(timeout=60)
+    os.close(leader)
+    return out.decode().replace("\r\n", "\n")
+
+
+def test_sessions_on_a_terminal_name_the_columns(tmp_path: Path) -> None:
+    """On a terminal the rows come under a header naming each column (the record count
+    included); piped, the same rows come alone (test_sessions_plain_rows)."""
+    a, _ = _two_projects(tmp_path)
+    lines = _on_a_terminal("sessions", cwd=a).splitlines()
+    assert [
+        f"started (UTC)     session       records  termination     folder{' ' * len(str(a))}"
+        "first prompt",
+        f"2026-01-05 09:02  aaaa0002-run        7  crash_inferred  {a}/sub  clean up",
+        f"2026-01-05 09:00  aaaa0001-run        7  clean           {a}      fix the flaky test",
+    ] == lines
+
+
+def test_the_two_session_commands_say_which_sessions_they_list() -> None:
+    """`smllm sessions` lists Claude Code sessions and `smllm session list` state-machine
+    sessions: each one's help says so and names the other."""
+    sessions = " ".join(smllm("sessions", "--help").stdout.split())
+    machine = " ".join(smllm("session", "list", "--help").stdout.split())
+    assert (True, True, True, True) == (
+        "List Claude Code sessions" in sessions, "are `smllm session list`" in sessions,
+        "List smllm's state-machine sessions" in machine, "are `smllm sessions`" in machine)
 
 
 def test_sessions_of_real_hooks_with_a_crash_and_resume(tmp_path: Path) -> None:

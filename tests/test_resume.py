@@ -267,6 +267,55 @@ def test_resume_reopens_the_session_in_claude_code(project: Path, tmp_path: Path
                                                     called["cwd"])
 
 
+CLAUDE_ARGS = ["--permission-mode", "acceptEdits", "--plugin-dir", "/opt/smllm plugin",
+               "--model", "sonnet", "--", "-p looks like an option"]
+
+
+@pytest.mark.parametrize("how", [["--last"], [SID], []])
+def test_resume_passes_the_words_after_dashes_to_claude(project: Path, tmp_path: Path,
+                                                         how: list[str]) -> None:
+    """`smllm resume … -- CLAUDE_ARGS…` runs `claude --resume <host id> CLAUDE_ARGS…`, each
+    word as given (a second `--` included); bare `resume` takes them too (it then needs
+    a terminal for its picker, and says so)."""
+    _crashed_session(project)
+    env, record = _fake_claude(tmp_path)
+    proc = smllm("resume", *how, "--", *CLAUDE_ARGS, env=env, cwd=project)
+    if not how:
+        expected = (2, "smllm: error: smllm resume requires an interactive terminal; pass "
+                       "--last or a session uuid for non-interactive resume\n", False)
+        assert expected == (proc.returncode, proc.stderr, record.exists())
+        return
+    called = json.loads(record.read_text())
+    shown = proc.stdout.splitlines()[-1]
+    assert (0, ["--resume", SID, *CLAUDE_ARGS], True) == (
+        proc.returncode, called["argv"], shown.endswith(
+            "with --permission-mode acceptEdits --plugin-dir '/opt/smllm plugin' --model "
+            "sonnet -- '-p looks like an option'"))
+
+
+@pytest.mark.parametrize(("words", "message"), [
+    (["--check", "--", "--model", "x"],
+     "smllm: error: -- CLAUDE_ARGS is for starting Claude Code, and --check only prints "
+     "the reconciliation (drop --check (and --json) or the arguments after --)\n"),
+    (["--", "--resume", "other"],
+     "smllm: error: --resume after -- would choose another session; smllm resume passes "
+     "--resume <session id> itself (name the session as smllm resume's JOURNAL (or --last) "
+     "instead)\n"),
+    (["--", "--session-id=x"],
+     "smllm: error: --session-id=x after -- would choose another session; smllm resume "
+     "passes --resume <session id> itself (name the session as smllm resume's JOURNAL (or "
+     "--last) instead)\n"),
+])
+def test_resume_refuses_claude_args_it_cannot_pass(project: Path, tmp_path: Path,
+                                                   words: list[str], message: str) -> None:
+    """Arguments for claude with --check, or ones that choose the session, are refused and
+    claude is not started."""
+    _crashed_session(project)
+    env, record = _fake_claude(tmp_path)
+    proc = smllm("resume", "--last", *words, env=env, cwd=project)
+    assert (2, message, False) == (proc.returncode, proc.stderr, record.exists())
+
+
 def _line(obj: dict[str, Any]) -> str:
     return json.dumps(obj) + "\n"
 

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,45 @@ def test_cli_help_speaks_plain_words() -> None:
         text = smllm(name, "--help").stdout
         found += [f"smllm {name}: {m.group(0)}" for m in JARGON.finditer(text)]
     assert [] == found
+
+
+def _rule_ids_of_smllm() -> tuple[set[str], set[str]]:
+    """Every rule id smllm can name: the built-in rules, and each id its code assigns
+    (``default.allow``, ``protect.self``, ``machine.fire``, ...): any string literal of
+    the package shaped like one. Also the built-in rules' families (``fs``, ``git``...)."""
+    shaped = re.compile(r"[a-z]+\.[a-z0-9]+(?:-[a-z0-9]+)*")
+    defaults = (REPO / "src" / "smllm" / "data" / "policy_defaults.toml").read_text()
+    ids = set(re.findall(r'^id = "([^"]+)"', defaults, re.M))
+    families = {i.split(".", 1)[0] for i in ids}
+    for path in (REPO / "src" / "smllm").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and shaped.fullmatch(node.value):
+                ids.add(node.value)
+    return ids, families
+
+
+#: where a page names a rule: "rule: X", "(rule X)", "--rule X", '"rule": "X"', and the
+#: backticked ids of a rule family (`fs.delete-outside`)
+RULE_NAMED = re.compile(r'(?:\brules?:?\s+|--rule[= ]|"rule":\s*|\(rule\s+)[`"]?'
+                        r"([a-z][a-z0-9_]*\.[a-z0-9][a-z0-9-]*)")
+
+
+def test_every_rule_id_the_docs_name_exists() -> None:
+    """A rule id in a page (an example's output, a table, a sample chain) is one smllm has,
+    or one the page's own example policy defines."""
+    known, families = _rule_ids_of_smllm()
+    either = "|".join(sorted(families))
+    backticked = re.compile(rf"`((?:{either})\.[a-z][a-z0-9]*(?:-[a-z0-9]+)*)`")
+    named, unknown = 0, []
+    for page in PAGES:
+        text = page.read_text()
+        defined = set(re.findall(r'^\s*id\s*=\s*"([^"]+)"', text, re.M))
+        for n, line in enumerate(text.splitlines(), 1):
+            found = [m.group(1) for m in RULE_NAMED.finditer(line)]
+            found += [m.group(1) for m in backticked.finditer(line)
+                      if not (m.group(1).startswith("sys.") and hasattr(sys, m.group(1)[4:]))]
+            named += len(found)
+            unknown += [f"{_rel(page)}:{n}: {rule}" for rule in found
+                        if rule not in known | defined]
+    assert ([], True) == (unknown, named > 60)

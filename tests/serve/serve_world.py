@@ -38,6 +38,10 @@ HOSTILE = "5e7a0c11-aaaa-4bbb-8ccc-000000000002"
 SECRET = "5e7a0c11-aaaa-4bbb-8ccc-000000000003"
 RUNNING = "5e7a0c11-aaaa-4bbb-8ccc-000000000004"
 LONG = "5e7a0c11-aaaa-4bbb-8ccc-000000000005"
+RESUMED = "5e7a0c11-aaaa-4bbb-8ccc-000000000006"
+#: the command of RESUMED's approval: longer than any one line of a page
+LONG_COMMAND = ("truncate -s 0 " + " ".join(f"generated/report-{i:03d}/run.log"
+                                             for i in range(40)) + " last-of-the-long-command")
 LONG_RECORDS = 450
 
 #: the XSS and terminal-escape corpus: each must show as text and never act
@@ -185,6 +189,28 @@ def _running(world: World) -> None:
     world.bash(sid, "toolu_r1", "make test", stdout="ok\n")
 
 
+def _resumed(world: World) -> None:
+    """A session in its own folder that crashed, was resumed and then ended cleanly; its
+    one tool call (before the crash) a long truncate that Claude Code asked the user about."""
+    sid = RESUMED
+    folder = world.project.parent / "resumed_demo"
+    (folder / ".git").mkdir(parents=True)
+    (folder / "generated").mkdir()
+    where = {"cwd": str(folder)}
+    world.hook("SessionStart", sid, source="startup", **where)
+    world.hook("UserPromptSubmit", sid, prompt="clear the generated reports", **where)
+    tool = {"tool_name": "Bash", "tool_input": {"command": LONG_COMMAND},
+            "tool_use_id": "toolu_long"}
+    world.hook("PreToolUse", sid, **tool, **where)
+    world.hook("PostToolUse", sid, **tool, **where,
+               tool_response={"stdout": "", "stderr": "", "interrupted": False})
+    # killed here: no Stop, no SessionEnd; then `claude --resume`
+    world.hook("SessionStart", sid, source="resume", **where)
+    world.hook("UserPromptSubmit", sid, prompt="go on", **where)
+    world.hook("Stop", sid, stop_hook_active=False, **where)
+    world.hook("SessionEnd", sid, reason="other", **where)
+
+
 def write_session(home: Path, sid: str, entries: list[Any]) -> None:
     """Session ``sid``'s journal in ``home`` (with its by-id entry): ``entries`` written
     with the journal's own encoder, all at 2026-08-02T10:00:00Z."""
@@ -246,6 +272,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     _secret(w)
     _running(w)
     _long(w)
+    _resumed(w)
     _machine(w)
     return w
 

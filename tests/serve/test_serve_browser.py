@@ -17,6 +17,8 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from serve_world import (
     APPROVED,
     HOSTILE,
+    LONG_COMMAND,
+    RESUMED,
     RUNNING,
     SECRET,
     SECRETS,
@@ -362,3 +364,102 @@ def test_team_store_in_the_browser(tab: Watched, store_viewer: Viewer, artifacts
     assert (["alice", "host-w"], True, "source: team store") == (
         cells[4:6], rm.locator("td.auth").inner_text().startswith("allow:llm_judge"),
         page.locator("nav .source").inner_text())
+
+
+# --------------------------------------------------------------------- reading it all
+
+
+def test_crashed_and_resumed_sessions_are_marked(tab: Watched, viewer: Viewer,
+                                                 artifacts: Path) -> None:
+    """The sessions page marks the session that crashed and was resumed (it ended clean, so
+    its termination alone would hide it), and its page does too; the others carry no mark."""
+    login(tab, viewer)
+    page = tab.page
+    rows = {r.locator("td").nth(0).inner_text(): r.locator("td.termination").inner_text()
+            for r in page.locator("#sessions tbody tr").all()}
+    shot(page, artifacts, "sessions-resumed")
+    page.goto(f"{viewer.base}/sessions/{RESUMED}")
+    facts = page.locator("#termination").inner_text()
+    expected = ({RESUMED: "clean crashed resumed", APPROVED: "clean"}, "clean crashed resumed")
+    assert expected == ({k: rows[k] for k in (RESUMED, APPROVED)}, facts)
+
+
+#: the number of lines each element of a kind spans (an inline element has one client
+#: rectangle per line), and the text of each
+LINES = """sel => [...document.querySelectorAll(sel)].map(e => e.getClientRects().length)"""
+
+
+def test_paths_times_and_commands_wrap_only_between_parts(tab: Watched, viewer: Viewer,
+                                                          world: World,
+                                                          artifacts: Path) -> None:
+    """On a narrow window a path wraps after a slash only, a command at a space or a slash
+    (never inside `report-001`), and timestamps and session ids stay whole; the text is
+    the path as journaled."""
+    login(tab, viewer)
+    page = tab.page
+    page.set_viewport_size({"width": 640, "height": 900})
+    page.goto(f"{viewer.base}/sessions")
+    times = page.evaluate(LINES, "#sessions time")
+    ids = page.evaluate(LINES, "#sessions td.session a")
+    parts = page.evaluate(LINES, "#sessions td.folder .nw")
+    folders = page.evaluate(LINES, "#sessions td.folder .path")
+    texts_ = page.locator("#sessions td.folder").all_text_contents()
+    shot(page, artifacts, "sessions-narrow")
+    page.goto(f"{viewer.base}/sessions/{RESUMED}")
+    words = page.evaluate(LINES, "#effects td.what .nw")
+    command = page.evaluate(LINES, "#effects td.what code")
+    shot(page, artifacts, "session-narrow")
+    expected = (True, True, True, True, True, True, True)
+    assert expected == (
+        len(times) >= 8 and set(times) == {1}, len(ids) >= 4 and set(ids) == {1},
+        len(parts) >= 8 and set(parts) == {1}, max(folders) > 1,
+        str(world.project) in texts_, len(words) >= 40 and set(words) == {1},
+        command[0] > 5)
+
+
+def test_long_approval_rows_can_be_read_whole(tab: Watched, viewer: Viewer,
+                                              artifacts: Path) -> None:
+    """An approval too long for its row is cut with "…", and the whole of it is one click
+    away: "show all" in the approvals table, the opened timeline row (and its title),
+    the chain page's action and its opened steps."""
+    login(tab, viewer)
+    page = tab.page
+    page.goto(f"{viewer.base}/sessions/{RESUMED}")
+    cell = page.locator("#approvals td.what")
+    cut = cell.locator("summary code").inner_text()
+    cell.locator("summary").click()
+    table = cell.locator("code.whole-text").inner_text()
+    review = page.locator("li.rec[data-kind='approval.review']").first
+    title = review.locator("summary .what").get_attribute("title") or ""
+    review.locator("summary").click()
+    row = review.locator(".whole-text").inner_text()
+    shot(page, artifacts, "long-approval")
+    page.locator("#approvals a").first.click()
+    page.wait_for_selector("#chain")
+    action = page.locator("#chain-action").inner_text()
+    step = page.locator("#chain > li[data-step='requested']")
+    step.locator("summary").click()
+    requested = step.locator(".whole-text").inner_text()
+    shot(page, artifacts, "long-approval-chain")
+    whole = f"bash: {LONG_COMMAND}"
+
+    def flat(text: str) -> str:
+        return " ".join(text.split())
+
+    assert (True, whole, True, True, whole, True) == (
+        cut.endswith("…") and len(cut) < len(whole), flat(table), whole in flat(title),
+        whole in flat(row), flat(action), whole in flat(requested))
+
+
+def test_machine_header_names_the_instance_as_status_does(tab: Watched, viewer: Viewer,
+                                                          world: World) -> None:
+    """Once the bug has its ref, the machine pages say `bug BUG-7` where the instance
+    stands (as `smllm status` does), not the instance id it started with."""
+    login(tab, viewer)
+    page = tab.page
+    page.goto(f"{viewer.base}/machines")
+    listed = page.locator("#machine-sessions tbody tr", has_text=world.machine_key)
+    where = listed.locator("td").nth(1).inner_text()
+    page.goto(f"{viewer.base}/machines/{world.machine_key}")
+    assert ("fix › FIX · bug BUG-7", "fix › FIX · bug BUG-7") == (
+        where, page.locator("#location").inner_text())

@@ -20,6 +20,7 @@ from serve_world import (
     HOSTILE,
     LONG,
     LONG_RECORDS,
+    RESUMED,
     RUNNING,
     SECRET,
     SECRETS,
@@ -557,3 +558,27 @@ def test_a_stored_stream_name_cannot_place_a_copy_outside_the_viewers_folder(
     assert ["copies/escape-1/session.jsonl",
             "copies/escape-1/subagent/agent-1/session.jsonl"] == sorted(
         str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+
+
+# --------------------------------------------------------------------- crashed and resumed
+
+
+def test_sessions_say_which_crashed_and_were_resumed(viewer: Viewer) -> None:
+    """A session that crashed, was resumed and ended cleanly is clean with one crash and
+    one resume; one that never crashed has neither; its page says the same."""
+    doc = json.loads(get(viewer, "/api/sessions")[2])
+    got = {s["session_id"]: (s["termination"], s["crashes"], s["resumes"])
+           for s in doc["sessions"]}
+    one = json.loads(get(viewer, f"/api/sessions/{RESUMED}")[2])["summary"]
+    assert ({RESUMED: ("clean", 1, 1), APPROVED: ("clean", 0, 0), RUNNING: ("open", 0, 0)},
+            ("clean", 1, 1)) == ({k: got[k] for k in (RESUMED, APPROVED, RUNNING)},
+                                 (one["termination"], one["crashes"], one["resumes"]))
+
+
+def test_store_sessions_say_which_crashed_and_were_resumed(store_viewer: Viewer) -> None:
+    """Over the team store the same marks, from the stored records."""
+    doc = json.loads(get(store_viewer, "/api/sessions")[2])
+    got = {s["session_id"]: (s["termination"], s["crashes"], s["resumes"])
+           for s in doc["sessions"]}
+    assert {RESUMED: ("clean", 1, 1), APPROVED: ("clean", 0, 0)} == {
+        k: got[k] for k in (RESUMED, APPROVED)}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from smllm import journal
 from smllm.audit import export
 from smllm.serve import diagram
 from smllm.serve.sessionscan import SHOWN_DIAGNOSTICS, SessionScan, StreamScan
+from smllm.serve.views import Redactor, path, row_of, visible, wrapping
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sessions"
 LOGS = sorted(FIXTURES.glob("*/*/session.jsonl"))
@@ -162,3 +165,32 @@ def test_subagent_logs_are_streams_of_the_session(tmp_path: Path) -> None:
     scan.update()
     assert (["main"], ["main", "subagent/a1"], [("subagent/a1", "make")]) == (
         before, [s.name for s in scan.streams], [(e.stream, e.what) for e in scan.effects()])
+
+
+@pytest.mark.parametrize("text", [
+    "/tmp/pytest-of-root/billing_demo/check-costs.py",
+    "truncate -s 0 generated/report-001/run.log  two  spaces\tand a tab",
+    "<script>alert('x')</script>/a&b/\x1b[31m",
+    "/" + "a" * 90 + "/end",
+])
+def test_wrapping_keeps_the_text_and_escapes_it(text: str) -> None:
+    """A path or a command given break points shows exactly its (visible) text: no
+    character added or lost, and markup in it stays text."""
+    def shown(markup: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+    assert (visible(text), visible(text), False) == (
+        shown(str(wrapping(text))), shown(str(path(text))),
+        "<script>" in str(wrapping(text)) + str(path(text)))
+
+
+def test_an_older_journals_synthetic_message_is_not_shown_as_a_model_call() -> None:
+    """A model.call with the model <synthetic> (Claude Code's own message, recorded by
+    older smllm) is shown in the host lane as what it is, not as a call of a model."""
+    entry = journal.event("model.call", message_id="m", model="<synthetic>",
+                          stop_reason="stop_sequence", tool_use_ids=[])
+    line, _, _ = journal.encode_record(entry, sequence=1, prev=journal.GENESIS,
+                                       recorded_at="2026-08-02T10:00:00.000Z", skipped=0)
+    row = row_of("main", 1, line.rstrip(b"\n"), Redactor(raw=False), None)
+    assert ("host", "a message Claude Code wrote itself (model <synthetic>, after a crash or "
+                    "an API error): not a model call") == (row.lane, row.summary)

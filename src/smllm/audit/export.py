@@ -36,9 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from smllm import VERSION, journal
+from smllm import journal
 from smllm.audit import outfile
 from smllm.audit.outfile import Target
+from smllm.base import build
 from smllm.base import secrets as redact
 from smllm.base.errors import ExportError
 from smllm.base.shapes import Record
@@ -378,7 +379,7 @@ class Header:
         return [
             ("export_schema_version", SCHEMA_VERSION),
             ("redaction", self.redaction),
-            ("exporter_version", {"display": f"smllm {VERSION}", "smllm": VERSION}),
+            ("exporter_version", build.info()),
             ("session_build", self.session_build),
             ("session_terminated_abnormally", self.terminated_abnormally),
             ("sessions", self.sessions),

@@ -1,4 +1,5 @@
-"""``smllm session list [--json]`` and ``smllm session show KEY [--audit] [--json]`` (seed 001)."""
+"""``smllm session list [--json]`` and ``smllm session show KEY [--audit] [--json]`` (seed 001):
+state-machine sessions (``sm-…``); Claude Code sessions are ``smllm sessions``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from smllm.machine import auditlog, engine, locations, session
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    lst = sub.add_parser("list", help="every smllm session, the most recently active first")
+    lst = sub.add_parser(
+        "list", help="every state-machine session (sm-…), the most recently active first",
+        description="List smllm's state-machine sessions (sm-…: the sessions `smllm fire` "
+                    "and `smllm status` act on), the most recently active first. Claude "
+                    "Code sessions and their journals are `smllm sessions`.")
     _output.add_json_flag(lst, "one object per session", lines=True)
     show = sub.add_parser("show", help="one session: where it is, or its audit")
     show.add_argument("key", metavar="KEY", help="the session key, e.g. sm-nqvfvw")

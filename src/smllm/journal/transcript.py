@@ -3,8 +3,9 @@
 Hooks never see model calls, so each hook reads the transcript from the offset the
 previous one stopped at and records one ``model.call`` per assistant message: what the
 model said (``text``), the tool uses it chose (``tool_use_ids``) and its thinking as an
-``omitted_live_only`` marker (size and SHA-256, never the text). It also closes
-intents the host refused: a ``tool_result`` for an open intent that no PostToolUse
+``omitted_live_only`` marker (size and SHA-256, never the text); the messages Claude
+Code writes itself (model ``<synthetic>``) are not model calls and are not recorded. It
+also closes intents the host refused: a ``tool_result`` for an open intent that no PostToolUse
 reported, once the model has answered after it (by then every PostToolUse of that
 batch has run), becomes a ``tool_batch.effect.terminal`` observed via the transcript.
 
@@ -56,6 +57,9 @@ WAIT_SECONDS = 2.0
 MISS_LIMIT = 3
 _POLL_SECONDS = 0.01
 _WAIT_MAX = 60.0
+#: the model of an assistant message Claude Code writes itself, with no model call behind
+#: it (an API error, "No response requested." after an interrupt or a crash)
+SYNTHETIC = "<synthetic>"
 
 
 def _preview(content: Any) -> str:
@@ -213,6 +217,8 @@ class _Ingest:
         mid = msg["id"]
         self.close_results()
         self.emit_pending(keep=mid)
+        if msg.get("model") == SYNTHETIC:  # Claude Code's own words, not a model call
+            return
         uuid = line.get("uuid")
         if isinstance(uuid, str):
             if uuid in self.lines:  # a line already recorded (the transcript rewritten)

@@ -39,6 +39,7 @@ from smllm.serve.sessionscan import SessionScan
 from smllm.serve.source import (
     TERMINATIONS,
     FilterError,
+    History,
     IndexSource,
     SearchFilter,
     SessionFilter,
@@ -55,9 +56,12 @@ from smllm.serve.views import (
     clip,
     effect_status,
     effect_view,
+    moment,
     one_line,
+    path,
     timeline,
     visible,
+    wrapping,
 )
 
 PAGE_LINES = 200
@@ -92,6 +96,9 @@ def _environment() -> Environment:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["visible"] = visible
+    env.filters["path"] = path
+    env.filters["moment"] = moment
+    env.filters["wrapping"] = wrapping
     env.filters["seconds"] = _seconds
     env.filters["clip"] = clip
     env.filters["one_line"] = one_line
@@ -175,9 +182,11 @@ class Viewer:
         offset = _int(request, "offset", 0)
         limit = min(_int(request, "limit", PAGE_SESSIONS, 1), 1000)
         page = self.source.sessions(flt, offset, limit)
+        history = self.source.histories(flt) if page.rows else {}
         rows = []
         for r in page.rows:
             row = r.as_json()
+            row["crashes"], row["resumes"] = history.get((r.session_id, r.host), History())
             row["folder"] = self.redactor.text(r.folder) if r.folder else None
             row["first_prompt"] = (one_line(self.redactor.text(r.first_prompt), 200)
                                    if r.first_prompt else None)
@@ -235,6 +244,7 @@ class Viewer:
                 "model_calls": sum(s.model_calls for s in scan.streams),
                 "termination": (facts.session_end or {}).get("exit_reason") or None,
                 "running": running, "build": facts.build,
+                "crashes": main.crashes, "resumes": main.resumes,
                 "first_prompt": self._text(main.first_prompt),
             },
             "streams": [{"name": s.name, "lines": s.lines, "records": s.tally.records}

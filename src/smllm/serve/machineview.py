@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from smllm.base import paths
 from smllm.base.errors import SessionNotFound, SmllmError
-from smllm.machine import catalog, engine, loader, locations
+from smllm.machine import catalog, engine, loader, locations, texts
 from smllm.machine.auditlog import when
 
 if TYPE_CHECKING:
@@ -91,6 +91,9 @@ def summary(session: MachineSession) -> dict[str, Any]:
         "host_session": binding.get("hostSession"), "cwd": binding.get("cwd"),
         "machine": focus["machine"] if focus else None,
         "instance": focus["id"] if focus else None,
+        # what the instance is called now: its ref once it has one (`bug BUG-7`), as in
+        # the header of `smllm status`
+        "label": texts.label(focus, session.machines.get(focus["machine"])) if focus else None,
         "state": focus["state"] if focus else None,
         "instances": len(session.state["instances"]),
         "last_active": when(session.state.get("last") or 0),

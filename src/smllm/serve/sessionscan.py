@@ -114,6 +114,8 @@ class StreamScan:
     tally: export.Tally = field(default_factory=export.Tally)
     first_prompt: str | None = None
     model_calls: int = 0
+    crashes: int = 0  # session.end crash_inferred: a resume found no orderly end
+    resumes: int = 0  # session.resumed
     effects: list[Effect] = field(default_factory=list)
     chains: dict[str, ChainIndex] = field(default_factory=dict)
     _by_tool_use: dict[str, Effect] = field(default_factory=dict)
@@ -200,6 +202,10 @@ class StreamScan:
             prompt = journal.body_of(rec).get("prompt")
             if self.first_prompt is None and isinstance(prompt, str):
                 self.first_prompt = prompt
+        elif kind == "session.resumed":
+            self.resumes += 1
+        elif kind == "session.end":
+            self.crashes += journal.body_of(rec).get("exit_reason") == "crash_inferred"
         elif kind in _EFFECT_STEPS:
             self._effect_step(self.lines, rec["sequence"], kind, journal.body_of(rec))
         elif kind in CHAIN_KINDS:

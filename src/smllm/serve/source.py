@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from smllm import index, journal
 from smllm.base import clock, paths
@@ -140,6 +140,32 @@ class Page:
     limit: int
 
 
+class History(NamedTuple):
+    """What a session went through before it ended as its termination says: how often
+    it crashed (a ``session.end`` ``crash_inferred``) and was resumed (``session.resumed``)."""
+
+    crashes: int = 0
+    resumes: int = 0
+
+
+#: (session id, host) -> its history; sessions with neither a crash nor a resume are absent
+Histories = dict[tuple[str, "str | None"], History]
+
+
+def histories(search: Callable[[Filters], list[Hit]], flt: SessionFilter) -> Histories:
+    """The crashes and resumes of the sessions ``flt`` selects, from two searches (their
+    ``session.end`` and ``session.resumed`` records: a few per session)."""
+    where = Filters(project=flt.project, user=flt.user, host=flt.host)
+    counts: dict[tuple[str, str | None], list[int]] = {}
+    for hit in search(where.with_(kind="session.end")):
+        if hit.stream == "main" and hit.outcome == "crash_inferred":
+            counts.setdefault((hit.session_id, hit.host), [0, 0])[0] += 1
+    for hit in search(where.with_(kind="session.resumed")):
+        if hit.stream == "main":
+            counts.setdefault((hit.session_id, hit.host), [0, 0])[1] += 1
+    return {key: History(*n) for key, n in counts.items()}
+
+
 class Source(Protocol):
     """What the pages ask of a data source."""
 
@@ -148,6 +174,8 @@ class Source(Protocol):
     columns: tuple[str, ...]
 
     def sessions(self, flt: SessionFilter, offset: int, limit: int) -> Page: ...
+
+    def histories(self, flt: SessionFilter) -> Histories: ...
 
     def session(self, session_id: str, *, budget: float | None = None,
                 until_lines: int = 0) -> SessionScan: ...
@@ -209,6 +237,9 @@ class IndexSource:
 
     def sessions(self, flt: SessionFilter, offset: int, limit: int) -> Page:
         return _page(_ended(index.sessions(flt.filters(), by="active"), flt), offset, limit)
+
+    def histories(self, flt: SessionFilter) -> Histories:
+        return histories(lambda f: index.search(f, fresh=False), flt)
 
     def session(self, session_id: str, *, budget: float | None = None,
                 until_lines: int = 0) -> SessionScan:
@@ -272,6 +303,15 @@ class StoreSource:
         with self.lock:
             hits = reader.search(self.conn, flt.filters())
         return _page(_shown(hits, flt, redactor), offset, limit)
+
+    def histories(self, flt: SessionFilter) -> Histories:
+        from smllm.store import reader  # noqa: PLC0415 - the team store only
+
+        def search(f: Filters) -> list[Hit]:
+            with self.lock:
+                return reader.search(self.conn, f)
+
+        return histories(search, flt)
 
     def _host(self, session_id: str) -> str:
         host = self._hosts.get(session_id)

@@ -9,8 +9,11 @@ escapes, bidirectional overrides) show as ``\\x1b``-style text instead of acting
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from markupsafe import Markup, escape
 
 from smllm import journal
 from smllm.audit import approvals
@@ -41,6 +44,43 @@ def visible(text: object) -> str:
     return str(text).translate(_CONTROL)
 
 
+def moment(at: str | None) -> Markup:
+    """A journal timestamp, short (``2026-08-02 10:15:07``, UTC), the whole of it in the
+    element's ``datetime`` and ``title``."""
+    if not at:
+        return Markup("")
+    short = at[:19].replace("T", " ") if len(at) >= 19 and at[10] == "T" else at
+    return Markup('<time class="when" datetime="%s" title="%s">%s</time>') % (
+        visible(at), f"{visible(at)} (UTC)", visible(short))
+
+
+#: a part of a word longer than this may wrap anywhere (it would not fit a line anyway)
+LONG_PART = 40
+
+
+def _parts(word: str) -> Markup:
+    """One word (no whitespace) that may wrap after a ``/`` only: each part up to and
+    including a slash in a span that does not wrap, a ``<wbr>`` between them."""
+    parts = word.split("/")
+    pieces = [p + "/" for p in parts[:-1]] + [parts[-1]]
+    return Markup("<wbr>").join(
+        Markup("<span class=\"nw\">%s</span>") % s if len(s) <= LONG_PART else escape(s)
+        for s in pieces if s)
+
+
+def path(text: object) -> Markup:
+    """A file path, wrapped after a ``/`` only (never at a ``-`` or inside a name). The text
+    copied from the page is the path."""
+    return Markup('<span class="path">%s</span>') % _parts(visible(text))
+
+
+def wrapping(text: object) -> Markup:
+    """A command or other text of words and paths: a line wraps at a space, or after a
+    ``/`` inside a word, never at a ``-`` (``report-001``); the text is unchanged."""
+    return Markup("").join(escape(w) if not w or w.isspace() else _parts(w)
+                           for w in re.split(r"(\s+)", visible(text)))
+
+
 class Redactor:
     """Redaction as the viewer was started: the export's rules, or nothing with --raw."""
 
@@ -69,6 +109,13 @@ def one_line(text: str, limit: int = SUMMARY_LIMIT) -> str:
     return clip(" ".join(text.split()), limit)
 
 
+def cut(text: str, limit: int = SUMMARY_LIMIT) -> tuple[str, str | None]:
+    """``text`` on one line, cut to ``limit``; and the whole line when it was cut (None
+    when nothing was left out), for the page to show on demand."""
+    flat = " ".join(text.split())
+    return (flat, None) if len(flat) <= limit else (clip(flat, limit), flat)
+
+
 def pretty(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1, sort_keys=False)
 
@@ -90,6 +137,8 @@ class Row:
     summary: str
     detail: str
     marks: list[str] = field(default_factory=list)
+    #: the whole summary when ``summary`` was cut short (with "…"), else None
+    whole: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"stream": self.stream, "line": self.line, "sequence": self.sequence,
@@ -116,9 +165,14 @@ class Fold:
         return f"{len(self.rows)} model calls · {', '.join(models)}"
 
 
+#: the model Claude Code names in an assistant message it wrote itself (older journals
+#: recorded them as model calls; smllm no longer does)
+SYNTHETIC = "<synthetic>"
+
+
 def _lane(kind: str, body: dict[str, Any]) -> str:  # noqa: PLR0911 - one case per family
     if kind == "model.call":
-        return "model"
+        return "host" if body.get("model") == SYNTHETIC else "model"
     if kind in ("side_effect_intent", "tool_batch.effect.started",
                 "tool_batch.effect.terminal", "effect.reconciled"):
         return "edit" if is_edit(tool_of(body)) else "tool run"
@@ -142,6 +196,9 @@ def _tokens(usage: Any) -> str:
 
 def summarize(kind: str, body: dict[str, Any]) -> str:  # noqa: C901, PLR0911, PLR0912
     """One line saying what a record records (values already redacted)."""
+    if kind == "model.call" and body.get("model") == SYNTHETIC:
+        return ("a message Claude Code wrote itself (model <synthetic>, after a crash or an "
+                "API error): not a model call")
     if kind == "model.call":
         tools = body.get("tool_use_ids")
         n = len(tools) if isinstance(tools, list) else 0
@@ -208,8 +265,9 @@ def row_of(stream: str, line: int, raw: bytes, redactor: Redactor,
         marks.append("reconciled")
     if kind not in KNOWN_KINDS:
         marks.append("unknown kind")
+    summary, whole = cut(summarize(kind, body))
     return Row(stream, line, int(rec["sequence"]), at, secs, _lane(kind, body), kind,
-               one_line(summarize(kind, body)), pretty(rec), marks)
+               summary, pretty(rec), marks, whole)
 
 
 def timeline(stream: StreamScan, first: int, count: int, redactor: Redactor,
@@ -246,10 +304,11 @@ def effect_view(effect: Effect, running: bool, redactor: Redactor) -> dict[str, 
     """A side effect as the page and its JSON show it."""
     status = effect_status(effect, running)
     who = effect.authorized_by or effect.decision
+    what = redactor.text(effect.what)
     return {
         "stream": effect.stream, "line": effect.line, "sequence": effect.sequence,
         "tool": effect.tool, "edit": effect.edit,
-        "what": clip(redactor.text(effect.what), 2000),
+        "what": clip(what, 2000), "what_whole": what if len(what) > 2000 else None,
         "decision": effect.decision, "authorized_by": who, "rule": effect.rule,
         "reason": redactor.text(effect.reason) if effect.reason else None,
         "pending_action_id": effect.pending_action_id, "started": effect.started,
@@ -264,8 +323,9 @@ def effect_view(effect: Effect, running: bool, redactor: Redactor) -> dict[str, 
 
 def chain_summary(chain: ChainIndex, redactor: Redactor) -> dict[str, Any]:
     action = chain.action if isinstance(chain.action, dict) else {}
+    shown, whole = cut(action_text(redactor.value(action))) if action else ("?", None)
     return {"pending_action_id": chain.pending_action_id, "stream": chain.stream,
-            "action": one_line(action_text(redactor.value(action))) if action else "?",
+            "action": shown, "action_whole": whole,
             "rule": action.get("rule"), "decision": chain.decision,
             "decided_by": chain.decided_by, "intent_sequence": chain.intent_sequence}
 
@@ -296,10 +356,11 @@ def chain_view(scan: SessionScan, chain: ChainIndex, redactor: Redactor) -> dict
             source["reason"] = body.get("reason")
             source["decision"] = body.get("decision")
             source["choice"] = body.get("choice")
+        detail, whole = cut(approvals.describe(kind, body), 1000)
         steps.append({
             "line": line, "sequence": rec.get("sequence"), "step": approvals.STEPS.get(kind, kind),
             "kind": kind, "recorded_at": rec.get("recorded_at"),
             "seconds": (ms - t0) / 1000 if ms is not None and t0 is not None else None,
-            "detail": one_line(approvals.describe(kind, body), 1000), "record": pretty(rec),
+            "detail": detail, "whole": whole, "record": pretty(rec),
         })
     return {**chain_summary(chain, redactor), "steps": steps, "decision_source": source}
