@@ -1,0 +1,283 @@
+"""What smllm adds to a whole Claude Code session, measured in the real client.
+
+    .venv/bin/python bench/bench_session.py [--rounds 5] [--calls 1,5,20] [--quick]
+
+The pinned Claude Code CLI (tests/e2e/claude_cli.py) runs the same scripted session
+(``claude -p``, ``--permission-mode acceptEdits``, a zero-latency scripted model on
+127.0.0.1: tests/e2e/mock_anthropic.py) with N tool calls, Bash (``echo``) and Read
+alternating, in a bare git project, in each of these set-ups (one scratch HOME and project
+each):
+
+* ``bare``: nothing installed;
+* ``as installed``: ``smllm install --project P`` (the README's way: hooks, allow rules,
+  the sandbox on, and whatever else install writes, e.g. an MCP server);
+* each part alone, cut out of that same install: ``hooks only`` (hooks and allow rules),
+  ``sandbox only`` (the ``sandbox`` block), ``MCP server only`` (smllm's server in
+  ``.mcp.json``, approved; written here even where install no longer registers it, to
+  show what it costs);
+* the floors: the same hook events with a no-op command, ``/bin/true`` and
+  ``python -I -S -c pass`` (the hooks' own interpreter and flags).
+
+Rounds are interleaved (every set-up once per round, the order rotating), after one
+warm-up round; printed are medians and ranges of the wall time of ``claude -p``, each
+set-up's overhead over bare, each part's share of the installed overhead, and, from N = 1
+to the largest N, the overhead per session and per call; then the issue-25 targets.
+Every run is checked: N + 1 model requests, no tool result in error.
+``--quick`` is a smoke test: one round of N = 1, no warm-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "tests" / "e2e"))
+from claude_cli import CLAUDE_VERSION, ensure_claude
+from harness import Harness, MockServer
+from measure import Stats, baseline_argv, hook_interpreter
+
+from smllm.setup import firing
+
+TIMEOUT = 240.0
+PROMPT = "run the steps"
+
+#: set-up name -> what it is, in print order; the first is the reference
+SETUPS: dict[str, str] = {
+    "bare": "nothing installed",
+    "installed": "smllm install --project P (sandbox on)",
+    "hooks": "hooks only (and allow rules)",
+    "sandbox": "sandbox only",
+    "mcp": "MCP server only",
+    "noop-true": "no-op hooks: /bin/true",
+    "noop-python": "no-op hooks: python -I -S -c pass",
+}
+PARTS = ("hooks", "sandbox", "mcp")
+
+
+def script(n: int, project: Path) -> list[dict[str, Any]]:
+    """N tool calls, Bash and Read alternating, then a closing text."""
+    turns: list[dict[str, Any]] = []
+    for i in range(n):
+        if i % 2 == 0:
+            turns.append({"tool_use": {"name": "Bash", "input": {
+                "command": f"echo step {i}", "description": f"step {i}"}}})
+        else:
+            turns.append({"tool_use": {"name": "Read", "input": {
+                "file_path": str(project / "notes.txt")}}})
+    return [*turns, {"text": "done"}]
+
+
+# ------------------------------------------------------------------ the set-ups
+
+
+def _read(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text()) if path.exists() else {}
+    assert isinstance(data, dict)
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def _noop_hooks(installed: dict[str, Any], command: str) -> dict[str, Any]:
+    """The installed hook events and matchers, each running ``command``."""
+    hooks: dict[str, Any] = {}
+    for event, groups in installed.get("hooks", {}).items():
+        hooks[event] = [{**({"matcher": g["matcher"]} if "matcher" in g else {}),
+                         "hooks": [{"type": "command", "command": command}]} for g in groups]
+    return {"hooks": hooks}
+
+
+def prepare(name: str, h: Harness) -> None:
+    """Lay out set-up ``name`` in ``h``'s project."""
+    project = h.project
+    (project / "notes.txt").write_text("notes\n")
+    if name == "bare":
+        return
+    h.install_smllm()  # every other set-up starts from (or is cut out of) a real install
+    settings_path = project / ".claude" / "settings.json"
+    mcp_path = project / firing.MCP_FILE
+    installed = _read(settings_path)
+    python, flags = hook_interpreter()
+    mcp_only = {"enabledMcpjsonServers": [firing.MCP_SERVER]}
+    kept: dict[str, dict[str, Any]] = {
+        "installed": installed,
+        "hooks": {k: v for k, v in installed.items() if k in ("hooks", "permissions")},
+        "sandbox": {k: v for k, v in installed.items() if k == "sandbox"},
+        "mcp": mcp_only,
+        "noop-true": _noop_hooks(installed, "/bin/true"),
+        "noop-python": _noop_hooks(installed, " ".join(baseline_argv())),
+    }
+    _write(settings_path, kept[name])
+    if name == "mcp":
+        _write(mcp_path, firing.with_server(_read(mcp_path), firing.mcp_entry(python, flags)))
+    elif name != "installed":
+        mcp_path.unlink(missing_ok=True)
+
+
+# ------------------------------------------------------------------ one session
+
+
+@dataclass
+class Sample:
+    setup: str
+    calls: int
+    wall: float
+
+
+def run_session(name: str, h: Harness, mock: MockServer, n: int) -> float:
+    """Wall seconds of one ``claude -p`` session with ``n`` tool calls; checks it."""
+    mock.control({"script": script(n, h.project)})
+    argv, _, _ = h._argv(PROMPT, "acceptEdits", None, None, ())
+    env = h.env({"PYTHONDONTWRITEBYTECODE": None})
+    offset = mock.log_size()
+    with open(h.root / "last.stdout", "wb") as out, open(h.root / "last.stderr", "wb") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=h.project, env=env, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=err, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            rc = None
+        wall = time.perf_counter() - t0
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # what the session left behind (its own group)
+    if rc is None:
+        proc.wait()
+    main = [e.get("body") or {} for e in mock.entries(offset) if e.get("kind") == "main"]
+    errors = [b for body in main[-1:] for m in body.get("messages") or []
+              for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+              if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error")]
+    if rc != 0 or len(main) != n + 1 or errors:
+        tail = (h.root / "last.stderr").read_text(errors="replace")[-1500:]
+        raise SystemExit(f"{name}, N={n}: rc={rc}, {len(main)} model requests (want {n + 1}), "
+                         f"tool errors {[e.get('content') for e in errors][:3]}\n{tail}")
+    return wall
+
+
+# ------------------------------------------------------------------ the report
+
+
+def _slope(points: dict[int, float]) -> tuple[float, float] | None:
+    """(per session, per call) of a straight line through the smallest and largest N."""
+    if len(points) < 2:
+        return None
+    lo, hi = min(points), max(points)
+    per_call = (points[hi] - points[lo]) / (hi - lo)
+    return points[lo] - per_call * lo, per_call
+
+
+def report(samples: list[Sample], calls: list[int], rounds: int) -> None:
+    med: dict[tuple[str, int], Stats] = {}
+    for name in SETUPS:
+        for n in calls:
+            med[name, n] = Stats.of([s.wall for s in samples if s.setup == name
+                                     and s.calls == n])
+    print(f"\nClaude Code {CLAUDE_VERSION}, scripted model on 127.0.0.1, acceptEdits; "
+          f"{rounds} interleaved round(s); wall time of one `claude -p` session, "
+          f"median [range]")
+    for n in calls:
+        bare = med["bare", n].median
+        inst = med["installed", n].median - bare
+        print(f"\nN = {n} tool call(s)")
+        for name, what in SETUPS.items():
+            s = med[name, n]
+            line = f"  {what:<42} {s.ms(8)}"
+            if name != "bare":
+                over = s.median - bare
+                line += f"  {s.median / bare:4.2f}x bare  {over * 1e3:+7.1f} ms"
+                if name in PARTS and inst > 0:
+                    line += f"  ({over / inst:4.0%} of the installed overhead)"
+            print(line)
+    print("\noverhead over bare, per session and per call "
+          f"(a line through N = {min(calls)} and N = {max(calls)}):")
+    lines: dict[str, tuple[float, float] | None] = {}
+    for name, what in SETUPS.items():
+        if name == "bare":
+            continue
+        lines[name] = _slope({n: med[name, n].median - med["bare", n].median for n in calls})
+        fit = lines[name]
+        print(f"  {what:<42} " + (f"{fit[0] * 1e3:+7.1f} ms per session  "
+                                   f"{fit[1] * 1e3:+6.1f} ms per call" if fit
+                                   else "(needs two values of N)"))
+    top = max(calls)
+    ratio = med["installed", top].median / med["bare", top].median
+    print(f"\ntargets (issue 25; medians, as installed, sandbox on):\n"
+          f"  N = {top}: as installed / bare = {ratio:.2f}x (target <= 1.5x"
+          + (")" if top == 20 else f"; the target is for N = 20, this run's largest N is {top})"))
+    inst, hooks, noop = lines["installed"], lines["hooks"], lines["noop-python"]
+    true_pair = lines["noop-true"]
+    if inst and hooks and noop and true_pair:
+        print(f"  per-session overhead as installed: {inst[0] * 1e3:.0f} ms (target <= 150 ms)")
+        print(f"  smllm's hook pair per call: {hooks[1] * 1e3:.1f} ms against "
+              f"{noop[1] * 1e3:.1f} ms for the no-op Python pair = "
+              f"{hooks[1] / noop[1]:.2f}x (target <= 1.2x); /bin/true pair "
+              f"{true_pair[1] * 1e3:.1f} ms")
+    else:
+        over = med["installed", top].median - med["bare", top].median
+        print(f"  overhead as installed at N = {top}: {over * 1e3:.0f} ms per session "
+              f"(per session and per call need two values of N)")
+
+
+# ------------------------------------------------------------------ main
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--calls", default="1,5,20", help="values of N, comma-separated")
+    ap.add_argument("--quick", action="store_true", help="one round of N = 1, no warm-up")
+    ap.add_argument("--keep", type=Path, help="work in this folder (default: a temp dir)")
+    args = ap.parse_args()
+    calls = [1] if args.quick else sorted({int(c) for c in args.calls.split(",")})
+    rounds = 1 if args.quick else args.rounds
+    binary = ensure_claude()
+    root = args.keep or Path(tempfile.mkdtemp(prefix="smllm-bench-session-"))
+    root.mkdir(parents=True, exist_ok=True)
+    mock = MockServer(root / "mock")
+    harnesses: dict[str, Harness] = {}
+    try:
+        for name in SETUPS:
+            h = Harness(root / name, binary, root / name / "smllm-home")
+            h._mock = mock  # one model for all: the runs are sequential
+            prepare(name, h)
+            harnesses[name] = h
+        names = list(SETUPS)
+        samples: list[Sample] = []
+        for r in range(-1 if not args.quick else 0, rounds):
+            for n in calls:
+                turn = r % len(names)  # each set-up takes each place in the order
+                for name in names[turn:] + names[:turn]:
+                    wall = run_session(name, harnesses[name], mock, n)
+                    if r >= 0:
+                        samples.append(Sample(name, n, wall))
+            print(f"round {r + 1}/{rounds} done" if r >= 0 else "warm-up round done",
+                  file=sys.stderr, flush=True)
+        report(samples, calls, rounds)
+    finally:
+        for h in harnesses.values():
+            h._mock = None
+            h.close()
+        mock.stop()
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
