@@ -340,6 +340,27 @@ def test_no_mcp_server_where_no_machine_is_configured(project: Path, smllm_home:
     proc = _install(project)
     assert (0, True) == (proc.returncode, (project / ".mcp.json").exists()), proc.stderr
     assert f"MCP server smllm: {project}/.mcp.json" in proc.stdout
+    assert 0 == _install(project, "--local").returncode  # a local install leaves it alone
+    assert (project / ".mcp.json").exists()
+
+
+def test_reinstall_without_machines_removes_the_server_an_older_install_added(
+        project: Path, smllm_home: Path) -> None:
+    """An install from before this rule registered the server everywhere: installing again
+    in a project without machines takes it out (the file install created goes), and the
+    texts then name `smllm fire`; uninstall still restores the original bytes."""
+    path = _place(project, "user-hooks")
+    original = path.read_bytes()
+    Project(project)
+    assert 0 == _install(project).returncode
+    assert (project / ".mcp.json").exists()
+    shutil.rmtree(project / ".smllm")  # the project stops using machines
+    again = _install(project)
+    assert (0, False) == (again.returncode, (project / ".mcp.json").exists()), again.stderr
+    assert (f"  removed the MCP server smllm from {project}/.mcp.json; removed the file install "
+            "created (no state machine here uses it)") in again.stdout.splitlines()
+    assert 0 == _uninstall(project).returncode
+    assert (original, [".claude"]) == (path.read_bytes(), os.listdir(project))
 
 
 def test_mcp_file_keeps_other_servers_and_refuses_a_foreign_smllm(project: Path) -> None:

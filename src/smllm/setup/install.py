@@ -337,8 +337,10 @@ def plan_install(target: Target, python: str, flags: list[str], *, hooks: bool =
                   f"  hooks run: {hook_command('EVENT', python, flags)}",
                   "  allowed without asking: "
                   + ", ".join(firing.allow_rules(target.scope, target.project))]
-        if companion is not None:
+        if companion is not None and companion.action == "install":
             lines.append(f"  MCP server {firing.MCP_SERVER}: {companion.target.path}")
+        elif companion is not None and companion.changed:
+            lines.append(f"  {companion.summary} (no state machine here uses it)")
     if sandbox:
         lines.append(_sandbox_summary(target, hooks))
     return Plan("install", target, current.text, after, "\n".join(lines), record,
@@ -419,9 +421,10 @@ def _mcp_file(target: Target) -> settings.SettingsFile:
 
 def plan_mcp_install(target: Target, python: str, flags: list[str]) -> Plan | None:
     """Register the MCP server in the project's ``.mcp.json`` (project scope, a project
-    that uses state machines: :func:`smllm.setup.firing.registers_mcp`)."""
+    that uses state machines: :func:`smllm.setup.firing.registers_mcp`); in a project
+    without machines, remove the one an earlier install registered there."""
     if not firing.registers_mcp(target.scope, target.project):
-        return None
+        return plan_mcp_uninstall(target) if target.scope == "project" else None
     current = _mcp_file(target)
     path = current.path
     mcp = Target(target.scope, path)
