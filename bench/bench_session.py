@@ -1,6 +1,7 @@
 """What smllm adds to a whole Claude Code session, measured in the real client.
 
     .venv/bin/python bench/bench_session.py [--rounds 5] [--calls 1,5,20] [--quick]
+                                            [--compare-with DIR]
 
 The pinned Claude Code CLI (tests/e2e/claude_cli.py) runs the same scripted session
 (``claude -p``, ``--permission-mode acceptEdits``, a zero-latency scripted model on
@@ -16,7 +17,13 @@ each):
   ``.mcp.json``, approved; written here even where install no longer registers it, to
   show what it costs);
 * the floors: the same hook events with a no-op command, ``/bin/true`` and
-  ``python -I -S -c pass`` (the hooks' own interpreter and flags).
+  ``python -I -S -c pass`` (the hooks' own interpreter and flags);
+* with ``--compare-with DIR`` (a checkout of another revision of smllm, e.g.
+  ``git worktree add DIR main`` or ``git archive REV | tar -x -C DIR``): ``as installed
+  from DIR``, that revision's ``smllm install`` (run with ``PYTHONPATH=DIR/src``, so its
+  hooks import DIR's code), in the same interleaved rounds: before and after side by side.
+  Its MCP server, where it registers one, runs ``-I -m smllm`` and so imports this
+  checkout's code: it costs the same to start.
 
 Rounds are interleaved (every set-up once per round, the order rotating), after one
 warm-up round; printed are medians and ranges of the wall time of ``claude -p``, each
@@ -65,6 +72,7 @@ SETUPS: dict[str, str] = {
     "noop-python": "no-op hooks: python -I -S -c pass",
 }
 PARTS = ("hooks", "sandbox", "mcp")
+BEFORE = "installed-before"
 
 
 def script(n: int, project: Path) -> list[dict[str, Any]]:
@@ -103,11 +111,16 @@ def _noop_hooks(installed: dict[str, Any], command: str) -> dict[str, Any]:
     return {"hooks": hooks}
 
 
-def prepare(name: str, h: Harness) -> None:
-    """Lay out set-up ``name`` in ``h``'s project."""
+def prepare(name: str, h: Harness, other: Path | None = None) -> None:
+    """Lay out set-up ``name`` in ``h``'s project (``other``: the --compare-with tree)."""
     project = h.project
     (project / "notes.txt").write_text("notes\n")
     if name == "bare":
+        return
+    if name == BEFORE:
+        assert other is not None
+        h.smllm("install", "--project", str(project), check=True,
+                env={"PYTHONPATH": str(other / "src")})
         return
     h.install_smllm()  # every other set-up starts from (or is cut out of) a real install
     settings_path = project / ".claude" / "settings.json"
@@ -185,6 +198,8 @@ def _slope(points: dict[int, float]) -> tuple[float, float] | None:
 def report(samples: list[Sample], calls: list[int], rounds: int) -> None:
     med: dict[tuple[str, int], Stats] = {}
     for name in SETUPS:
+        if not any(s.setup == name for s in samples):
+            continue
         for n in calls:
             med[name, n] = Stats.of([s.wall for s in samples if s.setup == name
                                      and s.calls == n])
@@ -196,6 +211,8 @@ def report(samples: list[Sample], calls: list[int], rounds: int) -> None:
         inst = med["installed", n].median - bare
         print(f"\nN = {n} tool call(s)")
         for name, what in SETUPS.items():
+            if (name, n) not in med:
+                continue
             s = med[name, n]
             line = f"  {what:<42} {s.ms(8)}"
             if name != "bare":
@@ -208,7 +225,7 @@ def report(samples: list[Sample], calls: list[int], rounds: int) -> None:
           f"(a line through N = {min(calls)} and N = {max(calls)}):")
     lines: dict[str, tuple[float, float] | None] = {}
     for name, what in SETUPS.items():
-        if name == "bare":
+        if name == "bare" or (name, calls[0]) not in med:
             continue
         lines[name] = _slope({n: med[name, n].median - med["bare", n].median for n in calls})
         fit = lines[name]
@@ -216,21 +233,31 @@ def report(samples: list[Sample], calls: list[int], rounds: int) -> None:
                                    f"{fit[1] * 1e3:+6.1f} ms per call" if fit
                                    else "(needs two values of N)"))
     top = max(calls)
-    ratio = med["installed", top].median / med["bare", top].median
-    print(f"\ntargets (issue 25; medians, as installed, sandbox on):\n"
-          f"  N = {top}: as installed / bare = {ratio:.2f}x (target <= 1.5x"
+    print("\ntargets (issue 25; medians, as installed, sandbox on):")
+    for name in ("installed", BEFORE):
+        if (name, top) not in med:
+            continue
+        _targets(SETUPS[name], med, lines, name, top)
+
+
+def _targets(what: str, med: dict[tuple[str, int], Stats],
+             lines: dict[str, tuple[float, float] | None], name: str, top: int) -> None:
+    ratio = med[name, top].median / med["bare", top].median
+    print(f"  {what}:\n    N = {top}: over bare {ratio:.2f}x (target <= 1.5x"
           + (")" if top == 20 else f"; the target is for N = 20, this run's largest N is {top})"))
-    inst, hooks, noop = lines["installed"], lines["hooks"], lines["noop-python"]
-    true_pair = lines["noop-true"]
-    if inst and hooks and noop and true_pair:
-        print(f"  per-session overhead as installed: {inst[0] * 1e3:.0f} ms (target <= 150 ms)")
-        print(f"  smllm's hook pair per call: {hooks[1] * 1e3:.1f} ms against "
-              f"{noop[1] * 1e3:.1f} ms for the no-op Python pair = "
-              f"{hooks[1] / noop[1]:.2f}x (target <= 1.2x); /bin/true pair "
-              f"{true_pair[1] * 1e3:.1f} ms")
+    inst, noop, true_pair = lines[name], lines["noop-python"], lines["noop-true"]
+    hooks = lines["hooks"] if name == "installed" else None
+    if inst and noop and true_pair:
+        print(f"    per-session overhead: {inst[0] * 1e3:.0f} ms (target <= 150 ms); per call "
+              f"{inst[1] * 1e3:.1f} ms")
+        if hooks:
+            print(f"    smllm's hook pair per call: {hooks[1] * 1e3:.1f} ms against "
+                  f"{noop[1] * 1e3:.1f} ms for the no-op Python pair = "
+                  f"{hooks[1] / noop[1]:.2f}x (target <= 1.2x); the /bin/true pair "
+                  f"{true_pair[1] * 1e3:.1f} ms")
     else:
-        over = med["installed", top].median - med["bare", top].median
-        print(f"  overhead as installed at N = {top}: {over * 1e3:.0f} ms per session "
+        over = med[name, top].median - med["bare", top].median
+        print(f"    overhead at N = {top}: {over * 1e3:.0f} ms per session "
               f"(per session and per call need two values of N)")
 
 
@@ -243,6 +270,8 @@ def main() -> int:
     ap.add_argument("--calls", default="1,5,20", help="values of N, comma-separated")
     ap.add_argument("--quick", action="store_true", help="one round of N = 1, no warm-up")
     ap.add_argument("--keep", type=Path, help="work in this folder (default: a temp dir)")
+    ap.add_argument("--compare-with", type=Path, metavar="DIR",
+                    help="also run smllm as installed from this checkout of another revision")
     args = ap.parse_args()
     calls = [1] if args.quick else sorted({int(c) for c in args.calls.split(",")})
     rounds = 1 if args.quick else args.rounds
@@ -251,11 +280,17 @@ def main() -> int:
     root.mkdir(parents=True, exist_ok=True)
     mock = MockServer(root / "mock")
     harnesses: dict[str, Harness] = {}
+    other = args.compare_with.resolve() if args.compare_with else None
+    if other is not None:
+        if not (other / "src" / "smllm" / "__init__.py").is_file():
+            raise SystemExit(f"--compare-with {other}: no src/smllm there (give a checkout "
+                             "of smllm)")
+        SETUPS[BEFORE] = f"as installed from {other.name}"
     try:
         for name in SETUPS:
             h = Harness(root / name, binary, root / name / "smllm-home")
             h._mock = mock  # one model for all: the runs are sequential
-            prepare(name, h)
+            prepare(name, h, other)
             harnesses[name] = h
         names = list(SETUPS)
         samples: list[Sample] = []
