@@ -26,8 +26,10 @@ each):
   checkout's code: it costs the same to start.
 
 Rounds are interleaved (every set-up once per round, the order rotating), after one
-warm-up round; printed are medians and ranges of the wall time of ``claude -p``, each
-set-up's overhead over bare, each part's share of the installed overhead, and, from N = 1
+warm-up round; printed are medians and ranges of the wall time of ``claude -p`` and,
+less sensitive to a busy machine, of its CPU time (user + system, with every process it
+started and waited for: hooks, the MCP server, the sandbox's helpers), each set-up's
+overhead over bare, each part's share of the installed overhead, and, from N = 1
 to the largest N, the overhead per session and per call; then the issue-25 targets.
 Every run is checked: N + 1 model requests, no tool result in error.
 ``--quick`` is a smoke test: one round of N = 1, no warm-up.
@@ -44,6 +46,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,10 +154,11 @@ class Sample:
     setup: str
     calls: int
     wall: float
+    cpu: float
 
 
-def run_session(name: str, h: Harness, mock: MockServer, n: int) -> float:
-    """Wall seconds of one ``claude -p`` session with ``n`` tool calls; checks it."""
+def run_session(name: str, h: Harness, mock: MockServer, n: int) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``claude -p`` session with ``n`` tool calls; checks it."""
     mock.control({"script": script(n, h.project)})
     argv, _, _ = h._argv(PROMPT, "acceptEdits", None, None, ())
     env = h.env({"PYTHONDONTWRITEBYTECODE": None})
@@ -163,15 +167,14 @@ def run_session(name: str, h: Harness, mock: MockServer, n: int) -> float:
         t0 = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=h.project, env=env, stdin=subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True)
-        try:
-            rc = proc.wait(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            rc = None
+        timer = threading.Timer(TIMEOUT, _kill_group, (proc.pid,))
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)  # its CPU time, with what it waited for
         wall = time.perf_counter() - t0
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)  # what the session left behind (its own group)
-    if rc is None:
-        proc.wait()
+        timed_out = not timer.is_alive()
+        timer.cancel()
+        proc.returncode = rc = None if timed_out else os.waitstatus_to_exitcode(status)
+    _kill_group(proc.pid)  # what the session left behind (its own group)
     main = [e.get("body") or {} for e in mock.entries(offset) if e.get("kind") == "main"]
     errors = [b for body in main[-1:] for m in body.get("messages") or []
               for b in (m.get("content") if isinstance(m.get("content"), list) else [])
@@ -180,7 +183,12 @@ def run_session(name: str, h: Harness, mock: MockServer, n: int) -> float:
         tail = (h.root / "last.stderr").read_text(errors="replace")[-1500:]
         raise SystemExit(f"{name}, N={n}: rc={rc}, {len(main)} model requests (want {n + 1}), "
                          f"tool errors {[e.get('content') for e in errors][:3]}\n{tail}")
-    return wall
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 # ------------------------------------------------------------------ the report
@@ -195,17 +203,18 @@ def _slope(points: dict[int, float]) -> tuple[float, float] | None:
     return points[lo] - per_call * lo, per_call
 
 
-def report(samples: list[Sample], calls: list[int], rounds: int) -> None:
+def report(samples: list[Sample], calls: list[int], rounds: int, metric: str) -> None:
     med: dict[tuple[str, int], Stats] = {}
     for name in SETUPS:
         if not any(s.setup == name for s in samples):
             continue
         for n in calls:
-            med[name, n] = Stats.of([s.wall for s in samples if s.setup == name
+            med[name, n] = Stats.of([getattr(s, metric) for s in samples if s.setup == name
                                      and s.calls == n])
-    print(f"\nClaude Code {CLAUDE_VERSION}, scripted model on 127.0.0.1, acceptEdits; "
-          f"{rounds} interleaved round(s); wall time of one `claude -p` session, "
-          f"median [range]")
+    what_time = {"wall": "wall time", "cpu": "CPU time (user + system, with its children)"}
+    print(f"\n=== {what_time[metric]} ===\nClaude Code {CLAUDE_VERSION}, scripted model on "
+          f"127.0.0.1, acceptEdits; {rounds} interleaved round(s); {what_time[metric]} of one "
+          f"`claude -p` session, median [range]")
     for n in calls:
         bare = med["bare", n].median
         inst = med["installed", n].median - bare
@@ -298,12 +307,13 @@ def main() -> int:
             for n in calls:
                 turn = r % len(names)  # each set-up takes each place in the order
                 for name in names[turn:] + names[:turn]:
-                    wall = run_session(name, harnesses[name], mock, n)
+                    wall, cpu = run_session(name, harnesses[name], mock, n)
                     if r >= 0:
-                        samples.append(Sample(name, n, wall))
+                        samples.append(Sample(name, n, wall, cpu))
             print(f"round {r + 1}/{rounds} done" if r >= 0 else "warm-up round done",
                   file=sys.stderr, flush=True)
-        report(samples, calls, rounds)
+        report(samples, calls, rounds, "wall")
+        report(samples, calls, rounds, "cpu")
     finally:
         for h in harnesses.values():
             h._mock = None
