@@ -181,9 +181,32 @@ def run_session(name: str, h: Harness, mock: MockServer, n: int) -> tuple[float,
               if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error")]
     if rc != 0 or len(main) != n + 1 or errors:
         tail = (h.root / "last.stderr").read_text(errors="replace")[-1500:]
-        raise SystemExit(f"{name}, N={n}: rc={rc}, {len(main)} model requests (want {n + 1}), "
-                         f"tool errors {[e.get('content') for e in errors][:3]}\n{tail}")
+        result = [line for line in (h.root / "last.stdout").read_text(errors="replace")
+                  .splitlines() if '"type":"result"' in line.replace(" ", "")][-1:]
+        raise SessionFailed(f"{name}, N={n}: rc={rc}, {len(main)} model requests (want "
+                            f"{n + 1}), tool errors {[e.get('content') for e in errors][:3]}"
+                            f"\n{tail}\n{''.join(result)[-1500:]}")
     return wall, usage.ru_utime + usage.ru_stime
+
+
+class SessionFailed(Exception):
+    """A session did not run as scripted."""
+
+
+#: a session that fails (on a busy machine: the scripted model's port not answering in
+#: time, with retries off) is run again this many times before the benchmark stops
+RETRIES = 2
+
+
+def _with_retry(name: str, h: Harness, mock: MockServer, n: int) -> tuple[float, float]:
+    for attempt in range(RETRIES + 1):
+        try:
+            return run_session(name, h, mock, n)
+        except SessionFailed as exc:
+            if attempt == RETRIES:
+                raise
+            print(f"retrying after a failed session: {exc}", file=sys.stderr, flush=True)
+    raise AssertionError("unreachable")
 
 
 def _kill_group(pgid: int) -> None:
@@ -303,17 +326,27 @@ def main() -> int:
             harnesses[name] = h
         names = list(SETUPS)
         samples: list[Sample] = []
-        for r in range(-1 if not args.quick else 0, rounds):
-            for n in calls:
-                turn = r % len(names)  # each set-up takes each place in the order
-                for name in names[turn:] + names[:turn]:
-                    wall, cpu = run_session(name, harnesses[name], mock, n)
-                    if r >= 0:
-                        samples.append(Sample(name, n, wall, cpu))
-            print(f"round {r + 1}/{rounds} done" if r >= 0 else "warm-up round done",
-                  file=sys.stderr, flush=True)
-        report(samples, calls, rounds, "wall")
-        report(samples, calls, rounds, "cpu")
+        done = 0
+        try:
+            for r in range(-1 if not args.quick else 0, rounds):
+                this_round: list[Sample] = []
+                for n in calls:
+                    turn = r % len(names)  # each set-up takes each place in the order
+                    for name in names[turn:] + names[:turn]:
+                        wall, cpu = _with_retry(name, harnesses[name], mock, n)
+                        this_round.append(Sample(name, n, wall, cpu))
+                if r >= 0:
+                    samples += this_round
+                    done += 1
+                print(f"round {r + 1}/{rounds} done" if r >= 0 else "warm-up round done",
+                      file=sys.stderr, flush=True)
+        except SessionFailed as exc:
+            print(f"stopped: {exc}", file=sys.stderr)
+            if not done:
+                return 1
+            print(f"(the report covers the {done} complete round(s) before that)")
+        report(samples, calls, done, "wall")
+        report(samples, calls, done, "cpu")
     finally:
         for h in harnesses.values():
             h._mock = None
