@@ -55,6 +55,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO / "tests" / "e2e"))
+import harness
 from claude_cli import CLAUDE_VERSION, ensure_claude
 from harness import Harness, MockServer
 from measure import Stats, baseline_argv, hook_interpreter
@@ -62,6 +63,8 @@ from measure import Stats, baseline_argv, hook_interpreter
 from smllm.setup import firing
 
 TIMEOUT = 240.0
+#: seconds the scripted model lives at most (it is killed by PID at the end anyway)
+MOCK_LIFETIME = 6 * 3600.0
 PROMPT = "run the steps"
 
 #: set-up name -> what it is, in print order; the first is the reference
@@ -310,6 +313,7 @@ def main() -> int:
     binary = ensure_claude()
     root = args.keep or Path(tempfile.mkdtemp(prefix="smllm-bench-session-"))
     root.mkdir(parents=True, exist_ok=True)
+    harness.MOCK_LIFETIME = MOCK_LIFETIME  # the tests' mock stops itself after 15 minutes
     mock = MockServer(root / "mock")
     harnesses: dict[str, Harness] = {}
     other = args.compare_with.resolve() if args.compare_with else None
@@ -340,7 +344,7 @@ def main() -> int:
                     done += 1
                 print(f"round {r + 1}/{rounds} done" if r >= 0 else "warm-up round done",
                       file=sys.stderr, flush=True)
-        except SessionFailed as exc:
+        except (SessionFailed, OSError) as exc:  # OSError: the model's port (URLError)
             print(f"stopped: {exc}", file=sys.stderr)
             if not done:
                 return 1
