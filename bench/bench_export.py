@@ -1,13 +1,16 @@
 """Benchmark: `smllm export` on 100k and 1M-record logs, `smllm ledger`, `smllm verify`.
 
-    .venv/bin/python bench/bench_export.py [--sizes 100000,1000000] [--keep DIR]
+    .venv/bin/python bench/bench_export.py [--sizes 100000,1000000] [--rounds 3] [--keep DIR]
 
 Logs are written with the journal's own encoder (no hooks), in a realistic mix: a turn,
 model calls, tool intents with started and terminal records (some outputs large enough
 to be replaced by ``omitted_live_only`` markers), approvals. Every command runs in its
-own process; wall time and peak RSS come from ``os.wait4``. The baseline, measured in
-the same run on the same log, is the least any reader must do: a Python process that
-reads every line and ``json.loads`` it. Printed: records/s, peak memory, and the ratios
+own process, in interleaved rounds (medians and ranges); peak RSS per child comes from GNU
+time (``bench/measure.py``: ``os.wait4`` would include this process's memory). The
+baseline, measured in the same rounds on the same log, is the least any reader must do: a
+Python process with the hooks' flags (``-I -S``) that reads every line and ``json.loads``
+it. The fsync floor of the same run (bare ``write`` + ``fsync`` of lines of the log's mean
+size) is printed beside the throughputs. Printed: records/s, peak memory, and the ratios
 (export ÷ baseline time; peak memory at the largest size ÷ at the smallest — the
 export must stay within 10 %).
 """
@@ -17,11 +20,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measure import Stats, fsync_floor, hook_interpreter, timed_with_peak
 
 from smllm import journal
 from smllm.base import clock
@@ -96,37 +101,46 @@ def write_log(path: Path, records: int) -> None:
             fh.write(line)
 
 
-def measure(argv: list[str], cwd: Path) -> tuple[float, int]:
-    """(wall seconds, peak RSS KiB) of one process, which must succeed."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"failed: {' '.join(argv)}\n{err}")
-    return wall, usage.ru_maxrss
-
-
-def bench_size(root: Path, records: int) -> dict[str, tuple[float, int]]:
+def bench_size(root: Path, records: int, rounds: int) -> dict[str, tuple[float, int]]:
+    """Median wall seconds and peak RSS KiB of each reader on a log of ``records``."""
     log = root / f"sid-bench-{records}" / "session.jsonl"
     t = time.perf_counter()
     write_log(log, records)
-    print(f"\n{records:,} records: log {log.stat().st_size / 1e6:,.0f} MB written in "
+    size = log.stat().st_size
+    print(f"\n{records:,} records: log {size / 1e6:,.0f} MB written in "
           f"{time.perf_counter() - t:.1f}s", flush=True)
     out = root / f"export-{records}.json"
-    env_home = ["env", f"SMLLM_HOME={root / 'home'}"]
-    smllm = [*env_home, PYTHON, "-m", "smllm"]
-    results = {
-        "baseline": measure([PYTHON, "-c", BASELINE, str(log)], root),
-        "export": measure([*smllm, "export", "--journal", str(log), "--out", str(out)], root),
-        "ledger": measure([*smllm, "ledger", "--plain", str(out)], root),
-        "verify": measure([*smllm, "verify", str(log)], root),
+    env = {**os.environ, "SMLLM_HOME": str(root / "home")}
+    python, flags = hook_interpreter()
+    smllm = [PYTHON, "-m", "smllm"]
+    cases = {
+        "baseline": [python, *flags, "-c", BASELINE, str(log)],
+        "export": [*smllm, "export", "--journal", str(log), "--out", str(out)],
+        "ledger": [*smllm, "ledger", "--plain", str(out)],
+        "verify": [*smllm, "verify", str(log)],
     }
-    base_wall = results["baseline"][0]
-    for name, (wall, rss) in results.items():
-        print(f"  {name:<8} {wall:7.2f}s  {records / wall:>10,.0f} records/s  "
-              f"peak {rss / 1024:6.1f} MiB  time x{wall / base_wall:5.2f} baseline", flush=True)
+    walls: dict[str, list[float]] = {name: [] for name in cases}
+    peaks: dict[str, list[int]] = {name: [] for name in cases}
+    floors: list[float] = []
+    for _ in range(rounds):
+        floors.append(fsync_floor(str(root), 500, max(1, size // records)))
+        for name, argv in cases.items():  # ledger reads the export: keep this order
+            wall, kib = timed_with_peak(argv, env=env, cwd=str(root))
+            walls[name].append(wall)
+            peaks[name].append(kib)
+    base_wall = Stats.of(walls["baseline"]).median
+    floor = Stats.of(floors)
+    results = {}
+    for name in cases:
+        w = Stats.of(walls[name])
+        rss = max(peaks[name])
+        results[name] = (w.median, rss)
+        print(f"  {name:<8} {w.median:7.2f}s [{w.low:.2f}–{w.high:.2f}]  "
+              f"{records / w.median:>10,.0f} records/s  peak {rss / 1024:6.1f} MiB  "
+              f"time x{w.median / base_wall:5.2f} baseline", flush=True)
+    print(f"  fsync floor {floor.median:,.0f} lines/s [{floor.low:,.0f}–{floor.high:,.0f}] of "
+          f"{size // records}-byte lines (write + fsync each, same folder, same run); "
+          f"export reads {records / results['export'][0] / floor.median:,.1f}× that rate")
     print(f"  export size {out.stat().st_size / 1e6:,.0f} MB")
     log.unlink()
     out.unlink()
@@ -136,13 +150,14 @@ def bench_size(root: Path, records: int) -> dict[str, tuple[float, int]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per size")
     parser.add_argument("--keep", type=Path, help="work in this folder (default: a temp dir)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     root = args.keep or Path(tempfile.mkdtemp(prefix="smllm-bench-export-"))
     root.mkdir(parents=True, exist_ok=True)
     try:
-        runs = {n: bench_size(root, n) for n in sizes}
+        runs = {n: bench_size(root, n, args.rounds) for n in sizes}
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

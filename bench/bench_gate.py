@@ -2,8 +2,9 @@
 
 Prints ratios measured in this run (no absolute targets are asserted):
 
-* PreToolUse on Bash with the full analysis vs ``python -c pass`` (target <= 2x)
-* PreToolUse on a non-Bash tool (Read) vs ``python -c pass`` (target <= 1.5x)
+* PreToolUse on Bash with the full analysis vs ``python -I -S -c pass``, the no-op with
+  the hooks' own interpreter flags (target <= 2x)
+* PreToolUse on a non-Bash tool (Read) vs the same baseline (target <= 1.5x)
 * the analyser over the whole shell corpus (the bypass corpus, the families corpus and
   the everyday commands): commands per second, the worst single case, and the corpus
   counts (dangerous commands allowed, everyday commands escalated)
@@ -27,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests" / "fixtures" / "corpus"))
 sys.path.insert(0, str(REPO / "bench"))
-from _util import installed_hook_argv
+from measure import Stats, baseline_argv, installed_hook_argv
 
 
 def _run_ms(argv: list[str], data: bytes, env: dict[str, str], cwd: str) -> float:
@@ -70,7 +71,8 @@ def hooks(runs: int) -> None:
         hook = installed_hook_argv()  # exactly as `smllm install` writes the hooks
         command = "git status && ls -la src | grep -v '^d' > /dev/null; python3 check_costs.py"
         cases = {
-            "bare": ([py, "-c", "pass"], lambda i: b""),
+            "bare": (baseline_argv(), lambda i: b""),
+            "site": ([py, "-c", "pass"], lambda i: b""),
             "post": (
                 [*hook, "PostToolUse"],
                 lambda i: _payload(
@@ -95,20 +97,29 @@ def hooks(runs: int) -> None:
                 if i >= 0:
                     times[name].append(ms)
     med = {k: statistics.median(v) for k, v in times.items()}
+    rng = {k: Stats.of(v) for k, v in times.items()}
     bare = med["bare"]
     print(
-        f"python -c pass             median {bare:7.1f} ms  (baseline, {runs} runs, interleaved)"
+        f"{' '.join(['python', *baseline_argv()[1:]]):<26} median {bare:7.1f} ms "
+        f"[{rng['bare'].low:.1f}–{rng['bare'].high:.1f}]  (baseline, {runs} runs, interleaved)"
     )
     print(
-        f"PostToolUse (no gate)      median {med['post']:7.1f} ms  ratio "
+        f"python -c pass (site)      median {med['site']:7.1f} ms  ratio "
+        f"{med['site'] / bare:4.2f}x  (the old baseline, for reference)"
+    )
+    print(
+        f"PostToolUse (no gate)      median {med['post']:7.1f} ms "
+        f"[{rng['post'].low:.1f}–{rng['post'].high:.1f}]  ratio "
         f"{med['post'] / bare:4.2f}x  (hook machinery and journal fsync alone, reference)"
     )
     print(
-        f"PreToolUse Bash (analysis) median {med['bash']:7.1f} ms  ratio "
+        f"PreToolUse Bash (analysis) median {med['bash']:7.1f} ms "
+        f"[{rng['bash'].low:.1f}–{rng['bash'].high:.1f}]  ratio "
         f"{med['bash'] / bare:4.2f}x  (target <= 2.0x)"
     )
     print(
-        f"PreToolUse Read            median {med['read']:7.1f} ms  ratio "
+        f"PreToolUse Read            median {med['read']:7.1f} ms "
+        f"[{rng['read'].low:.1f}–{rng['read'].high:.1f}]  ratio "
         f"{med['read'] / bare:4.2f}x  (target <= 1.5x)"
     )
 

@@ -1,4 +1,4 @@
-"""Benchmark: Stop hook and `smllm fire` wall time against a bare `python -c pass`.
+"""Benchmark: Stop hook and `smllm fire` wall time against `python -I -S -c pass` (the hooks' flags).
 
 Everything is measured in this run, interleaved round by round so that machine load
 affects all commands alike; the script prints medians and ratios to the baseline.
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "tests" / "golden" / "seed001"
 #: what `smllm install` writes into Claude Code's settings (no runpy)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import installed_hook_argv
+from measure import Stats, baseline_argv, installed_hook_argv
 
 
 def _time(cmd: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None) -> float:
@@ -68,7 +68,8 @@ def main() -> int:
                               "hook_event_name": "Stop", "stop_hook_active": False,
                               "transcript_path": str(tmp / "none.jsonl")}).encode()
         cases: dict[str, tuple[list[str], bytes | None]] = {
-            "python -c pass (baseline)": ([py, "-c", "pass"], None),
+            "python -I -S -c pass (baseline)": (baseline_argv(), None),
+            "python -c pass (site loaded)": ([py, "-c", "pass"], None),
             "smllm fire (the installed command)": ([script, "fire", "--session", key, "yield"],
                                                    None),
             "python -m smllm fire": ([py, "-m", "smllm", "fire", "--session", key, "yield"],
@@ -86,11 +87,11 @@ def main() -> int:
         for _ in range(args.rounds):
             for name, (cmd, stdin) in cases.items():
                 times[name].append(_time(cmd, env, project, stdin))
-        base = statistics.median(times["python -c pass (baseline)"])
+        base = statistics.median(times["python -I -S -c pass (baseline)"])
         print(f"python: {py}  rounds: {args.rounds}")
         for name, xs in times.items():
             med = statistics.median(xs)
-            print(f"{name:<40} median {med * 1000:7.1f} ms   ratio {med / base:5.2f}")
+            print(f"{name:<40} median {Stats.of(xs).ms()}   ratio {med / base:5.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

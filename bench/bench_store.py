@@ -41,7 +41,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
-from _util import PYTHON, installed_hook_argv, interleaved, median_ms
+from measure import PYTHON, baseline_argv, installed_hook_argv, interleaved, median_ms
 
 T0 = 1_767_603_600_000
 EFFECTS_PER_SESSION = 330  # 3 records each, plus 4 around them: ~1,000 records a session
@@ -174,7 +174,7 @@ def local_sessions(root: Path, count: int, rounds: int) -> dict[str, float]:
     first = time.perf_counter() - t
     cases = {"index": ([PYTHON, "-m", "smllm", "sessions", "--all"], b""),
              "folder scan": ([PYTHON, "-c", SCAN], b""),
-             "bare python": ([PYTHON, "-c", "pass"], b"")}
+             "bare python -I -S": (baseline_argv(), b"")}
     out = interleaved(cases, rounds, env=env)
     return {"first (builds the index)": first * 1000,
             **{name: median_ms(samples) for name, samples in out.items()}}
@@ -218,7 +218,7 @@ def hooks_with_store_down(root: Path, url: str, rounds: int) -> dict[str, float]
     """Median wall time of SessionEnd and Stop with no store, with the store at ``url``
     up, and with a store configured but down, interleaved sample by sample; each sample
     starts once the shipper of the previous one has finished."""
-    from _util import run_once
+    from measure import run_once
 
     home = root / "hooks"
     argv = installed_hook_argv()
@@ -240,7 +240,7 @@ def hooks_with_store_down(root: Path, url: str, rounds: int) -> dict[str, float]
             turn = r % len(cases)  # each case takes each place in the order as often
             for name, env in cases[turn:] + cases[:turn]:
                 _shipper_idle(home)
-                wall, rc, _ = run_once([*argv, event], payload, env=env)
+                wall, rc = run_once([*argv, event], payload, env=env)
                 if rc != 0:
                     raise SystemExit(f"{event} exited {rc}")
                 samples.setdefault(f"{event} {name}", []).append(wall)
@@ -311,8 +311,8 @@ def main() -> None:
         idx, scan = sessions["index"], sessions["folder scan"]
         print(f"sessions over {args.local_sessions:,} local sessions: index {idx:.0f} ms "
               f"(= {idx / 300:.2f}× the 300 ms budget), folder scan {scan:.0f} ms "
-              f"(index = {idx / scan:.2f}× the scan), bare python "
-              f"{sessions['bare python']:.0f} ms; first call building the index "
+              f"(index = {idx / scan:.2f}× the scan), bare python -I -S "
+              f"{sessions['bare python -I -S']:.0f} ms; first call building the index "
               f"{sessions['first (builds the index)']:.0f} ms")
         hooks = hooks_with_store_down(root, url, args.rounds)
         for event in ("SessionEnd", "Stop"):

@@ -219,5 +219,5 @@ def test_hooks_without_the_firing_rules_are_warned(project: Path, env: dict[str,
     path.write_text(json.dumps(data))
     _, lines = _doctor(project, env)
     assert (f"warn   project settings {path}: no allow rules for firing state-machine events "
-            "(Bash(smllm fire *), Bash(smllm status), Bash(smllm status *), mcp__smllm__smllm); "
+            "(Bash(smllm fire *), Bash(smllm status), Bash(smllm status *)); "
             "re-run `smllm install`") in lines, lines

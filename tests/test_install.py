@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from helpers import smllm
+from machine_project import Project
+from smllm.base import paths
 from smllm.setup import install
 
 FIXTURES = Path(__file__).parent / "fixtures" / "settings"
@@ -77,8 +79,7 @@ def test_install_twice_then_uninstall_is_byte_identical(project: Path, case: str
                                                           path.stat().st_ino)
     gone = _uninstall(project)
     assert (0, f"removed smllm's hooks (10) from {path}; restored byte for byte\n"
-               f"removed the MCP server smllm from {project}/.mcp.json; removed the file "
-               "install created\n") == (gone.returncode, gone.stdout)
+            ) == (gone.returncode, gone.stdout)
     assert (original, [".claude"]) == (path.read_bytes(), os.listdir(project))
 
 
@@ -92,8 +93,7 @@ def test_uninstall_without_record_still_byte_identical_for_canonical_files(
     shutil.rmtree(smllm_home / "installs")
     gone = _uninstall(project)
     assert (0, f"removed smllm's hooks (10) from {path}; other content kept\n"
-               f"removed the MCP server smllm from {project}/.mcp.json; other content "
-               "kept\n") == (gone.returncode, gone.stdout)
+            ) == (gone.returncode, gone.stdout)
     assert original == path.read_bytes()
 
 
@@ -118,7 +118,7 @@ def test_absent_file_is_created_then_removed(project: Path) -> None:
     proc = _install(project)
     assert (0, True) == (proc.returncode, path.is_file())
     assert sorted(install.EVENTS) == sorted(json.loads(path.read_text())["hooks"])
-    assert [".claude", ".mcp.json"] == sorted(os.listdir(project))
+    assert [".claude"] == sorted(os.listdir(project))  # no machines here: no MCP server
     assert 0 == _uninstall(project).returncode
     assert [] == sorted(os.listdir(project))
 
@@ -299,8 +299,10 @@ def test_uninstall_waits_for_a_concurrent_install(project: Path) -> None:
 
 
 def test_install_and_allow_rules_and_mcp_server(project: Path) -> None:
-    """Project scope: the narrow allow rules, the MCP server's approval and its .mcp.json
-    entry (this interpreter, -m smllm mcp); local and user scopes register no server."""
+    """Project scope in a project with state machines: the narrow allow rules, the MCP
+    server's approval and its .mcp.json entry (this interpreter, -m smllm mcp); local and
+    user scopes register no server."""
+    Project(project)
     assert 0 == _install(project).returncode
     data = json.loads(_settings(project).read_text())
     mcp = json.loads((project / ".mcp.json").read_text())
@@ -317,9 +319,54 @@ def test_install_and_allow_rules_and_mcp_server(project: Path) -> None:
                        (project / ".mcp.json").exists())
 
 
+def test_no_mcp_server_where_no_machine_is_configured(project: Path, smllm_home: Path) -> None:
+    """Claude Code starts every registered MCP server at every session start (issue 25:
+    about 140 ms a session): a project without machines, where nothing fires, gets none;
+    the Bash rules stay. Machines in the user's config count for every project."""
+    (project / ".smllm").mkdir()
+    (project / ".smllm" / "config.toml").write_text("# no machines here\n")
+    proc = _install(project)
+    data = json.loads(_settings(project).read_text())
+    assert (0, ["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)"], False,
+            False) == (proc.returncode, data["permissions"]["allow"],
+                       "enabledMcpjsonServers" in data, (project / ".mcp.json").exists())
+    assert "MCP server" not in proc.stdout
+    assert 0 == _uninstall(project).returncode
+    user = Project(smllm_home / "user-machines")  # machine files the user's config names
+    config = paths.user_config_file()
+    Path(config).parent.mkdir(parents=True, exist_ok=True)
+    fix = json.dumps(str(user.root / ".smllm" / "fix.smllm.yaml"))
+    Path(config).write_text(f"[machines]\nfiles = [{fix}]\n")
+    proc = _install(project)
+    assert (0, True) == (proc.returncode, (project / ".mcp.json").exists()), proc.stderr
+    assert f"MCP server smllm: {project}/.mcp.json" in proc.stdout
+    assert 0 == _install(project, "--local").returncode  # a local install leaves it alone
+    assert (project / ".mcp.json").exists()
+
+
+def test_reinstall_without_machines_removes_the_server_an_older_install_added(
+        project: Path, smllm_home: Path) -> None:
+    """An install from before this rule registered the server everywhere: installing again
+    in a project without machines takes it out (the file install created goes), and the
+    texts then name `smllm fire`; uninstall still restores the original bytes."""
+    path = _place(project, "user-hooks")
+    original = path.read_bytes()
+    Project(project)
+    assert 0 == _install(project).returncode
+    assert (project / ".mcp.json").exists()
+    shutil.rmtree(project / ".smllm")  # the project stops using machines
+    again = _install(project)
+    assert (0, False) == (again.returncode, (project / ".mcp.json").exists()), again.stderr
+    assert (f"  removed the MCP server smllm from {project}/.mcp.json; removed the file install "
+            "created (no state machine here uses it)") in again.stdout.splitlines()
+    assert 0 == _uninstall(project).returncode
+    assert (original, [".claude"]) == (path.read_bytes(), os.listdir(project))
+
+
 def test_mcp_file_keeps_other_servers_and_refuses_a_foreign_smllm(project: Path) -> None:
     """Another server in .mcp.json stays (install and uninstall); a server named smllm that
     install did not write is refused, untouched."""
+    Project(project)
     mcp = project / ".mcp.json"
     mine = {"mcpServers": {"docs": {"command": "docs-server"}}}
     mcp.write_text(json.dumps(mine, indent=2) + "\n")

@@ -8,11 +8,17 @@ agent in a state machine could not move on. So install adds, beside the hooks:
   ``Bash(smllm status *)``; Claude Code checks each part of a compound command on its own,
   so ``smllm fire x && rm -rf ~`` still asks for the ``rm``; and, where the MCP server is
   registered, ``mcp__smllm__smllm`` (smllm's one MCP tool, nothing else of any server);
-* in project scope, the MCP server ``smllm`` (``<python> -I -m smllm mcp``) in the
-  project's ``.mcp.json`` and ``"smllm"`` in ``enabledMcpjsonServers``, so the tool the
-  ``<smllm>`` texts name (``smllm({ session, event, params })``) exists in this route too.
+* in project scope, where the project uses state machines (its ``.smllm/config.toml``
+  names machine files, or the user's config does: :func:`uses_machines`), the MCP server
+  ``smllm`` (``<python> -I -m smllm mcp``) in the project's ``.mcp.json`` and ``"smllm"``
+  in ``enabledMcpjsonServers``, so the tool the ``<smllm>`` texts name
+  (``smllm({ session, event, params })``) exists in this route too. Claude Code starts
+  every registered server at every session start and stops it at the end (about 140 ms
+  a session, issue 25), so a project without machines, where nothing fires, gets none.
   A local or user install registers no MCP server (a local-scope or user-scope one would
-  live in Claude Code's own ``~/.claude.json``); the texts then name ``smllm fire``.
+  live in Claude Code's own ``~/.claude.json``). Wherever no server is registered (also
+  where machines are added after install) the texts name ``smllm fire`` instead
+  (:mod:`smllm.machine.channel`); re-running ``smllm install`` then registers the server.
 
 Claude Code ignores a project's allow rules until the folder is trusted (the dialog of a
 first interactive run; ``-p`` never shows it), so smllm's PreToolUse hook also allows its
@@ -23,6 +29,7 @@ What install added is written in its record, so that uninstall removes exactly t
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 ALLOW_BASH = ("Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)")
@@ -31,27 +38,48 @@ MCP_TOOL = "mcp__smllm__smllm"
 MCP_FILE = ".mcp.json"
 
 
-def registers_mcp(scope: str) -> bool:
-    """Does an install in this scope register the MCP server (in the project's .mcp.json)?"""
-    return scope == "project"
+def uses_machines(project: str | os.PathLike[str]) -> bool:
+    """Are state machines configured for ``project``: does its ``.smllm/config.toml`` (the
+    nearest upwards) or the user's config name machine files? A config that cannot be
+    read counts as using them (firing must work once it is fixed)."""
+    from smllm import machine  # noqa: PLC0415 - install and doctor only
+    from smllm.base.errors import SmllmError  # noqa: PLC0415 - install and doctor only
+    from smllm.machine import catalog  # noqa: PLC0415 - install and doctor only: tomllib, pydantic
+
+    for config in machine.find_configs(os.fspath(project)):
+        try:
+            if catalog.read_config(config):
+                return True
+        except SmllmError:
+            return True
+    return False
 
 
-def allow_rules(scope: str) -> list[str]:
-    """The allow rules an install in ``scope`` adds."""
-    return [*ALLOW_BASH, *([MCP_TOOL] if registers_mcp(scope) else [])]
+def registers_mcp(scope: str, project: str | os.PathLike[str] | None = None) -> bool:
+    """Does an install in this scope, into ``project``, register the MCP server (in the
+    project's .mcp.json)? A project install where the project uses machines; without a
+    project to look at, no."""
+    return scope == "project" and project is not None and uses_machines(project)
 
 
-def add(data: dict[str, Any], scope: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def allow_rules(scope: str, project: str | os.PathLike[str] | None = None) -> list[str]:
+    """The allow rules an install in ``scope`` (into ``project``) adds."""
+    return [*ALLOW_BASH, *([MCP_TOOL] if registers_mcp(scope, project) else [])]
+
+
+def add(data: dict[str, Any], scope: str, project: str | os.PathLike[str] | None = None
+        ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``data`` with the allow rules (and the MCP server's approval), and what was added."""
     out = dict(data)
+    mcp = registers_mcp(scope, project)
     permissions = dict(out.get("permissions") or {})
     allow = list(permissions.get("allow") or [])
-    added = [r for r in allow_rules(scope) if r not in allow]
+    added = [r for r in [*ALLOW_BASH, *([MCP_TOOL] if mcp else [])] if r not in allow]
     if added:
         permissions["allow"] = allow + added
         out["permissions"] = permissions
     enabled = False
-    if registers_mcp(scope):
+    if mcp:
         servers = list(out.get("enabledMcpjsonServers") or [])
         if MCP_SERVER not in servers:
             out["enabledMcpjsonServers"] = [*servers, MCP_SERVER]
@@ -59,12 +87,15 @@ def add(data: dict[str, Any], scope: str) -> tuple[dict[str, Any], dict[str, Any
     return out, {"allow": added, "enabledMcpjsonServers": enabled}
 
 
-def present(data: dict[str, Any], scope: str) -> bool:
+def present(data: dict[str, Any], scope: str,
+            project: str | os.PathLike[str] | None = None) -> bool:
     """Are all of this scope's rules (and the server's approval) in ``data``?"""
+    mcp = registers_mcp(scope, project)
     allow = (data.get("permissions") or {}).get("allow") or []
-    if not isinstance(allow, list) or any(r not in allow for r in allow_rules(scope)):
+    wanted = [*ALLOW_BASH, *([MCP_TOOL] if mcp else [])]
+    if not isinstance(allow, list) or any(r not in allow for r in wanted):
         return False
-    return not registers_mcp(scope) or MCP_SERVER in (data.get("enabledMcpjsonServers") or [])
+    return not mcp or MCP_SERVER in (data.get("enabledMcpjsonServers") or [])
 
 
 def remove(data: dict[str, Any], added: dict[str, Any] | None) -> tuple[dict[str, Any], int]:

@@ -314,7 +314,8 @@ def plan_install(target: Target, python: str, flags: list[str], *, hooks: bool =
     data: dict[str, Any] = dict(current.data)
     added: dict[str, Any] = {"allow": [], "enabledMcpjsonServers": False}
     if hooks:
-        data, added = firing.add(with_ours(current.data, python, flags), target.scope)
+        data, added = firing.add(with_ours(current.data, python, flags), target.scope,
+                                 target.project)
     if sandbox:
         data = _sandboxed(target, data, record.get("original") if record else current.text)
     after = current.layout.dump(data)
@@ -334,9 +335,12 @@ def plan_install(target: Target, python: str, flags: list[str], *, hooks: bool =
     if hooks:
         lines += [f"{verb} smllm's hooks for {len(want)} events in {target.path}",
                   f"  hooks run: {hook_command('EVENT', python, flags)}",
-                  f"  allowed without asking: {', '.join(firing.allow_rules(target.scope))}"]
-        if companion is not None:
+                  "  allowed without asking: "
+                  + ", ".join(firing.allow_rules(target.scope, target.project))]
+        if companion is not None and companion.action == "install":
             lines.append(f"  MCP server {firing.MCP_SERVER}: {companion.target.path}")
+        elif companion is not None and companion.changed:
+            lines.append(f"  {companion.summary} (no state machine here uses it)")
     if sandbox:
         lines.append(_sandbox_summary(target, hooks))
     return Plan("install", target, current.text, after, "\n".join(lines), record,
@@ -416,9 +420,11 @@ def _mcp_file(target: Target) -> settings.SettingsFile:
 
 
 def plan_mcp_install(target: Target, python: str, flags: list[str]) -> Plan | None:
-    """Register the MCP server in the project's ``.mcp.json`` (project scope only)."""
-    if not firing.registers_mcp(target.scope):
-        return None
+    """Register the MCP server in the project's ``.mcp.json`` (project scope, a project
+    that uses state machines: :func:`smllm.setup.firing.registers_mcp`); in a project
+    without machines, remove the one an earlier install registered there."""
+    if not firing.registers_mcp(target.scope, target.project):
+        return plan_mcp_uninstall(target) if target.scope == "project" else None
     current = _mcp_file(target)
     path = current.path
     mcp = Target(target.scope, path)

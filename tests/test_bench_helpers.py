@@ -1,0 +1,85 @@
+"""The benchmarks' measuring helpers (bench/measure.py): memory per child, the baseline."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+import measure  # noqa: E402 - bench/ is not a package
+
+MIB = 1024
+
+#: a child that holds (and touches) N MiB, then exits
+HOLD = "import sys; b = bytearray(int(sys.argv[1]) * 1048576); b[::4096] = b'x' * len(b[::4096])"
+
+
+def _wait4_peak(argv: list[str]) -> int:
+    """The old way: ``os.wait4`` of a child this process forked."""
+    proc = subprocess.Popen(argv)
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return usage.ru_maxrss
+
+
+@pytest.fixture(params=["gnu-time", "fresh-parent"])
+def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "gnu-time" and not os.path.exists(measure.GNU_TIME):
+        pytest.skip("GNU time is not installed (tests/system-packages.txt: time)")
+    if request.param == "fresh-parent":
+        monkeypatch.setattr(measure, "GNU_TIME", "/nonexistent/time")
+    return str(request.param)
+
+
+def test_peak_follows_the_childs_memory(way: str) -> None:
+    small = measure.peak_rss_kib([sys.executable, "-c", HOLD, "10"])
+    large = measure.peak_rss_kib([sys.executable, "-c", HOLD, "110"])
+    assert large - small >= 90 * MIB, (way, small, large)
+    assert large < 160 * MIB, (way, large)
+
+
+def test_peak_leaves_out_the_parents_memory(way: str) -> None:
+    ballast = bytearray(300 * 1048576)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # resident, not just reserved
+    try:
+        inherited = _wait4_peak([sys.executable, "-c", "pass"])
+        measured = measure.peak_rss_kib([sys.executable, "-c", "pass"])
+    finally:
+        del ballast
+    # the situation is real: os.wait4 counts this process's 300 MiB for a no-op child
+    assert inherited >= 250 * MIB, inherited
+    assert measured < 60 * MIB, (way, measured)
+
+
+def test_peak_of_a_failing_child_is_an_error() -> None:
+    with pytest.raises(SystemExit, match="exit 3"):
+        measure.peak_rss_kib([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+def test_baseline_runs_with_the_installed_hooks_flags() -> None:
+    from smllm.setup import install
+
+    python, flags = install.interpreter()
+    hook = shlex.split(install.hook_command("Stop", python, flags))
+    base = measure.baseline_argv()
+    assert base == [python, *flags, "-c", "pass"]
+    assert hook[: 1 + len(flags)] == base[: 1 + len(flags)]
+    assert "-S" in base  # this venv installs with -I -S: a site-loading baseline flatters
+
+
+def test_fsync_floor_is_a_rate_and_leaves_nothing(tmp_path: Path) -> None:
+    rate = measure.fsync_floor(str(tmp_path), count=20, line_bytes=400)
+    assert rate > 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stats_median_and_range() -> None:
+    s = measure.Stats.of([0.003, 0.001, 0.002, 0.010])
+    assert (s.median, s.low, s.high, s.n) == (0.0025, 0.001, 0.010, 4)
+    assert s.ms() == "    2.5 ms [1.0–10.0]"
