@@ -290,3 +290,27 @@ def test_allow_rules_of_an_earlier_install_are_warned(project: Path, env: dict[s
     _, lines = _doctor(project, env)
     assert ([], False) == ([ln for ln in lines if "allow rules" in ln],
                            "permissions" in json.loads(path.read_text()))
+
+
+def test_sandbox_runtime_gone_after_install_is_an_error(project: Path, env: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    """Installed with bubblewrap, run where it is missing (a PATH without bwrap): Claude Code
+    would refuse to start (failIfUnavailable), so doctor says sessions will not start, how to
+    fix it, and exits 1; re-running the install it names there turns that into a warning."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    bare = tmp_path / "bare-bin"
+    bare.mkdir()
+    no_bwrap = {**env, "PATH": str(bare)}
+    rc, lines = _doctor(project, no_bwrap)
+    fix = f"`smllm install --project {project}`"
+    assert (1, [f"error  sandbox: required (failIfUnavailable) but it cannot run here "
+                f"(bubblewrap, socat missing), so Claude Code will not start a session in "
+                f"this project: install it (apt-get install -y bubblewrap socat), or run {fix} "
+                f"again to let sessions start without it (the trust boundary is then advisory "
+                f"only)"]) == (rc, [ln for ln in lines if "sandbox:" in ln])
+    assert 0 == smllm("install", "--project", str(project), env=no_bwrap).returncode
+    rc, lines = _doctor(project, no_bwrap)
+    assert (0, [f"warn   sandbox: cannot run here (bubblewrap, socat missing), so the trust "
+                f"boundary is advisory only (install it: apt-get install -y bubblewrap socat; "
+                f"then run {fix} again, so that sessions refuse to start without it)"]) == (
+        rc, [ln for ln in lines if "sandbox:" in ln])
