@@ -1,15 +1,20 @@
 """``smllm install`` / ``uninstall``: smllm's hooks in a Claude Code settings file.
 
-What install owns: one matcher group per event of product.md §4, whose single hook
-runs ``'<absolute python>' [-I] -c 'from smllm.hooks import cli; cli()' EVENT`` (``-c``, not
-``-m smllm hook``, because ``-m`` imports runpy on every call). That command *is* the mark:
-:func:`smllm.setup.settings.smllm_event_of` recognises it, and uninstall removes exactly the
-hook objects that carry it (and a group, event or ``hooks`` key only when removing ours
-left it empty). Everything else in the file is kept, in order.
+What install owns: one matcher group per event of product.md §4, whose single hook runs
+one short command, ``<folder>/smllm-hook EVENT``. ``smllm-hook`` is a small executable
+install writes beside the interpreter (:func:`hook_script`): a ``#!<python> -IS`` line, the
+fail-closed guard (:data:`HOOK_GUARD`), the import paths ``-S`` leaves out and
+``from smllm.hooks import cli; cli()`` -- no shell, no runpy, no console-script wrapper.
+That command *is* the mark: :func:`smllm.setup.settings.smllm_event_of` recognises it (and
+the longer ``python -c '...' EVENT`` and ``python -m smllm hook EVENT`` forms of earlier
+versions), and uninstall removes exactly the hook objects that carry it (and a group, event
+or ``hooks`` key only when removing ours left it empty). Everything else in the file is
+kept, in order.
 
-Beside the hooks, install adds what lets an agent fire events in every permission mode
-(:mod:`smllm.setup.firing`): narrow allow rules, and in project scope the MCP server in
-the project's ``.mcp.json`` (a second file, planned and recorded like the first).
+Beside the hooks, install registers in project scope the MCP server in the project's
+``.mcp.json`` (a second file, planned and recorded like the first), and turns on Claude
+Code's sandbox (:mod:`smllm.setup.sandbox`). It writes no permission rules
+(:mod:`smllm.setup.firing` says why) and removes those an earlier version added.
 
 Byte-for-byte round trip: before the first change, install saves the file's original
 text in a private record under ``paths.state_dir()/installs/``. Uninstall restores that
