@@ -58,18 +58,25 @@ def _on_path(folder: Path) -> bool:
 
 
 def _add_to_profile(folder: Path) -> str | None:
-    """Append the marked PATH line to ~/.profile (unless there); the file changed, or None."""
+    """Append the marked PATH line to ~/.profile, and to ~/.bash_profile, ~/.bash_login or
+    ~/.zprofile where they exist (as the installer does), unless there; the files changed,
+    or None."""
     home = Path.home()
     shown = f"$HOME/{folder.relative_to(home)}" if home in folder.parents else str(folder)
-    profile = home / ".profile"
-    try:
-        if MARK in profile.read_text(encoding="utf-8", errors="replace"):
-            return None
-    except FileNotFoundError:
-        pass
-    with open(profile, "a", encoding="utf-8") as fh:
-        fh.write(f'\n{MARK}\nexport PATH="{shown}:$PATH"\n')
-    return "~/.profile"
+    changed = []
+    for name in (".profile", ".bash_profile", ".bash_login", ".zprofile"):
+        profile = home / name
+        if name != ".profile" and not profile.exists():
+            continue
+        try:
+            if MARK in profile.read_text(encoding="utf-8", errors="replace"):
+                continue
+        except FileNotFoundError:
+            pass
+        with open(profile, "a", encoding="utf-8") as fh:
+            fh.write(f'\n{MARK}\nexport PATH="{shown}:$PATH"\n')
+        changed.append(f"~/{name}")
+    return ", ".join(changed) or None
 
 
 def plugin_data(root: str) -> str:
@@ -117,7 +124,7 @@ def link(root: str, data: str) -> list[str]:
     else:
         changed = _add_to_profile(folder)
         where = f"added {folder} to PATH in {changed}" if changed else \
-            f"~/.profile already adds {folder} to PATH"
+            f"your profile already adds {folder} to PATH"
         out.append(f"{where} (new login shells); for this shell run: "
                    f'export PATH="{folder}:$PATH"')
     return out
