@@ -14,7 +14,9 @@ Besides every ``smllm`` command, the slash commands use:
   temporary file and print ``smllm ledger --plain`` of it;
 * ``@export [ARGS]``: ``smllm export ARGS``, with ``--last`` unless ARGS name a session;
 * ``@audit [KEY]``: ``smllm session show KEY --audit`` for KEY, else ``$SMLLM_SESSION``,
-  else the list of smllm sessions.
+  else the list of smllm sessions;
+* ``@path [DATA]``: put the ``smllm`` command on PATH (``/smllm:cli``,
+  ``smllm.setup.onpath``), DATA being ``$CLAUDE_PLUGIN_DATA``.
 """
 
 # ruff: noqa: UP031, UP036, PLC0415, SIM115 - this file must still parse and run on an old
@@ -73,6 +75,21 @@ def _audit(main, args):
     return main(["session", "show", key, "--audit"])
 
 
+def _path(main, args):
+    from smllm.base.errors import SmllmError
+    from smllm.setup import onpath
+
+    data = args[0] if args and args[0] and "${" not in args[0] else \
+        os.environ.get("CLAUDE_PLUGIN_DATA", "")
+    try:
+        lines = onpath.link(ROOT, data or onpath.plugin_data(ROOT))
+    except SmllmError as exc:
+        sys.stderr.write("smllm: error: %s\n" % exc.render())
+        return 1
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    return 0
+
+
 def run(argv):
     if sys.version_info < (3, 10):
         return _too_old(argv)
@@ -89,7 +106,7 @@ def run(argv):
 
 
 def _dispatch(main, argv):
-    views = {"@ledger": _ledger, "@audit": _audit, "@export": _export}
+    views = {"@ledger": _ledger, "@audit": _audit, "@export": _export, "@path": _path}
     if argv[:1] and argv[0] in views:
         return views[argv[0]](main, argv[1:])
     return main(argv)

@@ -14,8 +14,8 @@
 #    ~/.profile (and ~/.bash_profile, ~/.bash_login or ~/.zprofile where they exist) and
 #    says so; --no-modify-path (or SMLLM_NO_MODIFY_PATH=1) only prints the line to add
 # 4. runs `smllm install --project PROJECT_DIR` (default: the current folder), which
-#    merges smllm's hooks into PROJECT_DIR/.claude/settings.json with the venv's
-#    absolute interpreter path
+#    merges smllm's hooks into PROJECT_DIR/.claude/settings.json (each one short command:
+#    the venv's bin/smllm-hook EVENT) and ends with a summary of what it set up
 # After it, `claude` run in PROJECT_DIR is journaled and governed by smllm.
 #
 # Knobs: PYTHON (interpreter to build the venv with, default python3), SMLLM_VENV,

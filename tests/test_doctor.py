@@ -68,10 +68,16 @@ def test_installed_project_names_the_interpreter(project: Path, env: dict[str, s
     rc, lines = _doctor(project, env)
     p = _paths(project, env)
     assert f"ok     project settings {p['project']}: parses; smllm hooks for 10/10 events" in lines
-    flags = " ".join(install.interpreter()[1])
-    expected = f"ok       hooks run {sys.executable} {flags}: smllm {smllm_pkg.VERSION} from {PKG}"
-    # each interpreter once (it was printed once per event: ten identical lines)
+    python, flags = install.interpreter()
+    exe = install.hook_executable(python)
+    expected = (f"ok       hooks run {exe} ({' '.join([python, *flags])}): smllm "
+                f"{smllm_pkg.VERSION} from {PKG}")
+    # each executable once (it was printed once per event: ten identical lines)
     assert (0, 1) == (rc, lines.count(expected)), lines
+    # what each hook runs, one line per event
+    width = max(map(len, install.EVENTS)) + 1
+    assert [f"info     {e + ':':<{width}} {exe} {e}" for e in install.EVENTS] == [
+        ln for ln in lines if ln.startswith("info     ")], lines
 
 
 def test_malformed_local_file_is_an_error(project: Path, env: dict[str, str]) -> None:
@@ -88,13 +94,33 @@ def test_malformed_local_file_is_an_error(project: Path, env: dict[str, str]) ->
 
 
 def test_missing_interpreter_is_an_error(project: Path, env: dict[str, str]) -> None:
-    """Hooks pointing at a deleted venv would fail on every event: doctor says so."""
+    """Hooks pointing at a deleted venv would fail on every event: doctor says so, for the
+    hook executable, the interpreter it names, and the long form of earlier versions."""
     assert 0 == smllm("install", "--project", str(project), env=env).returncode
     path = _paths(project, env)["project"]
-    path.write_text(path.read_text().replace(sys.executable, "/gone/venv/bin/python"))
+    text = path.read_text()
+    exe = str(install.hook_executable(install.interpreter()[0]))
+    path.write_text(text.replace(exe, "/gone/venv/bin/smllm-hook"))
+    rc, lines = _doctor(project, env)
+    expected = ("error    hooks run /gone/venv/bin/smllm-hook: not an executable file (re-run "
+                f"`smllm install --project {project}` with the Python smllm lives in)")
+    assert (1, True) == (rc, expected in lines), lines
+    stale = Path(env["HOME"]) / "bin" / "smllm-hook"
+    stale.parent.mkdir()
+    stale.write_text(Path(exe).read_text().replace(sys.executable, "/gone/venv/bin/python", 1))
+    stale.chmod(0o755)
+    path.write_text(text.replace(exe, str(stale)))
+    rc, lines = _doctor(project, env)
+    expected = (f"error    hooks run {stale}, whose interpreter /gone/venv/bin/python is not "
+                f"an executable file (re-run `smllm install --project {project}` with the "
+                "Python smllm lives in)")
+    assert (1, True) == (rc, expected in lines), lines
+    python, flags = install.interpreter()
+    old = json.dumps(install.inline_command("E", python, flags)[:-2])[1:-1]
+    path.write_text(text.replace(exe, old.replace(sys.executable, "/gone/venv/bin/python")))
     rc, lines = _doctor(project, env)
     expected = ("error    hooks run /gone/venv/bin/python: not an executable file (re-run "
-                "`smllm install` with the Python smllm lives in)")
+                f"`smllm install --project {project}` with the Python smllm lives in)")
     assert (1, True) == (rc, expected in lines), lines
 
 
@@ -103,13 +129,13 @@ def test_interpreter_without_smllm_is_an_error(project: Path, env: dict[str, str
     """An interpreter that exists but cannot import smllm is reported with its error."""
     assert 0 == smllm("install", "--project", str(project), env=env).returncode
     path = _paths(project, env)["project"]
-    launch = json.dumps(install.hook_command("", *install.interpreter()).rstrip())[1:-1]
+    launch = str(install.hook_executable(install.interpreter()[0]))
     other = json.dumps("/usr/bin/python3 -I -c 'from smllm.hooks import cli; cli()'")[1:-1]
     path.write_text(path.read_text().replace(launch, other))
     rc, lines = _doctor(project, env)
     expected = ("error    hooks run /usr/bin/python3: it cannot import smllm "
                 "(ModuleNotFoundError: No module named 'smllm'); reinstall smllm into it or "
-                "re-run `smllm install`")
+                f"re-run `smllm install --project {project}`")
     assert (1, True) == (rc, expected in lines), lines
 
 
@@ -120,7 +146,8 @@ def test_double_registration_warnings(project: Path, env: dict[str, str]) -> Non
     p = _paths(project, env)
     _, lines = _doctor(project, env)
     assert (f"warn   double registration: smllm's hooks are in {p['user']}, {p['project']}, so "
-            f"every event runs more than once (keep one)") in lines
+            f"every event runs more than once (keep one: `smllm uninstall --user` leaves those "
+            f"of {p['project']})") in lines
     data = json.loads(p["user"].read_text())
     data["enabledPlugins"] = {"smllm@smllm": True}
     p["user"].write_text(json.dumps(data))
@@ -128,14 +155,14 @@ def test_double_registration_warnings(project: Path, env: dict[str, str]) -> Non
     _, lines = _doctor(project, env)
     assert "ok     plugin smllm@smllm: enabled" in lines
     assert (f"warn   double registration: smllm's hooks are in {p['project']} and in the plugin "
-            f"smllm@smllm, so every event runs twice (remove one: `smllm uninstall`, or "
-            f"`claude plugin uninstall smllm@smllm`)") in lines
+            f"smllm@smllm, so every event runs twice (keep one route: `smllm uninstall "
+            f"--project {project}`, or `claude plugin uninstall smllm@smllm`)") in lines
 
 
 @pytest.mark.parametrize(("edit", "expected"), [
     ("disable", "warn   {label}: \"disableAllHooks\": true turns every hook off"),
     ("partial", "warn   {label}: parses; smllm hooks for 9/10 events (missing: Stop; re-run "
-                "`smllm install`)"),
+                "`smllm install --project {project}`)"),
 ])
 def test_settings_that_stop_hooks_firing_are_warned(project: Path, env: dict[str, str],
                                                     edit: str, expected: str) -> None:
@@ -149,7 +176,7 @@ def test_settings_that_stop_hooks_firing_are_warned(project: Path, env: dict[str
         del data["hooks"]["Stop"]
     path.write_text(json.dumps(data))
     _, lines = _doctor(project, env)
-    assert expected.format(label=f"project settings {path}") in lines, lines
+    assert expected.format(label=f"project settings {path}", project=project) in lines, lines
 
 
 def test_installed_plugin_and_its_private_environment(project: Path, env: dict[str, str]) -> None:
@@ -170,8 +197,9 @@ def test_installed_plugin_and_its_private_environment(project: Path, env: dict[s
     rc, lines = _doctor(project, env)
     assert [
         "ok     plugin smllm@smllm: enabled",
-        f"error    user install {root} (version 0.1.0, Claude Code's copy of /src/smllm): "
-        f"{root}/hooks/launcher is missing; run `claude plugin update smllm@smllm`",
+        "error    user install, version 0.1.0: Claude Code runs it from /src/smllm, the "
+        "marketplace folder itself (read in place: edits apply from the next session): "
+        "/src/smllm/hooks/launcher is missing; run `claude plugin marketplace update smllm`",
         f"warn     private environment: the bootstrap failed (pip could not reach the index); "
         f"hooks run on python3 from PATH meanwhile; see {data}/bootstrap.log",
     ] == lines[lines.index("ok     plugin smllm@smllm: enabled"):][:3]
@@ -187,37 +215,102 @@ def test_doctor_run_from_the_plugin_says_so(project: Path, env: dict[str, str]) 
     assert [] == [line for line in lines if "is not installed" in line]
 
 
-def test_plugin_page_shows_what_doctor_prints(project: Path, env: dict[str, str]) -> None:
-    """docs/plugin.md's doctor lines (the installed copy, and where it came from) are what
-    doctor prints for such an install."""
+def test_doctor_after_a_marketplace_install_of_a_folder(project: Path, env: dict[str, str]) -> None:
+    """A plugin installed from a local-folder marketplace: Claude Code reads that folder in
+    place (`claude plugin list`: "Read from"), so doctor says so, not --plugin-dir."""
+    home = Path(env["HOME"])
+    root = PKG.parent.parent
+    plugins = home / ".claude" / "plugins"
+    copy = plugins / "cache" / "smllm" / "smllm" / "0.1.0"
+    copy.mkdir(parents=True)
+    (plugins / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
+        "smllm@smllm": [{"scope": "user", "installPath": str(copy), "version": "0.1.0"}]}}))
+    (plugins / "known_marketplaces.json").write_text(json.dumps({"smllm": {
+        "source": {"source": "directory", "path": str(root)}}}))
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"smllm@smllm": True}}))
+    _, lines = _doctor(project, {**env, "CLAUDE_PLUGIN_ROOT": str(root)})
+    assert [f"ok       user install, version 0.1.0: Claude Code runs it from {root}, the "
+            "marketplace folder itself (read in place: edits apply from the next session): "
+            "launcher present",
+            f"ok     plugin: this smllm runs from the plugin at {root} (installed as "
+            "smllm@smllm, its marketplace folder read in place)"] == [ln for ln in lines if ln.startswith(
+                ("ok     plugin: this", "ok       user install"))]
+
+
+def test_plugin_page_shows_what_doctor_prints(project: Path, env: dict[str, str],
+                                             tmp_path: Path) -> None:
+    """docs/plugin.md's doctor lines (an install from a folder marketplace, which Claude Code
+    reads in place) are what doctor prints for such an install."""
     home = Path(env["HOME"])
     plugins = home / ".claude" / "plugins"
+    clone = tmp_path / "smllm"
+    (clone / "hooks").mkdir(parents=True)
+    (clone / "hooks" / "launcher").write_text("#!/bin/sh\n")
+    (clone / "hooks" / "launcher").chmod(0o755)
     root = plugins / "cache" / "smllm" / "smllm" / "0.1.0"
-    (root / "hooks").mkdir(parents=True)
-    (root / "hooks" / "launcher").write_text("#!/bin/sh\n")
-    (root / "hooks" / "launcher").chmod(0o755)
+    root.mkdir(parents=True)
     (plugins / "installed_plugins.json").write_text(json.dumps({"version": 2, "plugins": {
         "smllm@smllm": [{"scope": "user", "installPath": str(root), "version": "0.1.0"}]}}))
     (plugins / "known_marketplaces.json").write_text(json.dumps({"smllm": {
-        "source": {"source": "directory", "path": "/path/to/smllm"}}}))
+        "source": {"source": "directory", "path": str(clone)}}}))
     (home / ".claude" / "settings.json").write_text(
         json.dumps({"enabledPlugins": {"smllm@smllm": True}}))
     _, lines = _doctor(project, env)
     page = (REPO / "docs" / "plugin.md").read_text()
     shown = page.split("```text\nok     plugin smllm@smllm", 1)[1].split("```", 1)[0]
     expected = ("ok     plugin smllm@smllm" + shown).strip().splitlines()
-    assert expected == [ln.replace(str(home), "/home/me") for ln in lines
+    assert expected == [ln.replace(str(clone), "/path/to/smllm") for ln in lines
                         if ln.startswith(("ok     plugin smllm", "ok       user install"))]
 
 
-def test_hooks_without_the_firing_rules_are_warned(project: Path, env: dict[str, str]) -> None:
-    """An install from before the firing rules (hooks, no allow rules): doctor says so."""
+def test_allow_rules_of_an_earlier_install_are_warned(project: Path, env: dict[str, str],
+                                                     smllm_home: Path) -> None:
+    """An install from before this version (its four allow rules): doctor says Claude Code
+    ignores them and warns on every `claude -p`, and that re-running install removes them."""
     assert 0 == smllm("install", "--project", str(project), env=env).returncode
     path = _paths(project, env)["project"]
     data = json.loads(path.read_text())
-    del data["permissions"]
+    rules = ["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)",
+             "mcp__smllm__smllm"]
+    data["permissions"] = {"allow": rules}
     path.write_text(json.dumps(data))
     _, lines = _doctor(project, env)
-    assert (f"warn   project settings {path}: no allow rules for firing state-machine events "
-            "(Bash(smllm fire *), Bash(smllm status), Bash(smllm status *)); "
-            "re-run `smllm install`") in lines, lines
+    warning = (f"warn   project settings {path}: allow rules an earlier smllm install added, no "
+               "longer needed (Claude Code ignores them until you trust this folder, and prints "
+               "\"Ignoring 4 permissions.allow entries\" on every claude -p): "
+               f"{', '.join(rules)}; re-run `smllm install --project {project}` to remove them")
+    assert warning in lines, lines
+    for rec in (smllm_home / "installs").glob("*.json"):  # as the earlier install recorded it
+        saved = json.loads(rec.read_text())
+        if saved["path"] == str(path):
+            saved["added"]["allow"] = rules
+            rec.write_text(json.dumps(saved))
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    _, lines = _doctor(project, env)
+    assert ([], False) == ([ln for ln in lines if "allow rules" in ln],
+                           "permissions" in json.loads(path.read_text()))
+
+
+def test_sandbox_runtime_gone_after_install_is_an_error(project: Path, env: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    """Installed with bubblewrap, run where it is missing (a PATH without bwrap): Claude Code
+    would refuse to start (failIfUnavailable), so doctor says sessions will not start, how to
+    fix it, and exits 1; re-running the install it names there turns that into a warning."""
+    assert 0 == smllm("install", "--project", str(project), env=env).returncode
+    bare = tmp_path / "bare-bin"
+    bare.mkdir()
+    no_bwrap = {**env, "PATH": str(bare)}
+    rc, lines = _doctor(project, no_bwrap)
+    fix = f"`smllm install --project {project}`"
+    assert (1, [f"error  sandbox: required (failIfUnavailable) but it cannot run here "
+                f"(bubblewrap, socat missing), so Claude Code will not start a session in "
+                f"this project: install it (apt-get install -y bubblewrap socat), or run {fix} "
+                f"again to let sessions start without it (the trust boundary is then advisory "
+                f"only)"]) == (rc, [ln for ln in lines if "sandbox:" in ln])
+    assert 0 == smllm("install", "--project", str(project), env=no_bwrap).returncode
+    rc, lines = _doctor(project, no_bwrap)
+    assert (0, [f"warn   sandbox: cannot run here (bubblewrap, socat missing), so the trust "
+                f"boundary is advisory only (install it: apt-get install -y bubblewrap socat; "
+                f"then run {fix} again, so that sessions refuse to start without it)"]) == (
+        rc, [ln for ln in lines if "sandbox:" in ln])

@@ -128,13 +128,13 @@ def test_install_updates_an_older_interpreter_in_place(project: Path) -> None:
     path = _place(project, "user-hooks")
     original = path.read_bytes()
     assert 0 == _install(project).returncode
-    path.write_text(path.read_text().replace(sys.executable, "/old/venv/bin/python"))
+    path.write_text(path.read_text().replace(LAUNCH_JSON, "/old/venv/bin/smllm-hook"))
     proc = _install(project)
     assert proc.stdout.startswith(f"updated smllm's hooks for 10 events in {path}\n")
     commands = [h["command"] for groups in json.loads(path.read_text())["hooks"].values()
                 for g in groups for h in g["hooks"]]
     assert (0, 10) == (sum("/old/venv" in c for c in commands),
-                       sum(c.startswith(sys.executable) for c in commands))
+                       sum(c.startswith(LAUNCH + " ") for c in commands))
     assert 0 == _uninstall(project).returncode
     assert original == path.read_bytes()
 
@@ -183,7 +183,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, case: str,
               else f"--- /dev/null\n+++ {path}\n")
     assert (0, True) == (proc.returncode, proc.stdout.startswith(header)), proc.stdout
     added = [line for line in proc.stdout.splitlines()
-             if line.startswith("+") and "from smllm.hooks import cli" in line]
+             if line.startswith("+") and f'"command": "{LAUNCH_JSON} ' in line]
     assert 10 == len(added)
     assert proc.stdout.endswith(f"dry run, nothing written: would have installed smllm's hooks "
                                 f"for 10 events in {path}\n")
@@ -198,7 +198,7 @@ def test_dry_run_uninstall_writes_nothing(project: Path) -> None:
     installed = path.read_bytes()
     proc = _uninstall(project, "--dry-run")
     removed = [line for line in proc.stdout.splitlines()
-               if line.startswith("-") and "from smllm.hooks import cli" in line]
+               if line.startswith("-") and f'"command": "{LAUNCH_JSON} ' in line]
     assert (0, 10, installed) == (proc.returncode, len(removed), path.read_bytes())
 
 
@@ -247,7 +247,8 @@ def test_uninstall_when_not_installed_changes_nothing(project: Path) -> None:
 
 
 def test_installed_command_is_absolute_and_runs_the_hook(project: Path) -> None:
-    """Each command starts with this absolute interpreter and, run by a shell, is a real hook."""
+    """Each command is the absolute hook executable and its event and, run by a shell, is a
+    real hook."""
     assert 0 == _install(project).returncode
     hooks = json.loads(_settings(project).read_text())["hooks"]
     for event, groups in hooks.items():
@@ -298,38 +299,79 @@ def test_uninstall_waits_for_a_concurrent_install(project: Path) -> None:
     assert (original, [".claude"]) == (path.read_bytes(), os.listdir(project))
 
 
-def test_install_and_allow_rules_and_mcp_server(project: Path) -> None:
-    """Project scope in a project with state machines: the narrow allow rules, the MCP
-    server's approval and its .mcp.json entry (this interpreter, -m smllm mcp); local and
-    user scopes register no server."""
+def test_install_writes_no_allow_rules_and_registers_the_mcp_server(project: Path) -> None:
+    """Project scope in a project with state machines: no permission rule (Claude Code
+    ignores a project's allow rules until the folder is trusted, and says so on every
+    `claude -p`), the MCP server's approval and its .mcp.json entry (this interpreter,
+    -m smllm mcp); local and user scopes: neither."""
     Project(project)
     assert 0 == _install(project).returncode
     data = json.loads(_settings(project).read_text())
     mcp = json.loads((project / ".mcp.json").read_text())
-    expected = (["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)",
-                 "mcp__smllm__smllm"], ["smllm"],
+    expected = (False, ["smllm"],
                 {"mcpServers": {"smllm": {"command": sys.executable,
                                           "args": ["-I", "-m", "smllm", "mcp"]}}})
-    assert expected == (data["permissions"]["allow"], data["enabledMcpjsonServers"], mcp)
+    assert expected == ("permissions" in data, data["enabledMcpjsonServers"], mcp)
     assert 0 == _uninstall(project).returncode
     assert 0 == _install(project, "--local").returncode
     local = json.loads(_settings(project, "settings.local.json").read_text())
-    assert ((["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)"]), False,
-            False) == (local["permissions"]["allow"], "enabledMcpjsonServers" in local,
-                       (project / ".mcp.json").exists())
+    assert (False, False, False) == ("permissions" in local, "enabledMcpjsonServers" in local,
+                                     (project / ".mcp.json").exists())
+
+
+OLD_RULES = ["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)",
+             "mcp__smllm__smllm"]
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_install_removes_the_allow_rules_an_earlier_install_added(project: Path,
+                                                                  smllm_home: Path,
+                                                                  record: bool) -> None:
+    """An install of an earlier version (long hook commands, the four allow rules): a new
+    install replaces its hooks and removes its rules (with the record, or without it),
+    keeping the user's own rule; uninstall then restores the original."""
+    path = _settings(project)
+    path.parent.mkdir()
+    path.write_text(json.dumps({"permissions": {"allow": ["Bash(make)"]}}, indent=2) + "\n")
+    original = path.read_bytes()
+    assert 0 == _install(project).returncode
+    data = json.loads(path.read_text())
+    python, flags = install.interpreter()
+    for event, groups in data["hooks"].items():
+        groups[-1]["hooks"][0]["command"] = install.inline_command(event, python, flags)
+    data["permissions"]["allow"] += OLD_RULES
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    rec = next(r for r in (smllm_home / "installs").glob("*.json")
+               if json.loads(r.read_text())["path"] == str(path))
+    saved = json.loads(rec.read_text())
+    if record:
+        saved["added"]["allow"] = OLD_RULES
+        rec.write_text(json.dumps(saved))
+    else:
+        shutil.rmtree(smllm_home / "installs")
+    proc = _install(project)
+    after = json.loads(path.read_text())
+    assert (0, ["Bash(make)"], {f"{LAUNCH} {e}" for e in install.EVENTS}) == (
+        proc.returncode, after["permissions"]["allow"],
+        {g[-1]["hooks"][0]["command"] for g in after["hooks"].values()}), proc.stdout
+    assert 0 == _uninstall(project).returncode
+    left = json.loads(path.read_text())
+    assert ({"allow": ["Bash(make)"]}, False) == (left["permissions"], "hooks" in left)
+    if record:
+        assert original == path.read_bytes()
 
 
 def test_no_mcp_server_where_no_machine_is_configured(project: Path, smllm_home: Path) -> None:
     """Claude Code starts every registered MCP server at every session start (issue 25:
-    about 140 ms a session): a project without machines, where nothing fires, gets none;
-    the Bash rules stay. Machines in the user's config count for every project."""
+    about 140 ms a session): a project without machines, where nothing fires, gets none.
+    Machines in the user's config count for every project."""
     (project / ".smllm").mkdir()
     (project / ".smllm" / "config.toml").write_text("# no machines here\n")
     proc = _install(project)
     data = json.loads(_settings(project).read_text())
-    assert (0, ["Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)"], False,
-            False) == (proc.returncode, data["permissions"]["allow"],
-                       "enabledMcpjsonServers" in data, (project / ".mcp.json").exists())
+    assert (0, False, False, False) == (proc.returncode, "permissions" in data,
+                                        "enabledMcpjsonServers" in data,
+                                        (project / ".mcp.json").exists())
     assert "MCP server" not in proc.stdout
     assert 0 == _uninstall(project).returncode
     user = Project(smllm_home / "user-machines")  # machine files the user's config names

@@ -22,6 +22,11 @@ from smllm.setup import install
 REPO = Path(__file__).resolve().parent.parent
 SHOWN_HOME = "/home/me"
 SHOWN_PYTHON = "/home/me/.local/share/smllm/venv/bin/python"
+#: the same interpreter as the `smllm` script's #! line may name it
+PYTHON3 = str(Path(sys.executable).with_name("python3"))
+#: the hook executable smllm install writes beside that interpreter
+HOOK = str(install.hook_executable(sys.executable))
+SHOWN_HOOK = "/home/me/.local/share/smllm/venv/bin/smllm-hook"
 #: the import paths an installed hook puts on sys.path (python -I -S), as the page shows them
 PATHS = json.dumps(install.import_paths())
 SHOWN_PATHS = '["/home/me/.local/share/smllm/venv/lib/python3.11/site-packages"]'
@@ -41,6 +46,7 @@ def test_console_transcripts_match(page: str, tmp_path: Path) -> None:
         proc = subprocess.run(["bash", "-c", command], cwd=work, env=env, capture_output=True,
                               text=True, timeout=60, check=False)
         shown = (proc.stdout + proc.stderr).replace(PATHS, SHOWN_PATHS)
+        shown = shown.replace(HOOK, SHOWN_HOOK).replace(PYTHON3, SHOWN_PYTHON)
         shown = shown.replace(sys.executable, SHOWN_PYTHON)
         actual.append(f"$ {command}\n{shown.replace(str(work), SHOWN_HOME)}".rstrip())
         expected.append(f"$ {command}\n{output}".rstrip())

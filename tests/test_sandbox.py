@@ -96,3 +96,35 @@ def test_opt_out_and_sandbox_only(project: Path, flag: str, hooks: bool, sandbox
     assert 0 == run_smllm("install", "--project", str(project), flag).returncode
     data = _settings(project)
     assert (hooks, sandbox) == ("hooks" in data, "sandbox" in data)
+
+
+def test_allow_domain_adds_hosts_and_later_installs_keep_them(project: Path) -> None:
+    """--allow-domain: the hosts are added once each (case folded), a plain install keeps
+    them, and the summary says which hosts the commands may reach."""
+    proc = run_smllm("install", "--project", str(project), "--allow-domain", "PyPI.org",
+                     "--allow-domain", "*.github.com", "--allow-domain", "pypi.org")
+    assert ("  network: the agent's commands may reach pypi.org, *.github.com and no other "
+            "host; to allow one more: smllm install --allow-domain DOMAIN") in \
+        proc.stdout.splitlines(), proc.stdout
+    assert 0 == run_smllm("install", "--project", str(project), "--no-sandbox").returncode
+    assert 0 == run_smllm("install", "--project", str(project)).returncode
+    box = _settings(project)["sandbox"]
+    assert isinstance(box, dict)
+    assert ["pypi.org", "*.github.com"] == box["network"]["allowedDomains"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--allow-domain", "https://pypi.org/simple"],
+     "smllm: error: --allow-domain 'https://pypi.org/simple' is not a host name (give the "
+     "domain alone, as in --allow-domain pypi.org or --allow-domain '*.github.com' (no "
+     "scheme, port or path))\n"),
+    (["--allow-domain", "pypi.org", "--no-sandbox"],
+     "smllm: error: --allow-domain opens the sandbox's network, which --no-sandbox does not "
+     "write (drop one of them)\n"),
+])
+def test_allow_domain_refuses_what_is_not_a_host(project: Path, args: list[str],
+                                                  message: str) -> None:
+    """A URL, or --no-sandbox with it: a usage error that says how to write it; no file."""
+    proc = run_smllm("install", "--project", str(project), *args)
+    assert (2, message, False) == (proc.returncode, proc.stderr,
+                                   (project / ".claude").exists())

@@ -95,7 +95,7 @@ def test_plugin_route_fires_idle_to_done_via_mcp(claude: Harness, plugin_clone: 
 
 
 def test_settings_route_fires_via_bash_and_mcp(claude: Harness) -> None:
-    """Settings route, default mode, untrusted folder (its allow rules ignored): `smllm fire`
+    """Settings route, default mode, untrusted folder, no allow rule at all: `smllm fire`
     in Bash enters and finishes, the MCP tool install registered moves on, and the stop
     block half-way names that MCP tool."""
     key = "sm-setting"
@@ -108,8 +108,9 @@ def test_settings_route_fires_via_bash_and_mcp(claude: Harness) -> None:
         _bash("smllm fire fixed", "toolu_s_fixed"),
         {"text": "Fixed: an off-by-one."}])
     assert (0, []) == (run.returncode, _refused(run)), run.describe()
-    assert "permissions.allow entries from .claude/settings.json: this workspace has not " \
-           "been trusted" in run.stderr, "the project's allow rules were not in play"
+    settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
+    assert ("permissions", "") == ("permissions" if "permissions" not in settings else "rules",
+                                   run.stderr), "no allow rule was in play, and none was ignored"
     assert [("bind", None, "accepted"), ("fire", "enter", "accepted"), ("stop", None, "block"),
             ("fire", "reproduced", "accepted"), ("fire", "fixed", "accepted"),
             ("stop", None, "accepted")] == _audit(claude, key)

@@ -60,7 +60,9 @@ def test_fresh_clone_installer_then_claude_runs_two_tools(claude: Harness, tmp_p
     assert 0 == proc.returncode, proc.stdout + proc.stderr
     settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.startswith(str(venv / "bin" / "python") + " ")
+    exe = venv / "bin" / "smllm-hook"
+    assert (f"{exe} PreToolUse", f"#!{venv / 'bin' / 'python'} -IS") == (
+        command, exe.read_text().splitlines()[0])
     run = claude.run("write a.txt then read it", script=TWO_TOOLS)
     assert (0, "Both done.") == (run.returncode, (run.result or {}).get("result")), run.describe()
     assert_journaled(run)

@@ -1,11 +1,13 @@
-"""A new user's first hour, as the README tells it (issue 2 acceptance 7, issue 12 acceptance 1).
+"""A new user's first hour, as the README tells it (issue 2 acceptance 7, issue 12
+acceptance 1, issue 24 acceptance 2).
 
 A fresh clone, an empty HOME, README command 1 (the installer), then a **new login
 shell** (``bash -l``: /etc/profile, then the ~/.profile the installer wrote) that runs
-the README's "A first look" blocks as written, placeholders replaced: ``smllm`` must be on
+the README's "A first look" transcript as written, paths replaced: ``smllm`` must be on
 PATH, a real ``claude -p`` session (scripted model on 127.0.0.1) is journaled by the
-installed hooks under ~/.local/share/smllm with private modes, and every smllm command of
-the page succeeds.
+installed hooks under ~/.local/share/smllm with private modes, and every command prints
+exactly the lines the README shows (stderr included; ids, times and durations aside), so
+no warning of Claude Code or smllm can appear that the README does not show.
 """
 
 
@@ -35,10 +37,40 @@ def _readme_command_1() -> str:
     return block.strip().splitlines()[0]
 
 
+def _first_look() -> str:
+    return _readme().split("## A first look", 1)[1].split("\n## ", 1)[0]
+
+
+def _first_look_transcript() -> list[tuple[str, list[str]]]:
+    """(command, the output lines the README shows) of the section's console block."""
+    (block,) = re.findall(r"```console\n(.*?)```", _first_look(), re.S)
+    steps: list[tuple[str, list[str]]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            steps.append((line[2:], []))
+        else:
+            steps[-1][1].append(line)
+    return steps
+
+
 def _first_look_blocks() -> list[str]:
-    """The ```bash blocks of the README's "A first look" section."""
-    section = _readme().split("## A first look", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```bash\n(.*?)```", section, re.S)
+    """The ```bash blocks of the README's "A first look" section (the state machine)."""
+    return re.findall(r"```bash\n(.*?)```", _first_look(), re.S)
+
+
+#: what varies from one run to the next: session ids, times, durations, Python's version
+_VARIES = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<id>"),
+           (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d"), "<time>"),
+           (re.compile(r"/\d{4}/\d\d/\d\d/"), "/<date>/"),
+           (re.compile(r"\+ +[\d.]+s"), "+ <t>"),
+           (re.compile(r"python3\.\d+"), "python3.N"),
+           (re.compile(r"\s+"), " ")]
+
+
+def _normal(line: str) -> str:
+    for pattern, repl in _VARIES:
+        line = pattern.sub(repl, line)
+    return line.strip()
 
 
 def _login_shell(script: str, home: Path, extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -88,21 +120,34 @@ def _first_hour(h: Harness, clone: Path, wheelhouse: Path) -> None:
         {"text": "Two files."}]})
     claude_env = {k: v for k, v in h.env().items()
                   if k.startswith(("ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_"))}
+    steps = _first_look_transcript()
+    assert steps[0][0] == "cd /home/me/project"
+    (answer,) = next(out for cmd, out in steps if cmd.startswith("claude -p "))
+    h.mock.control({"script": [
+        {"id": "toolu_first_ls", "tool_use": {"name": "Bash", "input": {
+            "command": "ls", "description": "List the files"}}},
+        {"text": answer}]})
+    script = "exec 2>&1\ncommand -v smllm\n" + "".join(
+        f"printf '\\n@@@ %s\\n' {i}\n{cmd}\n" for i, (cmd, _) in enumerate(steps))
+    script = script.replace("/home/me/project", str(project)).replace("/home/me", str(home))
+    run = _login_shell(script, home, claude_env)
+    assert 0 == run.returncode, f"{script}\n--- output\n{run.stdout}"
+    first, *parts = run.stdout.split("\n@@@ ")
+    assert f"{link}" == first.strip()
+    shown = {cmd: [_normal(ln) for ln in out] for cmd, out in steps}
+    printed = {}
+    for (cmd, _), part in zip(steps, parts, strict=True):
+        lines = part.split("\n")[1:]  # after the marker's own number
+        printed[cmd] = [_normal(ln.replace(str(project), "/home/me/project")
+                                .replace(str(home), "/home/me")) for ln in lines if ln.strip()]
+    assert shown == printed  # every line printed is one the README shows, and in order
+
     blocks = _first_look_blocks()
-    assert 2 == len(blocks)
-    outputs = []
-    for block in blocks:
-        script = block.replace("/path/to/your/project", str(project)).replace(
-            "/path/to/smllm", str(clone))
-        run = _login_shell(f"command -v smllm\n{script}", home, claude_env)
-        assert 0 == run.returncode, f"{script}\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}"
-        outputs.append(run.stdout)
-    first, machine = outputs
-    assert f"{link}\n" == first.splitlines(keepends=True)[0]
-    assert "0 error(s), 0 warning(s)\n" in first, first
-    assert re.search(r"^ok: .*: \d+ records, hash chain intact, invariants hold$", first, re.M)
-    assert re.search(r"^ +\d+ +\+ +[\d.]+s  tool run   bash +auth=allow:host  ls$", first, re.M), first
-    assert "decision: " in first
+    assert 1 == len(blocks)
+    machine_run = _login_shell(f"cd {project}\n" + blocks[0].replace(
+        "/path/to/smllm", str(clone)), home, claude_env)
+    machine = machine_run.stdout
+    assert 0 == machine_run.returncode, f"{machine}\n--- stderr\n{machine_run.stderr}"
     assert re.search(r"^fix  \d+ states  ", machine, re.M), machine
     assert "Arrived by: enter (new bug)" in machine
 

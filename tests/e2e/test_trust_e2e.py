@@ -146,23 +146,26 @@ def test_agent_cannot_switch_smllm_off_with_the_sandbox(claude: Harness, tmp_pat
 
 
 def test_doctor_names_the_boundary(claude: Harness) -> None:
-    """Installed with the sandbox: doctor says it is enforced; with --no-sandbox, or
-    without bubblewrap on PATH, that the boundary is advisory only."""
+    """Installed with the sandbox: doctor says it is enforced; without bubblewrap on PATH,
+    that sessions will not start (the settings require the sandbox); with --no-sandbox, that
+    the boundary is advisory only, and the one command that turns it on."""
     claude.install_smllm()
     doctor = claude.smllm("doctor", "--project", str(claude.project))
     assert ("ok     sandbox: on, commands cannot escape it; "
             in doctor.stdout), doctor.stdout
     bare = claude.smllm("doctor", "--project", str(claude.project),
                         env={"PATH": str(Path(sys.executable).parent)})
-    assert ("warn   sandbox: cannot run here (bubblewrap, socat missing), so the trust boundary "
-            "is advisory only (install it: apt-get install -y bubblewrap socat)\n"
-            in bare.stdout), bare.stdout
+    fix = f"`smllm install --project {claude.project}`"
+    assert ("error  sandbox: required (failIfUnavailable) but it cannot run here (bubblewrap, "
+            "socat missing), so Claude Code will not start a session in this project: install "
+            f"it (apt-get install -y bubblewrap socat), or run {fix} again to let sessions start "
+            "without it (the trust boundary is then advisory only)\n" in bare.stdout), bare.stdout
     claude.smllm("uninstall", "--project", str(claude.project), check=True)
     claude.install_smllm("--no-sandbox")
     off = claude.smllm("doctor", "--project", str(claude.project))
     assert ("warn   sandbox: off, so the trust boundary is advisory only: the gate denies the "
             "writes it can see, but a command can still change smllm's policy, hooks or "
-            "journal (run `smllm install` without --no-sandbox)\n" in off.stdout), off.stdout
+            f"journal (turn it on: {fix})\n" in off.stdout), off.stdout
     settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
     assert "sandbox" not in settings
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from smllm.base.errors import UsageError
 from smllm.commands import _output
-from smllm.setup import install
+from smllm.setup import install, sandbox
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "then advisory: the gate only denies the writes it can see)")
     box.add_argument("--sandbox-only", action="store_true",
                      help="write only the sandbox settings, no hooks (for the plugin route)")
+    parser.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
+                        help="let the agent's sandboxed commands reach DOMAIN (pypi.org, "
+                             "'*.github.com'); repeatable; kept by later installs")
 
 
 def _data(plan: install.Plan, dry_run: bool) -> dict[str, object]:
@@ -61,7 +65,12 @@ def report(plan: install.Plan, args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     target = install.resolve_target(args.project, args.user, args.local)
+    domains = [sandbox.check_domain(d) for d in args.allow_domain]
+    if domains and args.no_sandbox:
+        raise UsageError("--allow-domain opens the sandbox's network, which --no-sandbox "
+                         "does not write", "drop one of them")
     python, flags = install.interpreter()
     with install.locked(target, dry_run=args.dry_run):
         return report(install.plan_install(target, python, flags, hooks=not args.sandbox_only,
-                                           sandbox=not args.no_sandbox), args)
+                                           sandbox=not args.no_sandbox, domains=domains),
+                      args)

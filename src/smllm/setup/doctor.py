@@ -14,6 +14,7 @@ import inspect
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -55,12 +56,55 @@ def smllm_itself() -> Finding:
     return Finding("ok", f"smllm {smllm.VERSION} at {where} (python {sys.executable})")
 
 
+def _run_probe(label: str, python: str, flags: list[str], setup: str,
+               short: str | None = None) -> Finding:
+    """Does ``python`` (with ``flags`` and the hook's ``sys.path`` set-up) import smllm?
+    (``short``: how an error names it, default ``label``)"""
+    short = short or label
+    code = setup + "import smllm, smllm.hooks; print(smllm.VERSION, smllm.__file__)"
+    try:
+        out = subprocess.run([python, *flags, "-c", code], capture_output=True, text=True,
+                             timeout=30, check=False, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Finding("error", f"  hooks run {short}: cannot start it ({exc})")
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["?"])[-1]
+        return Finding("error", f"  hooks run {short}: it cannot import smllm ({last}); "
+                                f"reinstall smllm into it or re-run `smllm install`")
+    version, _, location = out.stdout.strip().partition(" ")
+    return Finding("ok", f"  hooks run {label}: smllm {version} from {Path(location).parent}")
+
+
+def _probe_executable(exe: str) -> Finding:
+    """The hook executable: is it there, and does the interpreter of its ``#!`` line import
+    smllm the way the executable sets it up?"""
+    try:
+        with open(exe, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    if not (lines and lines[0].startswith("#!") and os.access(exe, os.X_OK)):
+        return Finding("error", f"  hooks run {exe}: not an executable file (re-run "
+                                f"`smllm install` with the Python smllm lives in)")
+    python, _, flag = lines[0][2:].strip().partition(" ")
+    flags = [f"-{c}" for c in flag.strip().lstrip("-")] if flag.strip() else []
+    shown = " ".join([python, *flags])
+    if not (os.path.isabs(python) and os.access(python, os.X_OK)):
+        return Finding("error", f"  hooks run {exe}, whose interpreter {python} is not an "
+                                f"executable file (re-run `smllm install` with the Python "
+                                f"smllm lives in)")
+    setup = "".join(f"{ln}; " for ln in lines if ln.startswith("sys.path"))
+    return _run_probe(f"{exe} ({shown})", python, flags, "import sys; " + setup)
+
+
 def _probe(command: str) -> Finding:
     """Does a hook command's interpreter exist and import smllm's hook entry point?"""
     try:
         words = shlex.split(command)
     except ValueError as exc:
         return Finding("error", f"  hook command cannot be parsed ({exc}): {command}")
+    if settings.is_executable_form(command):
+        return _probe_executable(words[0])
     python = words[0] if words else ""
     # the interpreter's own flags: the words before `-c CODE` (or `-m smllm`)
     end = next((i for i, w in enumerate(words) if w in ("-c", "-m")), len(words))
@@ -68,24 +112,13 @@ def _probe(command: str) -> Finding:
     if not (os.path.isabs(python) and os.access(python, os.X_OK)):
         return Finding("error", f"  hooks run {python}: not an executable file "
                                 f"(re-run `smllm install` with the Python smllm lives in)")
-    code = "import smllm, smllm.hooks; print(smllm.VERSION, smllm.__file__)"
+    setup = ""
     if "-c" in words[:-1]:  # the hook's own code, with its sys.path set-up (for -S)
         hook_code = words[words.index("-c") + 1]
         head, sep, _ = hook_code.partition(install.HOOK_ENTRY)
         if sep:
-            code = head.replace(install.HOOK_GUARD, "import sys; ") + code
-    try:
-        out = subprocess.run([python, *flags, "-c", code], capture_output=True, text=True,
-                             timeout=30, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Finding("error", f"  hooks run {python}: cannot start it ({exc})")
-    if out.returncode != 0:
-        last = (out.stderr.strip().splitlines() or ["?"])[-1]
-        return Finding("error", f"  hooks run {python}: it cannot import smllm ({last}); "
-                                f"reinstall smllm into it or re-run `smllm install`")
-    version, _, location = out.stdout.strip().partition(" ")
-    return Finding("ok", f"  hooks run {' '.join([python, *flags])}: smllm {version} "
-                         f"from {Path(location).parent}")
+            setup = head.replace(install.HOOK_GUARD, "import sys; ")
+    return _run_probe(" ".join([python, *flags]), python, flags, setup, python)
 
 
 def registration(scope: str, sf: settings.SettingsFile) -> Registration:
@@ -116,30 +149,61 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     if missing:
         text += f" (missing: {', '.join(missing)}; re-run `smllm install`)"
     out.insert(0, Finding(status, text))
-    if len(reg.commands) > len(reg.events):
+    if sum(map(len, install.owned(sf.data).values())) > len(reg.events):
         out.append(Finding("warn", f"{label}: an event has more than one smllm hook "
-                                   f"(run `smllm uninstall` then `smllm install`)"))
+                                   f"(re-run `smllm install`: it keeps one per event)"))
     out += firing_rules(scope, sf, label)
+    out += _what_runs(sf.data)
     out += [_probe(c) for c in _one_per_interpreter(reg.commands)]
-    return out, reg
+    flags = scope_flags(scope, path)
+    if scope == "managed":  # not smllm's to change: whoever manages the machine
+        return out, reg
+    return [Finding(f.status, f.text.replace("`smllm install`", f"`smllm install {flags}`"))
+            for f in out], reg
+
+
+def scope_flags(scope: str, path: Path) -> str:
+    """The ``smllm install``/``uninstall`` flags that name this settings file."""
+    if scope == "user":
+        return "--user"
+    project = shlex.quote(str(path.parent.parent))
+    return f"--project {project} --local" if scope == "local" else f"--project {project}"
+
+
+def _what_runs(data: dict[str, Any]) -> list[Finding]:
+    """For each of smllm's hooks in a settings file: the event and the command it runs."""
+    found = install.owned(data)
+    width = max(map(len, found), default=0)
+    return [Finding("info", f"  {event + ':':<{width + 1}} {hook.get('command')}")
+            for event in [*install.EVENTS, *(e for e in found if e not in install.EVENTS)]
+            for hook in found.get(event, [])]
 
 
 def firing_rules(scope: str, sf: settings.SettingsFile, label: str) -> list[Finding]:
-    """A file with smllm's hooks but not the allow rules install adds with them: agents
-    in a state machine would be asked (or, where nobody can answer, refused) to fire."""
-
-    if scope not in ("user", "project", "local") or firing.present(sf.data, scope):
+    """The allow rules an earlier install added: Claude Code ignores them in a project's
+    settings until the folder is trusted, and says so on every ``claude -p``; smllm's hook
+    allows its own firing without them, and ``smllm install`` removes them."""
+    rules = firing.old_rules(sf.data)
+    if not rules:
         return []
-    return [Finding("warn", f"{label}: no allow rules for firing state-machine events "
-                            f"({', '.join(firing.allow_rules(scope))}); re-run `smllm install`")]
+    gated = " (Claude Code ignores them until you trust this folder, and prints \"Ignoring " \
+            f"{len(rules)} permissions.allow entries\" on every claude -p)" \
+        if scope != "user" else ""
+    return [Finding("warn" if gated else "info",
+                    f"{label}: allow rules an earlier smllm install added, no longer "
+                    f"needed{gated}: {', '.join(rules)}; re-run `smllm install` to "
+                    f"remove them")]
 
 
 def _interpreter(command: str) -> tuple[str, ...]:
-    """The interpreter and its flags a hook command runs (the words before -c / -m)."""
+    """The interpreter and its flags a hook command runs (the words before -c / -m), or the
+    hook executable."""
     try:
         words = shlex.split(command)
     except ValueError:
         return (command,)
+    if settings.is_executable_form(command):
+        return tuple(words[:1])
     end = next((i for i, w in enumerate(words) if w in ("-c", "-m")), len(words))
     return tuple(words[:end])
 
@@ -190,8 +254,9 @@ def private_env(data: Path) -> Finding:
                            f"on python3 from PATH meanwhile)")
 
 
-def _marketplace_source(market: str) -> str | None:
-    """Where a marketplace's plugins are copied from (a folder, or a repository)."""
+def _marketplace_source(market: str) -> tuple[str, str] | None:
+    """(kind, where) a marketplace's plugins come from: ``directory`` and a folder, or
+    ``github``/``git``/``url`` and a repository."""
     path = settings.claude_config_dir() / "plugins" / "known_marketplaces.json"
     try:
         data = json.loads(path.read_text())
@@ -202,22 +267,48 @@ def _marketplace_source(market: str) -> str | None:
     if not isinstance(source, dict):
         return None
     found = source.get("path") or source.get("repo") or source.get("url")
-    return str(found) if found else None
+    return (str(source.get("source") or ""), str(found)) if found else None
+
+
+def plugin_names() -> list[str]:
+    """The installed plugins named smllm (``smllm@<marketplace>``)."""
+    return sorted(n for n in _installed_plugins() if n.split("@")[0] == "smllm")
+
+
+def reads_from(name: str) -> str | None:
+    """The folder Claude Code reads an installed plugin from. Claude Code 2.1.332 reads a
+    plugin of a local-folder marketplace in place, from that folder (``claude plugin list``:
+    "Read from"); any other it runs from its copy under ``~/.claude/plugins/cache``."""
+    source = _marketplace_source(name.partition("@")[2])
+    if source is not None and source[0] == "directory":
+        return os.path.realpath(source[1])
+    for entry in _installed_plugins().get(name, []):
+        if entry.get("installPath"):
+            return os.path.realpath(str(entry["installPath"]))
+    return None
 
 
 def _plugin_installs(name: str) -> list[Finding]:
     out = []
     source = _marketplace_source(name.partition("@")[2])
+    in_place = source is not None and source[0] == "directory"
     for entry in _installed_plugins().get(name, []):
-        root = Path(str(entry.get("installPath", "")))
+        root = Path(reads_from(name) or "") if in_place \
+            else Path(str(entry.get("installPath", "")))
         launcher = root / "hooks" / "launcher"
         ok = os.access(launcher, os.X_OK)
-        copy = f", Claude Code's copy of {source}" if source else ""
+        if in_place:
+            how = (f"{root}, the marketplace folder itself (read in place: edits apply from "
+                   f"the next session)")
+        else:
+            how = f"{root} (Claude Code's copy of {source[1]})" if source else str(root)
+        fix = (f"{launcher} is missing; run `claude plugin marketplace update "
+               f"{name.partition('@')[2]}`" if in_place
+               else f"{launcher} is missing; run `claude plugin update {name}`")
         out.append(Finding("ok" if ok else "error",
-                           f"  {entry.get('scope', '?')} install {root} (version "
-                           f"{entry.get('version', '?')}{copy}): "
-                           + ("launcher present" if ok else f"{launcher} is missing; run "
-                                                            f"`claude plugin update {name}`")))
+                           f"  {entry.get('scope', '?')} install, version "
+                           f"{entry.get('version', '?')}: Claude Code runs it from {how}: "
+                           + ("launcher present" if ok else fix)))
     plugin_name, _, market = name.partition("@")
     data = settings.claude_config_dir() / "plugins" / "data" / f"{plugin_name}-{market}"
     if out and data.is_dir():
@@ -226,18 +317,47 @@ def _plugin_installs(name: str) -> list[Finding]:
 
 
 def running_plugin() -> list[Finding]:
-    """When doctor itself runs from the plugin (a slash command), say so."""
+    """When doctor itself runs from the plugin (a slash command), say so, and how Claude
+    Code loaded it."""
     root = os.environ.get("CLAUDE_PLUGIN_ROOT")
     if not root or Path(root).resolve() not in Path(smllm.__file__).resolve().parents:
         return []
+    here = os.path.realpath(root)
     cache = (settings.claude_config_dir() / "plugins" / "cache").resolve()
-    how = ("Claude Code's installed copy" if cache in Path(root).resolve().parents
-           else "the folder itself, loaded with --plugin-dir (no copy)")
+    installed = [n for n in plugin_names() if reads_from(n) == here]
+    if installed:
+        copy = Path(here).is_relative_to(cache)
+        how = f"installed as {installed[0]}, " + (
+            "Claude Code's copy" if copy else "its marketplace folder read in place")
+    elif Path(here).is_relative_to(cache):
+        how = "Claude Code's installed copy"
+    else:
+        how = "the folder itself, loaded with --plugin-dir (no copy)"
     out = [Finding("ok", f"plugin: this smllm runs from the plugin at {root} ({how})")]
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
     if data:
         out.append(private_env(Path(data)))
+    out.append(command_on_path(here))
     return out
+
+
+def command_on_path(root: str) -> Finding:
+    """The plugin route: does a shell find an ``smllm`` command, and is it this plugin's?"""
+    from smllm.setup import onpath  # noqa: PLC0415 - the plugin route only
+
+    found = shutil.which("smllm")
+    step = "run /smllm:cli once in Claude Code (it links ~/.local/bin/smllm to the plugin)"
+    if found is None:
+        return Finding("warn", f"smllm command: not on your PATH, so a shell has no smllm "
+                               f"export, serve or resume ({step})")
+    runs = onpath.plugin_root_of(found)
+    if runs is None:
+        return Finding("warn", f"smllm command: {found} is not this plugin's (another smllm "
+                               f"install: the settings route too?)")
+    if os.path.realpath(runs) != root:
+        return Finding("warn", f"smllm command: {found} runs the plugin at {runs}, not this one "
+                               f"({step} again)")
+    return Finding("ok", f"smllm command: {found} runs this plugin")
 
 
 def plugin(paths: list[Path], regs: list[Registration]) -> list[Finding]:
@@ -249,9 +369,10 @@ def plugin(paths: list[Path], regs: list[Registration]) -> list[Finding]:
         out += _plugin_installs(name)
     if regs:
         files = ", ".join(str(r.path) for r in regs)
+        undo = " and ".join(f"`smllm uninstall {scope_flags(r.scope, r.path)}`" for r in regs)
         out.append(Finding("warn", f"double registration: smllm's hooks are in {files} and in "
-                                   f"the plugin {names[0]}, so every event runs twice (remove "
-                                   f"one: `smllm uninstall`, or `claude plugin uninstall "
+                                   f"the plugin {names[0]}, so every event runs twice (keep "
+                                   f"one route: {undo}, or `claude plugin uninstall "
                                    f"{names[0]}`)"))
     return out
 
@@ -298,8 +419,21 @@ def machines(project: Path) -> list[Finding]:
     return [Finding("ok", f"machines: {ids} ({', '.join(configs)})")]
 
 
+def install_command(project: Path, regs: list[Registration]) -> str:
+    """The one ``smllm install`` that writes the sandbox where the route in use keeps it,
+    without registering the hooks a second time: the settings file that holds smllm's hooks
+    (updated in place), or, on the plugin route (hooks from the plugin), the project's
+    settings with ``--sandbox-only``."""
+    if regs:
+        reg = regs[0]
+        where = {"user": "--user", "local": f"--project {shlex.quote(str(project))} --local"}
+        return f"`smllm install {where.get(reg.scope, f'--project {shlex.quote(str(project))}')}`"
+    return f"`smllm install --sandbox-only --project {shlex.quote(str(project))}`"
+
+
 def boundary(project: Path, regs: list[Registration], plugin_on: bool) -> list[Finding]:
-    """Is the trust boundary enforced (Claude Code's sandbox) or advisory (the gate alone)?"""
+    """Is the trust boundary enforced (Claude Code's sandbox) or advisory (the gate alone)?
+    And which hosts may the agent's commands reach?"""
     if not regs and not plugin_on:
         return []
     data: dict[str, Any] = {}
@@ -311,8 +445,34 @@ def boundary(project: Path, regs: list[Registration], plugin_on: bool) -> list[F
         if "sandbox" in found:
             data = found
             break
-    status, text = sandbox.status(data)
-    return [Finding("ok" if status == "ok" else "warn", text)]
+    status, text = sandbox.status(data, install_command(project, regs))
+    out = [Finding("ok" if status == "ok" else "error" if status == "error" else "warn", text)]
+    box = data.get("sandbox")
+    if isinstance(box, dict) and box.get("enabled"):
+        out.append(Finding("info", sandbox.network_text(box)))
+    return out
+
+
+def permission_rules(regs: list[Registration]) -> list[Finding]:
+    """What lets the agent fire events: smllm's own hook, no permission rule."""
+    if not regs:
+        return []
+    return [Finding("info", f"permission rules: none needed; {firing.OWN_FIRE}")]
+
+
+def mcp_server(project: Path) -> list[Finding]:
+    """smllm's MCP server in the project's .mcp.json, when install registered it there."""
+    path = project / firing.MCP_FILE
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return []
+    entry = (data.get("mcpServers") or {}).get(firing.MCP_SERVER) if isinstance(
+        data, dict) and isinstance(data.get("mcpServers"), dict) else None
+    if not firing.is_ours(entry):
+        return []
+    return [Finding("info", f"MCP server {firing.MCP_SERVER}: in {path}, its tool "
+                            f"{firing.MCP_TOOL} fires state-machine events")]
 
 
 def store_folders() -> list[Finding]:
@@ -363,8 +523,12 @@ def diagnose(project: Path) -> list[Finding]:
             regs.append(reg)
     if len(regs) > 1:
         where = ", ".join(str(r.path) for r in regs)
+        keep = next((r for r in regs if r.scope == "project"), regs[-1])
+        undo = " and ".join(f"`smllm uninstall {scope_flags(r.scope, r.path)}`"
+                            for r in regs if r is not keep)
         found.append(Finding("warn", f"double registration: smllm's hooks are in {where}, so "
-                                     f"every event runs more than once (keep one)"))
+                                     f"every event runs more than once (keep one: {undo} "
+                                     f"leaves those of {keep.path})"))
     from_plugin = running_plugin()
     if not regs and not _enabled_plugins(files) and not from_plugin:
         found.append(Finding("warn", f"smllm is not installed for {project} (run "
@@ -373,6 +537,8 @@ def diagnose(project: Path) -> list[Finding]:
     found += from_plugin
     found += features(project)
     found += machines(project)
+    found += permission_rules(regs)
+    found += mcp_server(project) if regs else []
     found += boundary(project, regs, bool(_enabled_plugins(files)) or bool(from_plugin))
     found += store_folders()
     return found

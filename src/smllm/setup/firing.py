@@ -1,28 +1,28 @@
-"""What ``smllm install`` adds so that an agent can fire events in every permission mode.
+"""What lets an agent fire events in every permission mode, and what install adds for it.
 
 Claude Code asks before it runs a Bash command or an MCP tool that no rule allows, and
 where nobody can answer (``claude -p``, ``dontAsk`` mode) the ask is a refusal: an
-agent in a state machine could not move on. So install adds, beside the hooks:
+agent in a state machine could not move on. smllm's PreToolUse hook therefore allows its
+own firing itself (rule ``machine.fire``, :data:`OWN_FIRE`) in a session bound to a state
+machine: a plain ``smllm fire …`` or ``smllm status …`` and its MCP tool.
 
-* narrow allow rules (:func:`allow_rules`): ``Bash(smllm fire *)``, ``Bash(smllm status)``,
-  ``Bash(smllm status *)``; Claude Code checks each part of a compound command on its own,
-  so ``smllm fire x && rm -rf ~`` still asks for the ``rm``; and, where the MCP server is
-  registered, ``mcp__smllm__smllm`` (smllm's one MCP tool, nothing else of any server);
-* in project scope, where the project uses state machines (its ``.smllm/config.toml``
-  names machine files, or the user's config does: :func:`uses_machines`), the MCP server
-  ``smllm`` (``<python> -I -m smllm mcp``) in the project's ``.mcp.json`` and ``"smllm"``
-  in ``enabledMcpjsonServers``, so the tool the ``<smllm>`` texts name
-  (``smllm({ session, event, params })``) exists in this route too. Claude Code starts
-  every registered server at every session start and stops it at the end (about 140 ms
-  a session, issue 25), so a project without machines, where nothing fires, gets none.
-  A local or user install registers no MCP server (a local-scope or user-scope one would
-  live in Claude Code's own ``~/.claude.json``). Wherever no server is registered (also
-  where machines are added after install) the texts name ``smllm fire`` instead
-  (:mod:`smllm.machine.channel`); re-running ``smllm install`` then registers the server.
+So install writes **no permission rules**. Earlier versions added narrow allow rules
+(:data:`OLD_RULES`), but Claude Code ignores a project's ``permissions.allow`` (and a
+git-tracked ``settings.local.json``'s) until the folder is trusted, and says so on every
+``claude -p`` ("Ignoring 4 permissions.allow entries … not been trusted"); the hook made
+them redundant. Install and uninstall remove them (:func:`remove`).
 
-Claude Code ignores a project's allow rules until the folder is trusted (the dialog of a
-first interactive run; ``-p`` never shows it), so smllm's PreToolUse hook also allows its
-own firing (rule ``machine.fire``) in a session bound to a state machine.
+In project scope, where the project uses state machines (its ``.smllm/config.toml`` names
+machine files, or the user's config does: :func:`uses_machines`), install registers the
+MCP server ``smllm`` (``<python> -I -m smllm mcp``) in the project's ``.mcp.json`` and
+``"smllm"`` in ``enabledMcpjsonServers``, so the tool the ``<smllm>`` texts name
+(``smllm({ session, event, params })``) exists in this route too. Claude Code starts every
+registered server at every session start and stops it at the end (about 140 ms a session,
+issue 25), so a project without machines, where nothing fires, gets none. A local or user
+install registers no MCP server (a local-scope or user-scope one would live in Claude
+Code's own ``~/.claude.json``). Wherever no server is registered (also where machines are
+added after install) the texts name ``smllm fire`` instead (:mod:`smllm.machine.channel`);
+re-running ``smllm install`` then registers the server.
 
 What install added is written in its record, so that uninstall removes exactly that.
 """
@@ -32,10 +32,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
+#: the allow rules earlier versions of install added (removed by install and uninstall)
 ALLOW_BASH = ("Bash(smllm fire *)", "Bash(smllm status)", "Bash(smllm status *)")
 MCP_SERVER = "smllm"
 MCP_TOOL = "mcp__smllm__smllm"
 MCP_FILE = ".mcp.json"
+OLD_RULES = (*ALLOW_BASH, MCP_TOOL)
+#: why no permission rule is needed, in plain words (install's summary, doctor)
+OWN_FIRE = ("smllm's own hook lets the agent run `smllm fire` and `smllm status` (and "
+            "smllm's MCP tool) in a session bound to a state machine, in every permission "
+            "mode")
 
 
 def uses_machines(project: str | os.PathLike[str]) -> bool:
@@ -62,46 +68,33 @@ def registers_mcp(scope: str, project: str | os.PathLike[str] | None = None) -> 
     return scope == "project" and project is not None and uses_machines(project)
 
 
-def allow_rules(scope: str, project: str | os.PathLike[str] | None = None) -> list[str]:
-    """The allow rules an install in ``scope`` (into ``project``) adds."""
-    return [*ALLOW_BASH, *([MCP_TOOL] if registers_mcp(scope, project) else [])]
-
-
 def add(data: dict[str, Any], scope: str, project: str | os.PathLike[str] | None = None
         ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``data`` with the allow rules (and the MCP server's approval), and what was added."""
+    """``data`` with the MCP server's approval (a project install into a project that uses
+    machines), and what was added."""
     out = dict(data)
-    mcp = registers_mcp(scope, project)
-    permissions = dict(out.get("permissions") or {})
-    allow = list(permissions.get("allow") or [])
-    added = [r for r in [*ALLOW_BASH, *([MCP_TOOL] if mcp else [])] if r not in allow]
-    if added:
-        permissions["allow"] = allow + added
-        out["permissions"] = permissions
     enabled = False
-    if mcp:
+    if registers_mcp(scope, project):
         servers = list(out.get("enabledMcpjsonServers") or [])
         if MCP_SERVER not in servers:
             out["enabledMcpjsonServers"] = [*servers, MCP_SERVER]
             enabled = True
-    return out, {"allow": added, "enabledMcpjsonServers": enabled}
+    return out, {"allow": [], "enabledMcpjsonServers": enabled}
 
 
-def present(data: dict[str, Any], scope: str,
-            project: str | os.PathLike[str] | None = None) -> bool:
-    """Are all of this scope's rules (and the server's approval) in ``data``?"""
-    mcp = registers_mcp(scope, project)
-    allow = (data.get("permissions") or {}).get("allow") or []
-    wanted = [*ALLOW_BASH, *([MCP_TOOL] if mcp else [])]
-    if not isinstance(allow, list) or any(r not in allow for r in wanted):
-        return False
-    return not mcp or MCP_SERVER in (data.get("enabledMcpjsonServers") or [])
+def old_rules(data: dict[str, Any]) -> list[str]:
+    """The allow rules of earlier installs that ``data`` still holds."""
+    allow = (data.get("permissions") or {}).get("allow") if isinstance(
+        data.get("permissions"), dict) else None
+    return [r for r in OLD_RULES if isinstance(allow, list) and r in allow]
 
 
-def remove(data: dict[str, Any], added: dict[str, Any] | None) -> tuple[dict[str, Any], int]:
+def remove(data: dict[str, Any], added: dict[str, Any] | None, *,
+           servers: bool = True) -> tuple[dict[str, Any], int]:
     """``data`` without what install added (all of smllm's rules when the record is lost),
-    and how many entries went. A list or object left empty by the removal goes too."""
-    rules = set(added["allow"]) if added else {*ALLOW_BASH, MCP_TOOL}
+    and how many entries went; ``servers=False`` keeps the MCP server's approval. A list
+    or object left empty by the removal goes too."""
+    rules = set(added["allow"]) if added else set(OLD_RULES)
     out = dict(data)
     removed = 0
     permissions = out.get("permissions")
@@ -113,10 +106,10 @@ def remove(data: dict[str, Any], added: dict[str, Any] | None) -> tuple[dict[str
                            if k != "allow" or allow}
             out = {k: (permissions if k == "permissions" else v) for k, v in out.items()
                    if k != "permissions" or permissions}
-    servers = out.get("enabledMcpjsonServers")
-    if (added is None or added.get("enabledMcpjsonServers")) and isinstance(servers, list) \
-            and MCP_SERVER in servers:
-        kept = [s for s in servers if s != MCP_SERVER]
+    enabled = out.get("enabledMcpjsonServers")
+    if servers and (added is None or added.get("enabledMcpjsonServers")) \
+            and isinstance(enabled, list) and MCP_SERVER in enabled:
+        kept = [s for s in enabled if s != MCP_SERVER]
         removed += 1
         if kept:
             out["enabledMcpjsonServers"] = kept

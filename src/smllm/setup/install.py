@@ -1,15 +1,20 @@
 """``smllm install`` / ``uninstall``: smllm's hooks in a Claude Code settings file.
 
-What install owns: one matcher group per event of product.md §4, whose single hook
-runs ``'<absolute python>' [-I] -c 'from smllm.hooks import cli; cli()' EVENT`` (``-c``, not
-``-m smllm hook``, because ``-m`` imports runpy on every call). That command *is* the mark:
-:func:`smllm.setup.settings.smllm_event_of` recognises it, and uninstall removes exactly the
-hook objects that carry it (and a group, event or ``hooks`` key only when removing ours
-left it empty). Everything else in the file is kept, in order.
+What install owns: one matcher group per event of product.md §4, whose single hook runs
+one short command, ``<folder>/smllm-hook EVENT``. ``smllm-hook`` is a small executable
+install writes beside the interpreter (:func:`hook_script`): a ``#!<python> -IS`` line, the
+fail-closed guard (:data:`HOOK_GUARD`), the import paths ``-S`` leaves out and
+``from smllm.hooks import cli; cli()`` -- no shell, no runpy, no console-script wrapper.
+That command *is* the mark: :func:`smllm.setup.settings.smllm_event_of` recognises it (and
+the longer ``python -c '...' EVENT`` and ``python -m smllm hook EVENT`` forms of earlier
+versions), and uninstall removes exactly the hook objects that carry it (and a group, event
+or ``hooks`` key only when removing ours left it empty). Everything else in the file is
+kept, in order.
 
-Beside the hooks, install adds what lets an agent fire events in every permission mode
-(:mod:`smllm.setup.firing`): narrow allow rules, and in project scope the MCP server in
-the project's ``.mcp.json`` (a second file, planned and recorded like the first).
+Beside the hooks, install registers in project scope the MCP server in the project's
+``.mcp.json`` (a second file, planned and recorded like the first), and turns on Claude
+Code's sandbox (:mod:`smllm.setup.sandbox`). It writes no permission rules
+(:mod:`smllm.setup.firing` says why) and removes those an earlier version added.
 
 Byte-for-byte round trip: before the first change, install saves the file's original
 text in a private record under ``paths.state_dir()/installs/``. Uninstall restores that
@@ -81,10 +86,12 @@ class Plan:
     summary: str
     record: dict[str, Any] | None = None  # the install record to save (install) or drop
     companion: Plan | None = None  # the project's .mcp.json, planned with the settings file
+    executable: tuple[Path, str] | None = None  # the hook executable to (re)write
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after or bool(self.companion and self.companion.changed)
+        return (self.before != self.after or self.executable is not None
+                or bool(self.companion and self.companion.changed))
 
     @property
     def plans(self) -> list[Plan]:
@@ -161,12 +168,86 @@ HOOK_GUARD = ('import sys; sys.excepthook = lambda t, e, b: (sys.stderr.write('
               '__import__("os")._exit(2 if sys.argv[1:2] == ["PreToolUse"] else 0)); ')
 #: the hook entry point, without runpy
 HOOK_ENTRY = "from smllm.hooks import cli; cli()"
+#: the name of the executable each installed hook runs (``<its folder>/smllm-hook EVENT``)
+HOOK_EXE = "smllm-hook"
+#: the longest ``#!`` line Linux reads whole (BINPRM_BUF_SIZE is 256 bytes, newline included)
+SHEBANG_MAX = 255
 
 
-def hook_command(event: str, python: str, flags: list[str]) -> str:
+def inline_command(event: str, python: str, flags: list[str]) -> str:
+    """The long form earlier versions installed: the whole start-up in ``python -c``."""
     setup = _path_prefix().removeprefix("import sys; ") if "-S" in flags else ""
     code = HOOK_GUARD + setup + HOOK_ENTRY
     return " ".join([shlex.quote(python), *flags, "-c", shlex.quote(code), event])
+
+
+def hook_executable(python: str) -> Path:
+    """Where install writes the hook executable of ``python``: beside it, in its
+    environment's ``bin`` folder, when that folder is writable; else in smllm's state
+    folder, under a name derived from the interpreter."""
+    folder = Path(python).parent
+    if os.access(folder, os.W_OK):
+        return folder / HOOK_EXE
+    key = hashlib.sha256(python.encode()).hexdigest()[:12]
+    return paths.state_dir() / "bin" / key / HOOK_EXE
+
+
+def _shebang(python: str, flags: list[str]) -> str | None:
+    """``#!python -IS``: the interpreter and its flags as one word (what the kernel passes
+    on), or None where a ``#!`` line cannot carry them (a space, or too long)."""
+    flag = "-" + "".join(f.lstrip("-") for f in flags) if flags else ""
+    line = f"#!{python} {flag}".rstrip()
+    if any(c.isspace() for c in python) or len(line.encode()) + 1 > SHEBANG_MAX:
+        return None
+    return line
+
+
+def hook_script(python: str, flags: list[str]) -> str | None:
+    """The text of the hook executable: today's fail-closed start-up (:data:`HOOK_GUARD`,
+    the ``sys.path`` of ``-S``, :data:`HOOK_ENTRY`) under a ``#!`` line that runs
+    ``python`` with ``flags`` directly (no shell, no runpy, no console-script wrapper);
+    None where no ``#!`` line can (then the hooks keep the inline form)."""
+    shebang = _shebang(python, flags)
+    if shebang is None:
+        return None
+    setup = [_path_prefix().removeprefix("import sys; ").rstrip("; ")] if "-S" in flags else []
+    return "\n".join([
+        shebang,
+        f"# smllm's hook entry point, written by `smllm install` (smllm {smllm.VERSION}).",
+        "# Claude Code runs `smllm-hook EVENT` for each event in the settings; a gating event",
+        "# (PreToolUse) still denies, exit 2 with the reason, if smllm cannot even start.",
+        HOOK_GUARD.rstrip("; "), *setup, HOOK_ENTRY, ""])
+
+
+def hook_command(event: str, python: str, flags: list[str]) -> str:
+    """The command install writes for ``event``: ``<folder>/smllm-hook EVENT``, or the
+    inline form where the executable cannot name ``python`` (:func:`hook_script`)."""
+    if _shebang(python, flags) is None:
+        return inline_command(event, python, flags)
+    return f"{shlex.quote(str(hook_executable(python)))} {event}".rstrip()
+
+
+def executable_plan(python: str, flags: list[str]) -> tuple[Path, str] | None:
+    """The hook executable to write (path, text), or None when it is there as it should be
+    (or the hooks use the inline form)."""
+    text = hook_script(python, flags)
+    if text is None:
+        return None
+    path = hook_executable(python)
+    try:
+        same = path.read_text(encoding="utf-8") == text and os.access(path, os.X_OK)
+    except (OSError, UnicodeDecodeError):
+        same = False
+    return None if same else (path, text)
+
+
+def write_executable(path: Path, text: str) -> None:
+    """Write the hook executable atomically, mode 0755."""
+    state = paths.state_dir()
+    if state in path.parents:
+        paths.ensure_private_tree(path.parent, state)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_atomic(path, text, mode=0o755)
 
 
 def desired(python: str, flags: list[str]) -> dict[str, dict[str, Any]]:
@@ -282,11 +363,13 @@ def project_of(target: Target) -> Path:
     return target.path.parent.parent if target.scope != "user" else Path.cwd()
 
 
-def _sandboxed(target: Target, data: dict[str, Any], original: str | None) -> dict[str, Any]:
-    """``data`` with smllm's sandbox block (setup/sandbox.py) merged into the user's own."""
+def _sandboxed(target: Target, data: dict[str, Any], original: str | None,
+               domains: list[str]) -> dict[str, Any]:
+    """``data`` with smllm's sandbox block (setup/sandbox.py) merged into the user's own,
+    and ``domains`` (``--allow-domain``) added to the hosts its commands may reach."""
     before = _original_sandbox(original)
     ours = sandbox.block(project_of(target), available=not sandbox.missing_tools())
-    return sandbox.with_block(data, ours, before)
+    return sandbox.with_domains(sandbox.with_block(data, ours, before), domains)
 
 
 def _original_sandbox(original: str | None) -> dict[str, Any] | None:
@@ -299,30 +382,48 @@ def _original_sandbox(original: str | None) -> dict[str, Any] | None:
 
 
 def plan_install(target: Target, python: str, flags: list[str], *, hooks: bool = True,
-                 sandbox: bool = True) -> Plan:
+                 sandbox: bool = True, domains: list[str] | tuple[str, ...] = ()) -> Plan:
     """Install into ``target`` (raises ``ConfigError`` on a malformed file).
 
     ``sandbox``: also configure Claude Code's sandbox so that commands cannot write
     smllm's protected set (``--no-sandbox`` turns it off); ``hooks=False`` writes only
     the sandbox (``--sandbox-only``, for the plugin route, whose hooks come from the plugin).
+    ``domains`` (``--allow-domain``): hosts the sandboxed commands may reach, kept in the
+    install record so that a later install keeps them.
+
+    Install writes no permission rules: Claude Code ignores a project's (and a tracked
+    local file's) ``permissions.allow`` until the folder is trusted and says so on every
+    ``claude -p``, and smllm's PreToolUse hook allows its own firing anyway
+    (:mod:`smllm.setup.firing`). Rules an earlier install added are removed.
     """
     current = settings.read(target.path)
     want = desired(python, flags)
     have = owned(current.data)
     record = load_record(target.path)
     companion = plan_mcp_install(target, python, flags) if hooks else None
+    exe = executable_plan(python, flags) if hooks else None
+    allowed = list(dict.fromkeys([*(record.get("domains") or [] if record else []), *domains]))
     data: dict[str, Any] = dict(current.data)
     added: dict[str, Any] = {"allow": [], "enabledMcpjsonServers": False}
     if hooks:
         data, added = firing.add(with_ours(current.data, python, flags), target.scope,
                                  target.project)
+    if have or record is not None:  # the rules an earlier install added
+        data, _ = firing.remove(data, record.get("added") if record else None,
+                                servers=False)
     if sandbox:
-        data = _sandboxed(target, data, record.get("original") if record else current.text)
+        data = _sandboxed(target, data, record.get("original") if record else current.text,
+                          allowed)
     after = current.layout.dump(data)
+    summary = install_summary(target, python, flags, hooks=hooks, sandbox=sandbox,
+                              data=data, mcp=companion)
     if (after == current.text or data == current.data) and (
             companion is None or not companion.changed):
-        return Plan("install", target, current.text, current.text,
-                    f"smllm is already installed in {target.path} (no change)")
+        head = f"smllm is already installed in {target.path} (no change)"
+        if exe is not None:
+            return Plan("install", target, current.text, current.text,
+                        f"{head}; wrote the hook executable {exe[0]}", executable=exe)
+        return Plan("install", target, current.text, current.text, head)
     # the first install saves the original; an update keeps the record it finds
     if not (have or (record is not None and "sandbox" in current.data)):
         record = None
@@ -330,41 +431,59 @@ def plan_install(target: Target, python: str, flags: list[str], *, hooks: bool =
         record = {"path": str(target.path.absolute()), "original": current.text,
                   "created_dir": not target.path.parent.exists()}
     record["added"] = _merged(record.get("added"), added)
+    if allowed:
+        record["domains"] = allowed
     verb = "updated" if have else "installed"
+    if hooks and owned(data) != have:
+        first = f"{verb} smllm's hooks for {len(want)} events in {target.path}"
+    else:
+        first = f"{verb} smllm's sandbox in {target.path}"
+    return Plan("install", target, current.text, after, "\n".join([first, *summary]), record,
+                companion if companion is not None and companion.changed else None, exe)
+
+
+def install_summary(target: Target, python: str, flags: list[str], *, hooks: bool,
+                    sandbox: bool, data: dict[str, Any], mcp: Plan | None) -> list[str]:
+    """What an install of ``target`` sets up, in plain words (install prints it; doctor
+    shows the same from the files)."""
     lines = []
     if hooks:
-        lines += [f"{verb} smllm's hooks for {len(want)} events in {target.path}",
-                  f"  hooks run: {hook_command('EVENT', python, flags)}",
-                  "  allowed without asking: "
-                  + ", ".join(firing.allow_rules(target.scope, target.project))]
-        if companion is not None and companion.action == "install":
-            lines.append(f"  MCP server {firing.MCP_SERVER}: {companion.target.path}")
-        elif companion is not None and companion.changed:
-            lines.append(f"  {companion.summary} (no state machine here uses it)")
+        lines += [f"  hooks: each of the {len(EVENTS)} events runs "
+                  f"{hook_command('EVENT', python, flags)}",
+                  f"  permission rules: none; {firing.OWN_FIRE}"]
+        if mcp is not None and mcp.action == "install":
+            lines.append(f"  MCP server {firing.MCP_SERVER}: in {mcp.target.path}, its tool "
+                         f"{firing.MCP_TOOL} fires state-machine events")
+        elif mcp is not None and mcp.changed:
+            lines.append(f"  {mcp.summary} (no state machine here uses it)")
     if sandbox:
-        lines.append(_sandbox_summary(target, hooks))
-    return Plan("install", target, current.text, after, "\n".join(lines), record,
-                companion if companion is not None and companion.changed else None)
+        lines += sandbox_summary(data)
+    return lines
 
 
-def _sandbox_summary(target: Target, hooks: bool) -> str:
+def sandbox_summary(data: dict[str, Any]) -> list[str]:
+    """The sandbox and its network rule, in plain words, from the settings ``data``."""
+    box = data.get("sandbox") if isinstance(data.get("sandbox"), dict) else None
+    if not box or not box.get("enabled"):
+        return ["  sandbox: off (--no-sandbox): nothing but the gate keeps the agent's "
+                "commands from changing smllm's policy, hooks or journal"]
     lacking = sandbox.missing_tools()
-    where = "" if hooks else f" in {target.path}"
     if lacking:
-        return (f"  sandbox{where}: configured, but it cannot run here ({', '.join(lacking)} "
+        text = (f"  sandbox: configured, but it cannot run here ({', '.join(lacking)} "
                 f"missing): the trust boundary is advisory until you install it "
                 f"(apt-get install -y {' '.join(lacking)})")
-    return (f"  sandbox{where}: on; the agent's commands cannot write smllm's policy, hooks "
-            f"or journal (--no-sandbox to opt out)")
+    else:
+        text = ("  sandbox: on; the agent's Bash commands cannot write smllm's policy, hooks "
+                "or journal, nor read your credential stores (--no-sandbox to opt out)")
+    return [text, f"  {sandbox.network_text(box)}"]
 
 
 def _merged(old: Any, new: dict[str, Any]) -> dict[str, Any]:
-    """What install added over several runs (an update adds to the first run's record)."""
+    """What install added over several runs (an update adds to the first run's record);
+    install adds no allow rule any more, and removes those an earlier one added."""
     old = old if isinstance(old, dict) else {}
-    allow = list(old.get("allow") or [])
-    return {"allow": allow + [r for r in new["allow"] if r not in allow],
-            "enabledMcpjsonServers": bool(old.get("enabledMcpjsonServers")
-                                          or new["enabledMcpjsonServers"])}
+    return {"allow": [], "enabledMcpjsonServers": bool(old.get("enabledMcpjsonServers")
+                                                       or new["enabledMcpjsonServers"])}
 
 
 def _is_ours(box: Any) -> bool:
@@ -518,6 +637,8 @@ def apply(plan: Plan) -> None:
 
 
 def _apply_one(plan: Plan) -> None:
+    if plan.executable is not None:
+        write_executable(*plan.executable)
     if plan.before == plan.after:
         return
     path = plan.target.path

@@ -116,6 +116,50 @@ def with_block(data: dict[str, Any], ours: dict[str, Any],
     return {**data, "sandbox": merged}
 
 
+def with_domains(data: dict[str, Any], domains: list[str]) -> dict[str, Any]:
+    """``data`` whose sandbox lets commands reach ``domains`` too (``--allow-domain``)."""
+    box = data.get("sandbox")
+    if not domains or not isinstance(box, dict):
+        return data
+    network = dict(box["network"]) if isinstance(box.get("network"), dict) else {}
+    old = network.get("allowedDomains")
+    network["allowedDomains"] = list(dict.fromkeys([*(old if isinstance(old, list) else []),
+                                                    *domains]))
+    return {**data, "sandbox": {**box, "network": network}}
+
+
+#: how to let the agent's commands reach a host (install's summary, doctor, the docs)
+ALLOW_DOMAIN = "smllm install --allow-domain DOMAIN"
+
+
+def network_text(box: dict[str, Any]) -> str:
+    """The sandbox's network rule in plain words."""
+    network = box.get("network") if isinstance(box.get("network"), dict) else {}
+    domains = [str(d) for d in (network or {}).get("allowedDomains") or []]
+    if domains:
+        return (f"network: the agent's commands may reach {', '.join(domains)} and no other "
+                f"host; to allow one more: {ALLOW_DOMAIN}")
+    return ("network: the agent's commands reach no host until you allow its domain "
+            "(pip install, npm install, git push, curl: a prompt per domain in an "
+            f"interactive session, a failure under claude -p); to allow one: {ALLOW_DOMAIN}")
+
+
+def check_domain(domain: str) -> str:
+    """A host name for ``network.allowedDomains`` (``pypi.org``, ``*.github.com``), or a
+    usage error that says what is wrong."""
+    import re  # noqa: PLC0415 - install only
+
+    name = domain.strip().lower()
+    if not re.fullmatch(r"(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*",
+                        name):
+        from smllm.base.errors import UsageError  # noqa: PLC0415 - install only
+
+        raise UsageError(f"--allow-domain {domain!r} is not a host name",
+                         "give the domain alone, as in --allow-domain pypi.org or "
+                         "--allow-domain '*.github.com' (no scheme, port or path)")
+    return name
+
+
 def missing_tools() -> list[str]:
     """What the sandbox needs and this machine lacks (Debian package names)."""
     if sys.platform == "darwin":
@@ -125,22 +169,32 @@ def missing_tools() -> list[str]:
     return [pkg for tool, pkg in LINUX_TOOLS.items() if shutil.which(tool) is None]
 
 
-def status(data: dict[str, Any]) -> tuple[str, str]:
-    """(``ok``|``warn``, text): is the boundary enforced for the settings ``data``?"""
+def status(data: dict[str, Any], fix: str) -> tuple[str, str]:
+    """(``ok``|``warn``|``error``, text): is the boundary enforced for the settings ``data``?
+    ``fix`` is the install command that writes the sandbox on the route in use (it never
+    registers the hooks a second time)."""
     box: dict[str, Any] = data["sandbox"] if isinstance(data.get("sandbox"), dict) else {}
     lacking = missing_tools()
+    how = f"apt-get install -y {' '.join(lacking)}" if sys.platform.startswith("linux") \
+        else "use Linux or macOS"
     if not box.get("enabled"):
         return "warn", ("sandbox: off, so the trust boundary is advisory only: the gate denies "
                         "the writes it can see, but a command can still change smllm's policy, "
-                        "hooks or journal (run `smllm install` without --no-sandbox)")
+                        f"hooks or journal (turn it on: {fix})")
+    if lacking and box.get("failIfUnavailable"):
+        return "error", (f"sandbox: required (failIfUnavailable) but it cannot run here "
+                         f"({', '.join(lacking)} missing), so Claude Code will not start a "
+                         f"session in this project: install it ({how}), or run {fix} again "
+                         f"to let sessions start without it (the trust boundary is then "
+                         f"advisory only)")
     if lacking:
-        how = f"apt-get install -y {' '.join(lacking)}" if sys.platform.startswith("linux") \
-            else "use Linux or macOS"
         return "warn", (f"sandbox: cannot run here ({', '.join(lacking)} missing), so the trust "
-                        f"boundary is advisory only (install it: {how})")
+                        f"boundary is advisory only (install it: {how}; then run {fix} "
+                        f"again, so that sessions refuse to start without it)")
     if box.get("allowUnsandboxedCommands", True):
         return "warn", ("sandbox: on, but commands may ask to run outside it "
-                        "(allowUnsandboxedCommands), so the trust boundary is advisory only")
+                        "(allowUnsandboxedCommands), so the trust boundary is advisory only "
+                        f"({fix} sets it to false)")
     others = [c for c in box.get("excludedCommands") or [] if c not in OWN_COMMANDS]
     if others:
         return "warn", (f"sandbox: on, but excludedCommands {', '.join(map(str, others))} run "

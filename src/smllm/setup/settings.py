@@ -179,16 +179,25 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> bool:
     return True
 
 
-#: ``-c 'from smllm.hooks import cli; cli()' EVENT`` (current) or ``-m smllm hook EVENT``
-#: (what earlier versions installed, still recognised so uninstall removes it)
+#: ``<folder>/smllm-hook EVENT`` (current: the executable install writes), or the forms
+#: earlier versions installed, still recognised so that uninstall and doctor know them:
+#: ``python -c '... from smllm.hooks import cli; cli()' EVENT`` and ``python -m smllm hook EVENT``
 _SMLLM_COMMAND = re.compile(
     r"(?:(?:^|\s)-m\s+smllm\s+hook|from smllm\.hooks import cli; cli\(\)')\s+(\w+)\s*$"
 )
+_SMLLM_EXE = re.compile(r"^(?:'/[^']*/smllm-hook'|/\S*/smllm-hook)\s+(\w+)\s*$")
 
 
 def smllm_event_of(hook: Any) -> str | None:
-    """The event named by an ``smllm install`` hook entry (``... cli()' EVENT``)."""
+    """The event named by an ``smllm install`` hook entry (``.../smllm-hook EVENT``, or an
+    older ``... cli()' EVENT``)."""
     if not isinstance(hook, dict) or hook.get("type", "command") != "command":
         return None
-    match = _SMLLM_COMMAND.search(str(hook.get("command", "")))
+    command = str(hook.get("command", ""))
+    match = _SMLLM_EXE.search(command) or _SMLLM_COMMAND.search(command)
     return match.group(1) if match else None
+
+
+def is_executable_form(command: str) -> bool:
+    """Is this hook command the short form (the executable ``smllm-hook`` and an event)?"""
+    return _SMLLM_EXE.search(command) is not None
