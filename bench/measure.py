@@ -60,6 +60,9 @@ def installed_hook_argv() -> list[str]:
     from smllm.setup import install
 
     python, flags = install.interpreter()
+    exe = install.executable_plan(python, flags)
+    if exe is not None:  # the short command runs an executable an install writes
+        install.write_executable(*exe)
     return shlex.split(install.hook_command("", python, flags))
 
 

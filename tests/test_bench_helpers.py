@@ -66,10 +66,14 @@ def test_baseline_runs_with_the_installed_hooks_flags() -> None:
     from smllm.setup import install
 
     python, flags = install.interpreter()
-    hook = shlex.split(install.hook_command("Stop", python, flags))
     base = measure.baseline_argv()
     assert base == [python, *flags, "-c", "pass"]
-    assert hook[: 1 + len(flags)] == base[: 1 + len(flags)]
+    script = install.hook_script(python, flags)
+    if script is None:  # the inline form: the command line names the interpreter
+        hook = shlex.split(install.hook_command("Stop", python, flags))
+        assert hook[: 1 + len(flags)] == base[: 1 + len(flags)]
+    else:  # the hook executable: its #! line does
+        assert script.splitlines()[0] == f"#!{python} -" + "".join(f[1:] for f in flags)
     assert "-S" in base  # this venv installs with -I -S: a site-loading baseline flatters
 
 

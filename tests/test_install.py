@@ -381,7 +381,7 @@ def test_no_mcp_server_where_no_machine_is_configured(project: Path, smllm_home:
     Path(config).write_text(f"[machines]\nfiles = [{fix}]\n")
     proc = _install(project)
     assert (0, True) == (proc.returncode, (project / ".mcp.json").exists()), proc.stderr
-    assert f"MCP server smllm: {project}/.mcp.json" in proc.stdout
+    assert f"MCP server smllm: in {project}/.mcp.json" in proc.stdout
     assert 0 == _install(project, "--local").returncode  # a local install leaves it alone
     assert (project / ".mcp.json").exists()
 

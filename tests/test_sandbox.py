@@ -42,7 +42,7 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
         home / ".claude.json", smllm_home]]
     assert isinstance(box, dict)
     deny = box["filesystem"]["denyWrite"]
-    assert ([True, False, ["smllm fire *", "smllm status", "smllm status *"], True,
+    assert ([True, False, ["smllm fire *", "smllm status", "smllm status *", "smllm reconcile *"], True,
              CREDENTIALS, []] ==
             [box["enabled"], box["allowUnsandboxedCommands"], box["excludedCommands"],
              box["failIfUnavailable"], box["filesystem"]["denyRead"],
