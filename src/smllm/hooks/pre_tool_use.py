@@ -13,7 +13,7 @@ gets ``tool_batch.effect.started``. If the intent cannot be journaled, the call 
 from __future__ import annotations
 
 from smllm import gate
-from smllm.gate import policy, review
+from smllm.gate import policy
 from smllm.harness import claude
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
@@ -39,6 +39,9 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
         machine_rule=lambda c: _features.machine_tool_rule(ctx, c),
     )
     verdict = gate.decide(call, world)
+    if verdict.review is None:  # nothing for a reviewer: the common case
+        return verdict
+    from smllm.gate import review  # noqa: PLC0415 - escalations to smllm's reviewers only
 
     def record(entries: list[Entry], first: bool) -> None:
         with ctx.transaction() as txn:
