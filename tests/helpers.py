@@ -95,8 +95,8 @@ def console_transcript(page: Path) -> list[tuple[str, str]]:
 
 def protect_check(tool: str, tool_input: dict[str, Any], cwd: str, project: str) -> str | None:
     """Self-protection on one call, as :func:`smllm.gate.decide` runs it (one analysis)."""
+    from smllm.base.catalogue import ToolCall
     from smllm.base.protected import protected_set
-    from smllm.base.toolcall import ToolCall
     from smllm.gate import analysis, protect
 
     call = ToolCall(tool, tool_input, cwd=cwd, project=project)
@@ -107,7 +107,7 @@ def protect_check(tool: str, tool_input: dict[str, Any], cwd: str, project: str)
 def assess_call(tool: str, tool_input: dict[str, Any], *, cwd: str, project: str,
                 compiled: Any, home: str | None = None) -> Any:
     """The policy's assessment of one call over its one analysis."""
-    from smllm.base.toolcall import ToolCall
+    from smllm.base.catalogue import ToolCall
     from smllm.gate import analysis
     from smllm.gate.policy.assess import assess, sensitive_paths
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from helpers import console_transcript
-from smllm.base.toolcall import ToolCall
+from smllm.base.catalogue import ToolCall
 from smllm.journal import reconcile
 
 REPO = Path(__file__).resolve().parent.parent

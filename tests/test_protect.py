@@ -184,7 +184,7 @@ def test_the_agent_may_reconcile_in_the_plain_form_only(tmp_path: Path, command:
     """The plain `smllm reconcile` is smllm's own (run outside the sandbox, recorded as the
     agent's claim) and allowed in any mode; anything else naming it is refused, so no
     variable or wrapper can change who the journal says verified the outcome."""
-    from smllm.base.toolcall import ToolCall
+    from smllm.base.catalogue import ToolCall
     from smllm.gate import World, decide, policy
 
     project = str(tmp_path)

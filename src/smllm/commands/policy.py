@@ -12,9 +12,9 @@ from typing import Any
 
 from smllm import journal
 from smllm.base import paths
+from smllm.base.catalogue import ToolCall
 from smllm.base.errors import PolicyError, UsageError
 from smllm.base.shapes import VerdictFacts
-from smllm.base.toolcall import ToolCall
 from smllm.commands import _output
 from smllm.gate import (
     Escalation,

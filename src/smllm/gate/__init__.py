@@ -31,8 +31,9 @@ stamps ``allow:yolo``.
 
 from __future__ import annotations
 
+from smllm.base import catalogue
 from smllm.base import protected as protected_set
-from smllm.gate import analysis, protect
+from smllm.gate import analysis
 from smllm.gate.policy.assess import assess, sensitive_paths
 
 TYPE_CHECKING = False  # typing costs milliseconds on every tool call
@@ -40,8 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, Literal
 
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import CompiledPolicy, VerdictFacts
-    from smllm.base.toolcall import ToolCall
 
     HostDecision = Literal["allow", "ask", "deny", "abstain"]
 
@@ -148,6 +149,25 @@ def _machine(call: ToolCall, world: World) -> Verdict | None:
                    rule="machine.tools")
 
 
+#: the kinds of call that can change smllm's protected set (the others only read)
+CHANGING = frozenset({catalogue.SHELL, catalogue.WRITE, catalogue.MCP, catalogue.OTHER})
+
+
+def _protect(call: ToolCall, analysed: analysis.CallAnalysis,
+             guard: tuple[str, ...]) -> str | None:
+    if call.kind not in CHANGING:
+        return None
+    from smllm.gate import protect  # noqa: PLC0415 - calls that can change something only
+
+    return protect.check(call, analysed, guard)
+
+
+def _own_reconcile(call: ToolCall) -> bool:
+    from smllm.gate import protect  # noqa: PLC0415 - loaded for shell calls already
+
+    return protect.agent_reconcile(call)
+
+
 def decide(call: ToolCall, world: World) -> Verdict:
     """The gate's whole verdict on ``call``, before any reviewer is consulted: the crash
     hold, self-protection (in every mode), the state's tool rules, then the policy. The
@@ -161,13 +181,13 @@ def decide(call: ToolCall, world: World) -> Verdict:
         guard = protected_set.protected_set(project)
         sensitive = guard if compiled.get("error") else sensitive_paths(compiled, project)
         analysed = analysis.of(call, sensitive, world.home)
-        guarded = protect.check(call, analysed, guard)
+        guarded = _protect(call, analysed, guard)
     except Exception as exc:
         return _fail_closed("check this call against its protected set", exc, "protect.self")
     stamp = analysis.stamped(call, analysed)
     if guarded is not None:  # self-protection: before any policy, in every mode
         return Verdict("deny", "deny:policy", guarded, rule="protect.self", facts=stamp)
-    if protect.agent_reconcile(call):  # the agent can finish a recovery without a person
+    if call.kind == catalogue.SHELL and _own_reconcile(call):  # finish a recovery alone
         return Verdict("allow", "allow:policy", AGENT_RECONCILE, rule="reconcile.agent-claim",
                        facts=stamp)
     try:

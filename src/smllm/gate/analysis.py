@@ -21,8 +21,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import VerdictFacts
-    from smllm.base.toolcall import ToolCall
     from smllm.gate.mcp import Judgement
     from smllm.gate.shell import Analysis
     from smllm.gate.shell._model import Context

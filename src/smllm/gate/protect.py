@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from smllm.base.toolcall import ToolCall
+    from smllm.base.catalogue import ToolCall
     from smllm.gate.analysis import CallAnalysis
     from smllm.gate.shell import Analysis
 

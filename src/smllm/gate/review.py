@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import CompiledPolicy, VerdictFacts
-    from smllm.base.toolcall import ToolCall
     from smllm.gate import Escalation
     from smllm.gate.reviewers import Result
     from smllm.journal.codec import Entry

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from smllm.base import paths
-from smllm.base.toolcall import ToolCall
+from smllm.base.catalogue import ToolCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from smllm.base.toolcall import ToolCall
+    from smllm.base.catalogue import ToolCall
 
 
 

@@ -10,8 +10,8 @@ from smllm.hooks._context import HookContext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import UnknownEffect
-    from smllm.base.toolcall import ToolCall
 
 
 def unknown_effects_text(unknown: list[UnknownEffect]) -> str:

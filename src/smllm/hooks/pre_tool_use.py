@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from smllm.base.toolcall import ToolCall
+    from smllm.base.catalogue import ToolCall
     from smllm.journal.codec import Entry
 
 

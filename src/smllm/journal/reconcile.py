@@ -20,8 +20,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import UnknownEffect
-    from smllm.base.toolcall import ToolCall
 
 
 def _describe(u: UnknownEffect) -> str:

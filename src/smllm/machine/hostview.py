@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, Protocol
 
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import Machines
-    from smllm.base.toolcall import ToolCall
 
     class HostEvent(Protocol):
         """What the hooks tell the machines of the event they handle."""

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import CompiledPolicy
-    from smllm.base.toolcall import ToolCall
     from smllm.gate.analysis import CallAnalysis
     from smllm.gate.shell import Decision, Finding
 
