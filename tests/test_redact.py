@@ -19,8 +19,49 @@ from smllm import journal
 from smllm.base import secrets as redact
 
 CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())
-SECRETS: list[dict[str, str]] = CORPUS["secrets"]
-SURVIVORS: list[dict[str, str]] = CORPUS["survivors"]
+
+# Token values with dots (issue 23): recognised by their shape, wherever they are assigned.
+_DISCORD = ["NTQ0ODAxODE1Nzc4MDQ1NjQ2Mw.kcN2WT.qyI4bC6dnk-1c3ThAeVwBUVKOk8w95uxwPzokm",
+            "ODE4MTkwMjMzOTA1NTA3MzIz.JJQnVK.N6BHtnp-EQsmXv5eh1YcuCbCh4lScW_yejH7z6",
+            "pv0SgXq1Ei29oAbCdEfGhIjKl.JDrcWg.Ry1oZx9QwErTyUiOpAsDfGhJkLzXcVbNm"]
+_VAULT = {
+    "vault_hvs": "hvs.CAESdw52k1J9wMHlCh-Wc60LO0SMJRuXf19GJlXBHsVo7pJ4aeHoF8f0kJzUslxYULkvfpxc",
+    "vault_hvb": "hvb.CAESN6qTWNf_YSAuAO02hfO28u1UFOeL5wZV-c2x4y3i6aYWGhe1XSIvsi7pi28sNpcAzSN",
+    "vault_hvr": "hvr.CAESHI1azjqwB_hsHaXf1fcrsbT1b-k6PKevANosuro2zvAiImqo3TiAWQmFsV26BuFQ",
+}
+_DOTTED = ["C0dk74qwVnDTXRvtfZB6.EYYgzIQyyPUb.lK4P8ebc27XvSjg2UQXPO29v",
+           "8zO87SjAtiHrHI8MOZNK.NO8GzRVlMrzU.vUj0a5vYtJf4FEwT7dXAQW2f",
+           "rlhbNNo5xB541pMf0OHS.qq87mnRlIjFU.uVXUAvxIoLB2VdVy5uLYVhed"]
+DOTTED_SECRETS: list[dict[str, str]] = [
+    *({"kind": "discord_bot_env", "secret": v, "text": f"DISCORD_TOKEN={v}"} for v in _DISCORD),
+    {"kind": "discord_bot_bare", "secret": _DISCORD[0], "text": f"client.run {_DISCORD[0]}"},
+    {"kind": "discord_bot_yaml", "secret": _DISCORD[1], "text": f"bot_token: {_DISCORD[1]}"},
+    *({"kind": k, "secret": v, "text": f"VAULT_TOKEN={v}"} for k, v in _VAULT.items()),
+    {"kind": "vault_bare", "secret": _VAULT["vault_hvs"],
+     "text": f"vault login {_VAULT['vault_hvs']}"},
+    {"kind": "dotted_session_token", "secret": _DOTTED[0], "text": f"SESSION_TOKEN={_DOTTED[0]}"},
+    {"kind": "dotted_api_secret", "secret": _DOTTED[1], "text": f"export APP_SECRET={_DOTTED[1]}"},
+    {"kind": "dotted_auth_token", "secret": _DOTTED[2], "text": f"auth_token = {_DOTTED[2]}"},
+]
+#: assignments whose value only looks like a dotted token: code, versions, placeholders
+DOTTED_LOOK_ALIKES: list[dict[str, str]] = [
+    {"kind": "code_ref_dotted", "text": "DB_PASSWORD=config.db.host"},
+    {"kind": "code_ref_call", "text": 'token = os.environ.get("GITHUB_TOKEN")'},
+    {"kind": "code_ref_attr", "text": "password=request.form.password"},
+    {"kind": "code_ref_settings", "text": "secret_key=settings.SECRET_KEY_V2"},
+    {"kind": "code_ref_camel", "text": "api_key=cfg.getApiKeyV2"},
+    {"kind": "code_ref_module", "text": "AUTH_TOKEN=auth.tokens.default_token"},
+    {"kind": "version_secret", "text": "SECRET_KEY=1.2.3"},
+    {"kind": "version_token", "text": "TOKEN_VERSION=v2.0.1-rc1"},
+    {"kind": "placeholder_changeme", "text": "API_KEY=changeme"},
+    {"kind": "placeholder_your", "text": "DISCORD_TOKEN=your-token-here"},
+    {"kind": "placeholder_env", "text": "VAULT_TOKEN=$VAULT_TOKEN"},
+    {"kind": "sha1_commit", "text": "commit 3f786850e387550fdab836ed7e6dc881de23001b"},
+    {"kind": "uuid_v4", "text": "request id 9b2f7c1e-4a6d-4f0b-8e3c-2d1a5b6c7e8f"},
+    {"kind": "dotted_module_path", "text": "python -m smllm.audit.export_helpers.longer_name"},
+]
+SECRETS: list[dict[str, str]] = CORPUS["secrets"] + DOTTED_SECRETS
+SURVIVORS: list[dict[str, str]] = CORPUS["survivors"] + DOTTED_LOOK_ALIKES
 PLACES = ("prompt", "tool input", "tool output", "nested json", "json key")
 
 
@@ -188,6 +229,21 @@ REDACT_CASES = [
 def test_redact_text_cases(text: str, expected: str) -> None:
     """Known inputs redact (or not) exactly as listed; references and counts are kept."""
     assert expected == redact.redact_text(text)
+
+
+@pytest.mark.parametrize("entry", DOTTED_SECRETS, ids=[e["kind"] for e in DOTTED_SECRETS])
+def test_dotted_tokens_are_redacted(entry: dict[str, str]) -> None:
+    """A token with dots (Discord bot, Vault hvs./hvb./hvr., any dotted generated value) is
+    recognised by its shape, assigned or bare; the text around it is kept."""
+    out = redact.redact_text(entry["text"])
+    expected = (False, True)
+    assert expected == (entry["secret"] in out, "[REDACTED:" in out), out
+
+
+@pytest.mark.parametrize("entry", DOTTED_LOOK_ALIKES, ids=[e["kind"] for e in DOTTED_LOOK_ALIKES])
+def test_dotted_look_alikes_are_kept(entry: dict[str, str]) -> None:
+    """Code references, version strings, placeholders, hashes and UUIDs stay as they are."""
+    assert entry["text"] == redact.redact_text(entry["text"])
 
 
 def test_redaction_is_deterministic() -> None:

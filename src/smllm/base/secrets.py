@@ -481,7 +481,7 @@ _PROVIDER_PATTERNS: list[tuple[str, str]] = [
     ("pulumi", r"pul-[a-f0-9]{40}\b"),
     ("rubygems", r"rubygems_[a-f0-9]{48}\b"),
     ("sentry", r"sntry[su]_[A-Za-z0-9_=+/]{40,}"),
-    ("vault", r"hvs\.[A-Za-z0-9_\-]{90,120}|hvb\.[A-Za-z0-9_\-]{138,300}"),
+    ("vault", r"hv[sbr]\.[A-Za-z0-9_\-]{24,300}"),
     (
         "onepassword",
         r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|"
@@ -518,7 +518,11 @@ _PROVIDER_PATTERNS: list[tuple[str, str]] = [
     ("harness", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
     ("terraform_cloud", r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}"),
     ("telegram_bot", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
-    ("discord_bot", r"\b[MNO][A-Za-z\d_\-]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}\b"),
+    (  # the first part is a base64 user id: any letter first, a digit and both cases in it
+        "discord_bot",
+        r"\b(?=[A-Za-z\d_\-]{0,27}\d)(?=[A-Za-z\d_\-]{0,27}[A-Z])(?=[A-Za-z\d_\-]{0,27}[a-z])"
+        r"[A-Za-z\d_\-]{23,28}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}\b",
+    ),
 ]
 PROVIDERS = [
     Rule("providers", kind, rf"(?<![A-Za-z0-9_\-])(?:{rx})", needles=_needles(rx))
@@ -563,19 +567,40 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _CODE_VALUE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[|$)")
+#: a version string (``1.2.3``, ``v2.0.1-rc1``): never a secret
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+(?:[-+][A-Za-z0-9.]+)?$")
+
+
+def token_shaped(part: str) -> bool:
+    """A dot-free part that reads as a generated token, not a name: long, with digits and
+    both cases, that changes case or kind often (``pv0SgXq1Ei29o…``, ``CAESIJ3kd8…``).
+    Names (``db``, ``environ``, ``DATABASE_URL``, ``getApiKeyV2``) are not."""
+    if len(part) < 16:
+        return False
+    digits = sum(c.isdigit() for c in part)
+    upper = sum(c.isupper() for c in part)
+    lower = sum(c.islower() for c in part)
+    if digits < 2 or not upper or not lower:
+        return False
+    # case changes and letter/digit changes: a name has few (one per word), a token many
+    changes = sum(1 for i in range(1, len(part))
+                  if part[i - 1].isupper() != part[i].isupper()
+                  or part[i - 1].isdigit() != part[i].isdigit())
+    return changes >= len(part) // 4
 
 
 def _reference(value: str) -> bool:
     """An assignment whose value refers to a secret (or is a placeholder), not one."""
     inner = value.strip().strip("\"'`").strip()
-    if not inner or _REFERENCE.match(inner):
+    if not inner or _REFERENCE.match(inner) or _VERSION.match(inner):
         return True
-    # os.environ['X'], get_token(), cfg.api_key
-    return bool(
-        value[:1] not in "\"'`"
-        and _CODE_VALUE.match(inner)
-        and ("(" in inner or "[" in inner or "." in inner)
-    )
+    # os.environ['X'], get_token(), cfg.api_key; not a dotted token (a Discord bot
+    # token, Vault's hvs.…): a value whose dotted parts include a token-shaped one
+    if value[:1] in "\"'`" or not _CODE_VALUE.match(inner):
+        return False
+    if "(" in inner or "[" in inner:
+        return True
+    return "." in inner and not any(token_shaped(p) for p in inner.split("."))
 
 
 def _assignment(rule: Rule) -> _Sub:
