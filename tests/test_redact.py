@@ -62,7 +62,13 @@ DOTTED_LOOK_ALIKES: list[dict[str, str]] = [
 ]
 SECRETS: list[dict[str, str]] = CORPUS["secrets"] + DOTTED_SECRETS
 SURVIVORS: list[dict[str, str]] = CORPUS["survivors"] + DOTTED_LOOK_ALIKES
-PLACES = ("prompt", "tool input", "tool output", "nested json", "json key")
+PLACES = ("prompt", "tool input", "tool output", "nested json", "json key", "derived reason")
+
+
+def _quoted(entry: dict[str, str]) -> str:
+    """What the gate's reason quotes of a secret: its first line, cut, without context."""
+    first = entry["secret"].splitlines()[-2 if "-----BEGIN" in entry["secret"] else 0]
+    return first[:40]
 
 
 def test_corpus_is_large_and_varied(capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,6 +96,11 @@ def _plant(entry: dict[str, str], place: str, n: int) -> journal.Entry:
         return journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
                              tool_use_id=f"t{n}", idempotency_key=f"k{n}",
                              policy_decision="allow:policy", input=inp)
+    if place == "derived reason":  # the gate quotes a piece of it, out of its context
+        return journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
+                             tool_use_id=f"t{n}", idempotency_key=f"k{n}",
+                             policy_decision="ask", reason=f"runs {_quoted(entry)}…",
+                             input={"command": f"echo start && {text}"})
     if place == "json key":  # the secret, in its context, used as a key
         return journal.fact("tool_batch.effect.terminal", {
             "tool_use_id": f"t{n}", "outcome": "succeeded",
@@ -153,6 +164,25 @@ def test_no_secret_survives_redaction(exports: tuple[bytes, bytes]) -> None:
                 if any(f in red for f in _forms(s["secret"]))]
     expected = []
     assert expected == survived
+
+
+def test_no_quoted_piece_survives_redaction(exports: tuple[bytes, bytes]) -> None:
+    """What a derived field quotes of a secret (its first line cut at 40 characters, without
+    the context a pattern needs) is masked by value: no 8-character run of it survives."""
+    red = re.sub(r"\[REDACTED:[a-z_]+\]", "[]", exports[1].decode())  # kinds are not secrets
+    survived = [(s["kind"], piece) for s in SECRETS for piece in _pieces(_quoted(s))
+                if json.dumps(piece)[1:-1] in red]
+    expected = []
+    assert expected == survived
+
+
+def _pieces(quoted: str) -> set[str]:
+    """The 8-character runs of the secret-bearing words of ``quoted``: a URL's scheme, host
+    and path words, and plain words (``services``), are everyone's and stay."""
+    split = r"[^A-Za-z0-9_\-]+" if "://" in quoted else r"\s+"
+    words = [w for w in re.split(split, quoted)
+             if not (w.isalpha() and (w.islower() or w.isupper()))]
+    return {w[i:i + 8] for w in words for i in range(len(w) - 7)}
 
 
 def test_look_alikes_survive_redaction(exports: tuple[bytes, bytes]) -> None:

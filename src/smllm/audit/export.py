@@ -22,7 +22,9 @@ Event elements::
 
 In a raw export the envelope is the log line's exact bytes, so its ``hash`` can be
 re-verified from the export; ``--redacted`` rewrites payload strings (see
-:mod:`smllm.base.secrets`) and keeps the envelope fields.
+:mod:`smllm.base.secrets`) and keeps the envelope fields. Redacted, pass 1 also learns
+every secret value the rules find in any stream, and pass 2 masks each wherever it
+occurs (a copy in another record, a body line of a key, a fragment quoted in a reason).
 """
 
 from __future__ import annotations
@@ -287,8 +289,9 @@ class Summary:
         }
 
 
-def scan(stream: Stream) -> Summary:
-    """Pass 1 over one stream: its summary and its diagnostics (in ``tally``)."""
+def scan(stream: Stream, secrets: redact.Masker | None = None) -> Summary:
+    """Pass 1 over one stream: its summary and its diagnostics (in ``tally``); with
+    ``secrets``, every secret the rules find in it is learnt there too."""
     t = Tally()
     s = Summary(stream.name, t)
     digest = hashlib.sha256()
@@ -296,12 +299,18 @@ def scan(stream: Stream) -> Summary:
         s.lines += 1
         if not line.complete:
             t.torn_lines += 1
+            if secrets is not None:
+                redact.redact_text(_raw_text(line.raw), secrets)
             continue
         rec = journal.parse_line(line.raw)
         if rec is None:
             t.unparseable_lines += 1
+            if secrets is not None:
+                redact.redact_text(_raw_text(line.raw), secrets)
             continue
         t.record(rec, line.raw)
+        if secrets is not None and "payload" in rec:
+            redact.learn(rec["payload"], secrets)
     s.sha256 = "sha256:" + digest.hexdigest()
     s.bytes = stream.size
     t.seen = SequenceSet()  # the runs are not needed any more: free them
@@ -336,8 +345,9 @@ def _raw_text(raw: bytes) -> str:
 
 
 def event_element(stream: str, line: RawLine, redaction: Redaction,
-                  stream_json: str | None = None) -> str:
-    """The JSON text of the ``events`` element for one physical line."""
+                  stream_json: str | None = None, known: redact.Masker | None = None) -> str:
+    """The JSON text of the ``events`` element for one physical line (redacted: every
+    secret of ``known``, the whole document's, masked by value too)."""
     sj = stream_json if stream_json is not None else _dumps(stream)
     head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
     if line.complete:
@@ -352,11 +362,13 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,
             if redaction == "raw":
                 return head + _dumps(rec) + "}"
             if "payload" in rec:
-                rec["payload"] = redact.redact_value(rec["payload"])
+                rec["payload"] = redact.redact_value(rec["payload"], known=known)
             return head + _dumps(rec) + "}"
     text = _raw_text(line.raw)
     if redaction == "redacted":
         text = redact.redact_text(text)
+        if known:
+            text = known.mask_text(text)
     kind = "unparseable" if line.complete else "torn"
     return _dumps({"kind": kind, "stream": stream, "line": line.number, "raw": text})
 
@@ -374,6 +386,8 @@ class Header:
     sessions: list[dict[str, Any]]
     diagnostics: dict[str, int]
     last_recorded_at: str | None
+    #: redacted: every secret value found in any stream, masked everywhere in pass 2
+    secrets: redact.Masker | None = None
 
     def items(self) -> list[tuple[str, Any]]:
         return [
@@ -389,7 +403,8 @@ class Header:
 
 def header(all_streams: list[Stream], redaction: Redaction) -> Header:
     """Pass 1 over every stream."""
-    summaries = [scan(s) for s in all_streams]
+    secrets = redact.Masker() if redaction == "redacted" else None
+    summaries = [scan(s, secrets) for s in all_streams]
     main = summaries[0].tally
     end = main.session_end
     rels = [journal.LOG_NAME if s.name == "main" else f"{s.name}/{journal.LOG_NAME}"
@@ -401,6 +416,7 @@ def header(all_streams: list[Stream], redaction: Redaction) -> Header:
         sessions=[s.as_dict(rel) for s, rel in zip(summaries, rels, strict=True)],
         diagnostics=diagnostics(s.tally for s in summaries),
         last_recorded_at=main.last_recorded_at,
+        secrets=secrets,
     )
 
 
@@ -415,7 +431,8 @@ def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int
         stream_json = _dumps(stream.name)
         for line in raw_lines(stream):
             out.write(",\n    " if n else "\n    ")
-            out.write(event_element(stream.name, line, head.redaction, stream_json))
+            out.write(event_element(stream.name, line, head.redaction, stream_json,
+                                    head.secrets))
             n += 1
     out.write("\n  ]\n}\n" if n else "]\n}\n")
     return n

@@ -82,20 +82,6 @@ SECRET_KEY_RE = re.compile(
     rf"(?i)(?:^|[_.\-])(?:{_SECRET_WORDS})$|^(?:{_SECRET_WORDS}|auth|_auth|pass)$"
 )
 
-# Fields that hold opaque, non-secret material kept verbatim in both modes
-# (encrypted reasoning blobs, the journal's own hashes).
-VERBATIM_KEYS = frozenset(
-    {
-        "signature",
-        "encrypted_content",
-        "hash",
-        "prev",
-        "sha256",
-        "context_digest",
-        "idempotency_key",
-    }
-)
-
 if TYPE_CHECKING:
     _Sub = Callable[[re.Match[str]], str]
 
@@ -107,7 +93,7 @@ class Rule:
     never needs it (compiling every rule costs ~12 ms, more than a gate decision).
     """
 
-    __slots__ = ("_rx", "family", "kind", "needles", "source", "sub")
+    __slots__ = ("_rx", "family", "keep", "kind", "needles", "source", "sub")
 
     def __init__(
         self,
@@ -121,6 +107,7 @@ class Rule:
         self.kind = kind
         self.source = pattern
         self._rx: re.Pattern[str] | None = None
+        self.keep = keep
         self.sub = _keeping(kind, keep) if keep else _whole(kind)
         #: lowercase substrings one of which every match contains (a text without any
         #: is not searched)
@@ -623,12 +610,13 @@ def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
             if not rule.needles or any(n in lowered for n in rule.needles)]
 
 
-def redact_text(text: str) -> str:
-    """``text`` with every secret the rules recognise replaced by a marker."""
+def redact_text(text: str, found: Masker | None = None) -> str:
+    """``text`` with every secret the rules recognise replaced by a marker; each secret
+    replaced is added to ``found`` when given."""
     if len(text) < 8:
         return text
     for rule, sub in _candidates(text):
-        text = rule.pattern.sub(sub, text)
+        text = rule.pattern.sub(sub if found is None else found.noting(rule, sub), text)
     return text
 
 
@@ -643,29 +631,181 @@ def find(text: str) -> list[str]:
     return kinds
 
 
-def redact_value(value: Any, key: str | None = None) -> Any:
-    """A JSON value with every string redacted; secret-keyed strings replaced whole,
-    and keys that are themselves secrets replaced (kept distinct)."""
+#: the shortest secret masked wherever it occurs, and the shortest fragment of one
+MIN_VALUE = 6
+FRAGMENT = 8
+
+
+class Masker:
+    """The secret values the rules found in a record or a document, masked by value.
+
+    A pattern finds a secret in its context (``DB_PASSWORD=…``, a PEM block); once found,
+    the value itself is a secret wherever it appears in the same record or document: a
+    copy in another field, each body line of a multi-line key, and any run of
+    :data:`FRAGMENT` or more characters of it that smllm quoted into a derived field (the
+    gate's ``reason`` quoting a key's first body line, a target, a summary). Masking is
+    a pure function of the values found and the text, so it is deterministic.
+    """
+
+    __slots__ = ("_grams", "_rx", "values")
+
+    def __init__(self) -> None:
+        #: secret value -> the kind of rule that found it
+        self.values: dict[str, str] = {}
+        self._grams: dict[str, str] | None = None
+        self._rx: re.Pattern[str] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+    def add(self, value: str, kind: str) -> None:
+        """Learn one secret value (and each line of a multi-line one)."""
+        value = value.strip().strip("\"'`").strip()
+        pieces = [value] + ([ln.strip() for ln in value.splitlines()] if "\n" in value else [])
+        for piece in pieces:
+            if _learnable(piece) and piece not in self.values:
+                self.values[piece] = kind
+                self._grams = self._rx = None
+
+    def noting(self, rule: Rule, sub: _Sub) -> _Sub:
+        """``sub``, also learning the secret of every match it replaces."""
+
+        def noted(m: re.Match[str]) -> str:
+            out = sub(m)
+            if out != m.group(0):
+                if rule.keep:
+                    for i in range(1, (m.re.groups or 0) + 1):
+                        part = m.group(i)
+                        if i not in rule.keep and part:
+                            self.add(part, rule.kind)
+                else:
+                    self.add(m.group(0), rule.kind)
+            return out
+
+        return noted
+
+    def _compile(self) -> tuple[re.Pattern[str], dict[str, str]]:
+        if self._rx is None or self._grams is None:
+            ordered = sorted(self.values, key=lambda v: (-len(v), v))
+            self._rx = re.compile("|".join(re.escape(v) for v in ordered))
+            grams: dict[str, str] = {}
+            for value in ordered:
+                # fragments never span whitespace, nor a URL's punctuation (its scheme,
+                # host and path words are everyone's)
+                words = _URL_WORDS.split(value) if "://" in value else value.split()
+                for word in words:
+                    if not _fragmentable(word):
+                        continue
+                    for i in range(len(word) - FRAGMENT + 1):
+                        grams.setdefault(word[i : i + FRAGMENT], self.values[value])
+            self._grams = grams
+        return self._rx, self._grams
+
+    def mask_text(self, text: str) -> str:
+        """``text`` with every known secret, and every fragment of one, masked."""
+        if not self.values or len(text) < MIN_VALUE:
+            return text
+        rx, grams = self._compile()
+        text = rx.sub(lambda m: MARK.format(self.values[m.group(0)]), text)
+        if len(text) < FRAGMENT or not grams:
+            return text
+        spans: list[tuple[int, int, str]] = []
+        end = -1
+        for i in range(len(text) - FRAGMENT + 1):
+            kind = grams.get(text[i : i + FRAGMENT])
+            if kind is None:
+                continue
+            if spans and i <= end:
+                end = i + FRAGMENT
+                spans[-1] = (spans[-1][0], end, spans[-1][2])
+            else:
+                end = i + FRAGMENT
+                spans.append((i, end, kind))
+        if not spans:
+            return text
+        out: list[str] = []
+        at = 0
+        for start, stop, kind in spans:
+            out.append(text[at:start])
+            out.append(MARK.format(kind))
+            at = stop
+        out.append(text[at:])
+        return "".join(out)
+
+    def mask_value(self, value: Any) -> Any:
+        """A JSON value with :meth:`mask_text` applied to every string and key."""
+        if isinstance(value, str):
+            return self.mask_text(value)
+        if isinstance(value, dict):
+            out: dict[Any, Any] = {}
+            for k, v in value.items():
+                out[_distinct(self.mask_text(k), k, out) if isinstance(k, str) else k] = (
+                    self.mask_value(v))
+            return out
+        if isinstance(value, list):
+            return [self.mask_value(v) for v in value]
+        return value
+
+
+_URL_WORDS = re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def _single_case_word(text: str) -> bool:
+    return text.isalpha() and (text.islower() or text.isupper())
+
+
+def _learnable(value: str) -> bool:
+    """A secret value worth masking wherever it occurs: long enough, and not a plain word
+    (a secret found as ``password`` must not mask every ``password`` of a document)."""
+    return (len(value) >= MIN_VALUE and "[REDACTED:" not in value
+            and (len(value) >= 16 or not _single_case_word(value)))
+
+
+def _fragmentable(word: str) -> bool:
+    """A word of a secret whose fragments are masked too: long, not a PEM armour line,
+    not a plain word (``services`` of a webhook URL)."""
+    return len(word) >= FRAGMENT and "-----" not in word and not _single_case_word(word)
+
+
+def _distinct(name: str, key: str, out: dict[Any, Any]) -> str:
+    """``name`` (``key`` redacted), made distinct from the keys already in ``out``."""
+    if name != key and name in out:  # two secret keys: keep them apart
+        n = 2
+        while f"{name}#{n}" in out:
+            n += 1
+        name = f"{name}#{n}"
+    return name
+
+
+def _redact(value: Any, key: str | None, found: Masker) -> Any:
     if isinstance(value, str):
-        if key is not None:
-            if key in VERBATIM_KEYS:
-                return value
-            if SECRET_KEY_RE.search(key) and value and not _reference(value):
-                return MARK.format("secret")
-        return redact_text(value)
+        if key is not None and SECRET_KEY_RE.search(key) and value and not _reference(value):
+            found.add(value, "secret")
+            return MARK.format("secret")
+        return redact_text(value, found)
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            name = k
-            if isinstance(k, str):
-                name = redact_text(k)
-                if name != k and name in out:  # two secret keys: keep them apart
-                    n = 2
-                    while f"{name}#{n}" in out:
-                        n += 1
-                    name = f"{name}#{n}"
-            out[name] = redact_value(v, k if isinstance(k, str) else None)
+            name = _distinct(redact_text(k, found), k, out) if isinstance(k, str) else k
+            out[name] = _redact(v, k if isinstance(k, str) else None, found)
         return out
     if isinstance(value, list):
-        return [redact_value(v, key) for v in value]
+        return [_redact(v, key, found) for v in value]
     return value
+
+
+def redact_value(value: Any, key: str | None = None, known: Masker | None = None) -> Any:
+    """A JSON value (a record's payload) with every string redacted; secret-keyed strings
+    replaced whole, keys that are themselves secrets replaced (kept distinct); then every
+    secret found anywhere in it (and ``known``'s, the rest of a document's) masked by
+    value wherever it occurs in it. No key is trusted by its name: a value under
+    ``signature`` or ``hash`` is redacted like any other (the journal's own ``hash`` and
+    ``prev`` are envelope fields, never passed here)."""
+    found = Masker() if known is None else known
+    out = _redact(value, key, found)
+    return found.mask_value(out) if found else out
+
+
+def learn(value: Any, into: Masker) -> None:
+    """Add to ``into`` every secret the rules find in ``value`` (a document's first pass)."""
+    _redact(value, None, into)
