@@ -34,7 +34,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -269,6 +269,8 @@ class Summary:
     lines: int = 0
     sha256: str = ""
     bytes: int = 0
+    #: redacted: the numbers of the record lines in which the rules found a secret
+    flagged: set[int] = field(default_factory=set)
 
     def as_dict(self, rel: str) -> dict[str, Any]:
         t = self.tally
@@ -291,7 +293,8 @@ class Summary:
 
 def scan(stream: Stream, secrets: redact.Masker | None = None) -> Summary:
     """Pass 1 over one stream: its summary and its diagnostics (in ``tally``); with
-    ``secrets``, every secret the rules find in it is learnt there too."""
+    ``secrets``, every secret the rules find in it is learnt there too, and the lines
+    holding one are noted (``Summary.flagged``)."""
     t = Tally()
     s = Summary(stream.name, t)
     digest = hashlib.sha256()
@@ -309,8 +312,8 @@ def scan(stream: Stream, secrets: redact.Masker | None = None) -> Summary:
                 redact.redact_text(_raw_text(line.raw), secrets)
             continue
         t.record(rec, line.raw)
-        if secrets is not None and "payload" in rec:
-            redact.learn(rec["payload"], secrets)
+        if secrets is not None and "payload" in rec and redact.learn(rec["payload"], secrets):
+            s.flagged.add(line.number)
     s.sha256 = "sha256:" + digest.hexdigest()
     s.bytes = stream.size
     t.seen = SequenceSet()  # the runs are not needed any more: free them
@@ -344,14 +347,16 @@ def _raw_text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def event_element(stream: str, line: RawLine, redaction: Redaction,
-                  stream_json: str | None = None, known: redact.Masker | None = None) -> str:
+def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR0917
+                  stream_json: str | None = None, known: redact.Masker | None = None,
+                  clean: bool = False) -> str:
     """The JSON text of the ``events`` element for one physical line (redacted: every
-    secret of ``known``, the whole document's, masked by value too)."""
+    secret of ``known``, the whole document's, masked by value too). ``clean``: the first
+    pass found no secret in this record and ``known`` is empty, so it is written raw."""
     sj = stream_json if stream_json is not None else _dumps(stream)
     head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
     if line.complete:
-        if redaction == "raw":
+        if redaction == "raw" or clean:
             declared, actual = journal.line_hash(line.raw)
             if declared is not None and declared == actual:
                 text = _utf8(line.raw)
@@ -359,7 +364,7 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,
                     return head + text + "}"
         rec = journal.parse_line(line.raw)
         if rec is not None:
-            if redaction == "raw":
+            if redaction == "raw" or clean:
                 return head + _dumps(rec) + "}"
             if "payload" in rec:
                 rec["payload"] = redact.redact_value(rec["payload"], known=known)
@@ -388,6 +393,8 @@ class Header:
     last_recorded_at: str | None
     #: redacted: every secret value found in any stream, masked everywhere in pass 2
     secrets: redact.Masker | None = None
+    #: redacted: per stream, the lines in which pass 1 found a secret
+    flagged: dict[str, set[int]] | None = None
 
     def items(self) -> list[tuple[str, Any]]:
         return [
@@ -417,6 +424,7 @@ def header(all_streams: list[Stream], redaction: Redaction) -> Header:
         diagnostics=diagnostics(s.tally for s in summaries),
         last_recorded_at=main.last_recorded_at,
         secrets=secrets,
+        flagged={s.stream: s.flagged for s in summaries} if secrets is not None else None,
     )
 
 
@@ -427,12 +435,16 @@ def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int
         out.write(f"  {_dumps(key)}: {_dumps(value)},\n")
     out.write('  "events": [')
     n = 0
+    known = head.secrets
     for stream in all_streams:
         stream_json = _dumps(stream.name)
+        flagged = head.flagged.get(stream.name, set()) if head.flagged is not None else None
         for line in raw_lines(stream):
             out.write(",\n    " if n else "\n    ")
-            out.write(event_element(stream.name, line, head.redaction, stream_json,
-                                    head.secrets))
+            # nothing to redact in a record without secrets when the document has none
+            clean = flagged is not None and not known and line.number not in flagged
+            out.write(event_element(stream.name, line, head.redaction, stream_json, known,
+                                    clean))
             n += 1
     out.write("\n  ]\n}\n" if n else "]\n}\n")
     return n

@@ -602,12 +602,48 @@ _SUBS: list[tuple[Rule, _Sub]] = [
 ]
 
 
+#: every rule's needles, once: a text is searched for each distinct needle a single time
+_NEEDLES = sorted({n for rule in _RULES for n in rule.needles})
+_BY_NEEDLE = {n: frozenset(i for i, (rule, _) in enumerate(_SUBS) if n in rule.needles)
+              for n in _NEEDLES}
+_ALWAYS = frozenset(i for i, (rule, _) in enumerate(_SUBS) if not rule.needles)
+
+
 def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
     """The rules that may match ``text``: those holding none of their needles cannot
     (and so are never compiled)."""
     lowered = text.lower()
-    return [(rule, sub) for rule, sub in _SUBS
-            if not rule.needles or any(n in lowered for n in rule.needles)]
+    chosen = set(_ALWAYS)
+    for n in _NEEDLES:
+        if n in lowered:
+            chosen |= _BY_NEEDLE[n]
+    return [_SUBS[i] for i in sorted(chosen)]
+
+
+#: short strings recur (keys, tool names, outcomes): their redaction is remembered, with
+#: what it learnt, so a document's passes pay for each once
+_MEMO_TEXT = 96
+_MEMO_SIZE = 1 << 14
+_memo: dict[str, tuple[str, int, tuple[tuple[str, str], ...]]] = {}
+
+
+def _redact_text_noting(text: str, found: Masker) -> str:
+    hit = _memo.get(text) if len(text) <= _MEMO_TEXT else None
+    if hit is None:
+        local = Masker()
+        out = text
+        for rule, sub in _candidates(text):
+            out = rule.pattern.sub(local.noting(rule, sub), out)
+        hit = (out, local.hits, tuple(local.values.items()))
+        if len(text) <= _MEMO_TEXT:
+            if len(_memo) >= _MEMO_SIZE:
+                _memo.clear()
+            _memo[text] = hit
+    out, hits, values = hit
+    found.hits += hits
+    for value, kind in values:
+        found.add(value, kind)
+    return out
 
 
 def redact_text(text: str, found: Masker | None = None) -> str:
@@ -615,8 +651,10 @@ def redact_text(text: str, found: Masker | None = None) -> str:
     replaced is added to ``found`` when given."""
     if len(text) < 8:
         return text
+    if found is not None:
+        return _redact_text_noting(text, found)
     for rule, sub in _candidates(text):
-        text = rule.pattern.sub(sub if found is None else found.noting(rule, sub), text)
+        text = rule.pattern.sub(sub, text)
     return text
 
 
@@ -647,9 +685,11 @@ class Masker:
     a pure function of the values found and the text, so it is deterministic.
     """
 
-    __slots__ = ("_grams", "_rx", "values")
+    __slots__ = ("_grams", "_rx", "hits", "values")
 
     def __init__(self) -> None:
+        #: how many secrets the rules replaced while this masker was collecting
+        self.hits = 0
         #: secret value -> the kind of rule that found it
         self.values: dict[str, str] = {}
         self._grams: dict[str, str] | None = None
@@ -673,6 +713,7 @@ class Masker:
         def noted(m: re.Match[str]) -> str:
             out = sub(m)
             if out != m.group(0):
+                self.hits += 1
                 if rule.keep:
                     for i in range(1, (m.re.groups or 0) + 1):
                         part = m.group(i)
@@ -780,6 +821,7 @@ def _distinct(name: str, key: str, out: dict[Any, Any]) -> str:
 def _redact(value: Any, key: str | None, found: Masker) -> Any:
     if isinstance(value, str):
         if key is not None and SECRET_KEY_RE.search(key) and value and not _reference(value):
+            found.hits += 1
             found.add(value, "secret")
             return MARK.format("secret")
         return redact_text(value, found)
@@ -806,6 +848,9 @@ def redact_value(value: Any, key: str | None = None, known: Masker | None = None
     return found.mask_value(out) if found else out
 
 
-def learn(value: Any, into: Masker) -> None:
-    """Add to ``into`` every secret the rules find in ``value`` (a document's first pass)."""
+def learn(value: Any, into: Masker) -> bool:
+    """Add to ``into`` every secret the rules find in ``value`` (a document's first pass);
+    True if the rules found any (the value needs them again when it is written)."""
+    before = into.hits
     _redact(value, None, into)
+    return into.hits != before
