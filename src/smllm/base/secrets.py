@@ -640,10 +640,25 @@ def _redact_text_noting(text: str, found: Masker) -> str:
                 _memo.clear()
             _memo[text] = hit
     out, hits, values = hit
-    found.hits += hits
-    for value, kind in values:
-        found.add(value, kind)
+    if hits:
+        found.hits += hits
+        for value, kind in values:
+            found.add(value, kind)
     return out
+
+
+_secret_keys: dict[str, bool] = {}
+
+
+def _secret_key(key: str) -> bool:
+    """``key`` names a secret (remembered: a document repeats its keys)."""
+    named = _secret_keys.get(key)
+    if named is None:
+        named = bool(SECRET_KEY_RE.search(key))
+        if len(_secret_keys) >= _MEMO_SIZE:
+            _secret_keys.clear()
+        _secret_keys[key] = named
+    return named
 
 
 def redact_text(text: str, found: Masker | None = None) -> str:
@@ -820,7 +835,7 @@ def _distinct(name: str, key: str, out: dict[Any, Any]) -> str:
 
 def _redact(value: Any, key: str | None, found: Masker) -> Any:
     if isinstance(value, str):
-        if key is not None and SECRET_KEY_RE.search(key) and value and not _reference(value):
+        if key is not None and value and _secret_key(key) and not _reference(value):
             found.hits += 1
             found.add(value, "secret")
             return MARK.format("secret")
