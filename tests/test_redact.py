@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import doctest
 import json
+import random
 import re
+import string
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +63,59 @@ DOTTED_LOOK_ALIKES: list[dict[str, str]] = [
     {"kind": "uuid_v4", "text": "request id 9b2f7c1e-4a6d-4f0b-8e3c-2d1a5b6c7e8f"},
     {"kind": "dotted_module_path", "text": "python -m smllm.audit.export_helpers.longer_name"},
 ]
-SECRETS: list[dict[str, str]] = CORPUS["secrets"] + DOTTED_SECRETS
+HEX = "0123456789abcdef"
+
+
+def _generated_secrets() -> list[dict[str, str]]:
+    """Two secrets of each further kind, in the shape their issuer gives them (a fixed
+    seed: the same corpus every run): the rules' kinds the corpus above lacks, and
+    multi-line keys (OpenSSH, EC, PGP) whose body lines must go too."""
+    rnd = random.Random(2323)
+    an = string.ascii_letters + string.digits
+    b64 = an + "+/"
+
+    def t(n: int, al: str = an) -> str:
+        return "".join(rnd.choice(al) for _ in range(n))
+
+    def key(label: str, first: str, lines: int) -> str:
+        body = "\n".join([first] + [t(64, b64) for _ in range(lines)])
+        return f"-----BEGIN {label}-----\n{body}\n-----END {label}-----"
+
+    shapes: list[tuple[str, Callable[[], str], str]] = [
+        ("azure_ad_client", lambda: t(3) + "8Q~" + t(34),
+         "az login --service-principal -u app -p {} --tenant t"),
+        ("cloudflare_origin_ca", lambda: f"v1.0-{t(24, HEX)}-{t(146, HEX)}", "origin ca key {}"),
+        ("duffel", lambda: "duffel_test_" + t(43, an + "_-"), "Duffel(access_token='{}')"),
+        ("flutterwave", lambda: f"FLWSECK_TEST-{t(32, 'abcdefgh0123456789')}-X", "FLW_KEY {}"),
+        ("frameio", lambda: "fio-u-" + t(64, an + "_-"), "frameio token {}"),
+        ("harness", lambda: f"pat.{t(22)}.{t(24)}.{t(20)}", "harness login --api-key {}"),
+        ("scalingo", lambda: "tk-us-" + t(48, an + "_-"), "scalingo login --api-token {}"),
+        ("telegram_bot_url", lambda: f"{t(8, string.digits)}:AA{t(33)}",
+         "curl https://api.telegram.org/bot{}/getMe"),
+        ("session_id", lambda: t(32), "curl -v https://shop.example.com/cart JSESSIONID={}"),
+        ("xml_secret", lambda: t(20, an + "!#%"), "<client_secret>{}</client_secret>"),
+        ("kube_client_key", lambda: t(60, b64), "    client-key-data: {}"),
+        ("docker_auth_json", lambda: t(40, b64), '{{"auths":{{"ghcr.io":{{"auth":"{}"}}}}}}'),
+        ("htpasswd_cli", lambda: t(16), "htpasswd -b -c .htpasswd admin {}"),
+        ("keystore_pass", lambda: t(18), "keytool -list -keystore app.jks -storepass {}"),
+        ("connection_string_pwd", lambda: t(24), "Server=db;Database=app;User Id=sa;Pwd={};"),
+        ("grafana_service_account", lambda: f"glsa_{t(32)}_{t(8, HEX)}", "GF_TOKEN {}"),
+        ("openssh_private_key", lambda: key("OPENSSH PRIVATE KEY", "b3BlbnNzaC1rZXktdjEAAAAA"
+                                            "BG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdzc2gtcn", 5),
+         "{}"),
+        ("ec_private_key", lambda: key("EC PRIVATE KEY", "MHcCAQEEI" + t(55, b64), 3), "{}"),
+        ("pgp_private_key", lambda: key("PGP PRIVATE KEY BLOCK", "\nlQOYBF" + t(58, b64), 4),
+         "{}"),
+    ]
+    out = []
+    for kind, make, context in shapes:
+        for _ in range(2):
+            secret = make()
+            out.append({"kind": kind, "secret": secret, "text": context.format(secret)})
+    return out
+
+
+SECRETS: list[dict[str, str]] = CORPUS["secrets"] + DOTTED_SECRETS + _generated_secrets()
 SURVIVORS: list[dict[str, str]] = CORPUS["survivors"] + DOTTED_LOOK_ALIKES
 PLACES = ("prompt", "tool input", "tool output", "nested json", "json key", "derived reason")
 

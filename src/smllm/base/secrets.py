@@ -310,7 +310,7 @@ CLI = [
     Rule(
         "cli",
         "cli_password",
-        r"(\bhtpasswd\b[^\n]*?\s-\w*b\w*\s+\S+\s+\S+\s+)(\S+)",
+        r"(\bhtpasswd\b[^\n]*?\s-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+\s+)(\S+)",
         (1,),
         needles=("htpasswd",),
     ),
@@ -863,9 +863,34 @@ def redact_value(value: Any, key: str | None = None, known: Masker | None = None
     return found.mask_value(out) if found else out
 
 
+def _learn(value: Any, key: str | None, found: Masker) -> None:
+    """What :func:`_redact` learns about ``value``, without building its redacted copy."""
+    if isinstance(value, str):
+        if key is not None and value and _secret_key(key) and not _reference(value):
+            found.hits += 1
+            found.add(value, "secret")
+        elif len(value) >= 8:
+            hit = _memo.get(value)  # inline: most strings of a log are remembered, clean
+            if hit is None or hit[1]:
+                _redact_text_noting(value, found)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                if len(k) >= 8:
+                    hit = _memo.get(k)
+                    if hit is None or hit[1]:
+                        _redact_text_noting(k, found)
+                _learn(v, k, found)
+            else:
+                _learn(v, None, found)
+    elif isinstance(value, list):
+        for v in value:
+            _learn(v, key, found)
+
+
 def learn(value: Any, into: Masker) -> bool:
     """Add to ``into`` every secret the rules find in ``value`` (a document's first pass);
     True if the rules found any (the value needs them again when it is written)."""
     before = into.hits
-    _redact(value, None, into)
+    _learn(value, None, into)
     return into.hits != before
