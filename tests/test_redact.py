@@ -103,6 +103,9 @@ def _generated_secrets() -> list[dict[str, str]]:
         ("openssh_private_key", lambda: key("OPENSSH PRIVATE KEY", "b3BlbnNzaC1rZXktdjEAAAAA"
                                             "BG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdzc2gtcn", 5),
          "{}"),
+        ("mongodb_srv_url", lambda: t(16), "MONGO_URL=mongodb+srv://app:{}@c0.ab1cd.mongodb.net/db"),
+        ("redis_url_password", lambda: t(16), "redis-cli -u redis://:{}@cache:6379/0 ping"),
+        ("amqp_url_password", lambda: t(16), "AMQP_URL=amqp://svc:{}@mq:5672/"),
         ("ec_private_key", lambda: key("EC PRIVATE KEY", "MHcCAQEEI" + t(55, b64), 3), "{}"),
         ("pgp_private_key", lambda: key("PGP PRIVATE KEY BLOCK", "\nlQOYBF" + t(58, b64), 4),
          "{}"),
@@ -115,8 +118,39 @@ def _generated_secrets() -> list[dict[str, str]]:
     return out
 
 
+#: further everyday texts near a secret's shape or name: digests, ids, versions, reads
+MORE_LOOK_ALIKES: list[dict[str, str]] = [
+    {"kind": "git_format", "text": "git log --format=%H -n 1"},
+    {"kind": "image_digest", "text": "docker pull python@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
+    {"kind": "etag", "text": "ETag: \"33a64df551425fcc55e4d42a148795d9f25f89d4\""},
+    {"kind": "trace_id", "text": "trace_id=4bf92f3577b34da6a3ce929d0e0e4736"},
+    {"kind": "password_timestamp", "text": "password_reset_sent_at: 2026-01-01T00:00:00Z"},
+    {"kind": "token_count", "text": "token_count: 1234"},
+    {"kind": "aws_region", "text": "AWS_REGION=us-east-1"},
+    {"kind": "node_options", "text": "export NODE_OPTIONS=--max-old-space-size=4096"},
+    {"kind": "token_url", "text": "config.auth.token_url = https://auth.example.com/oauth/token"},
+    {"kind": "yaml_version", "text": "version: 1.2.3"},
+    {"kind": "pip_pin", "text": "python==3.12.1"},
+    {"kind": "uuid_field", "text": "uuid: 123e4567-e89b-12d3-a456-426614174000"},
+    {"kind": "source_map", "text": "//# sourceMappingURL=app.js.map"},
+    {"kind": "csp_hash", "text": "Content-Security-Policy: script-src 'sha256-B2yPHKaXnvFWtRChIbabYmUBFZdVfKKXHbWtWidDVF8='"},
+    {"kind": "npm_cache", "text": "npm_config_cache=/home/u/.npm"},
+    {"kind": "git_scp_url", "text": "git clone git@github.com:org/repo.git"},
+    {"kind": "search_query", "text": "https://example.com/search?q=token+rotation&page=2"},
+    {"kind": "secret_prose", "text": "SECRET_KEY_BASE is read from credentials.yml.enc"},
+    {"kind": "secret_file_read", "text": "password=$(cat /run/secrets/db_password)"},
+    {"kind": "vault_prose", "text": "the hvs. prefix marks Vault service tokens"},
+    {"kind": "image_tag", "text": "image: ghcr.io/org/app:1.4.2"},
+    {"kind": "env_get_vault", "text": "os.environ.get('VAULT_TOKEN')"},
+    {"kind": "config_discord", "text": "DISCORD_TOKEN = config.discord.bot_token"},
+    {"kind": "getenv_call", "text": "client.run(os.getenv('DISCORD_TOKEN'))"},
+    {"kind": "process_env", "text": "const token = process.env.API_TOKEN;"},
+    {"kind": "token_ttl", "text": "TOKEN_TTL=3600"},
+    {"kind": "k8s_secret_ref", "text": "secretKeyRef: {name: db, key: password}"},
+    {"kind": "dotted_version_token", "text": "TOKEN_SCHEMA=2.1.0"},
+]
 SECRETS: list[dict[str, str]] = CORPUS["secrets"] + DOTTED_SECRETS + _generated_secrets()
-SURVIVORS: list[dict[str, str]] = CORPUS["survivors"] + DOTTED_LOOK_ALIKES
+SURVIVORS: list[dict[str, str]] = CORPUS["survivors"] + DOTTED_LOOK_ALIKES + MORE_LOOK_ALIKES
 PLACES = ("prompt", "tool input", "tool output", "nested json", "json key", "derived reason")
 
 
@@ -224,7 +258,8 @@ def test_no_secret_survives_redaction(exports: tuple[bytes, bytes]) -> None:
 def test_no_quoted_piece_survives_redaction(exports: tuple[bytes, bytes]) -> None:
     """What a derived field quotes of a secret (its first line cut at 40 characters, without
     the context a pattern needs) is masked by value: no 8-character run of it survives."""
-    red = re.sub(r"\[REDACTED:[a-z_]+\]", "[]", exports[1].decode())  # kinds are not secrets
+    events = exports[1].decode().split('"events": [', 1)[1]  # the header holds a commit id
+    red = re.sub(r"\[REDACTED:[a-z_]+\]", "[]", events)  # kinds are not secrets
     survived = [(s["kind"], piece) for s in SECRETS for piece in _pieces(_quoted(s))
                 if json.dumps(piece)[1:-1] in red]
     expected = []

@@ -511,8 +511,22 @@ _PROVIDER_PATTERNS: list[tuple[str, str]] = [
         r"[A-Za-z\d_\-]{23,28}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}\b",
     ),
 ]
+#: the needles of the provider patterns whose alternatives do not start with a literal
+_PROVIDER_NEEDLES: dict[str, tuple[str, ...]] = {
+    "aws_access_key": ("a3t", "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa",
+                       "anva", "aipa"),
+    "stripe": ("sk_", "rk_", "pk_", "whsec_"),
+    "onepassword": ("ops_eyj", "a3-"),
+    "mailchimp": ("-us",),
+    "azure_ad": ("q~",),
+    "harness": ("pat.", "sat."),
+    "terraform_cloud": (".atlasv1.",),
+    "telegram_bot": (":aa",),
+    "discord_bot": (".",),
+}
 PROVIDERS = [
-    Rule("providers", kind, rf"(?<![A-Za-z0-9_\-])(?:{rx})", needles=_needles(rx))
+    Rule("providers", kind, rf"(?<![A-Za-z0-9_\-])(?:{rx})",
+         needles=_PROVIDER_NEEDLES.get(kind) or _needles(rx))
     for kind, rx in _PROVIDER_PATTERNS
 ]
 JWT = [
@@ -530,6 +544,9 @@ ASSIGNMENTS = [
         rf"(?i)(\b[A-Za-z0-9_.\-]*(?:{_SECRET_WORDS})[\"']?\s*(?::=|=>|=|:)\s*)"
         r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)}\]]+)",
         (1,),
+        # every secret name holds one of these
+        needles=("pass", "pwd", "secret", "token", "key", "credential", "dsn", "auth",
+                 "webhook", "conn", "cookie"),
     ),
 ]
 FAMILIES: dict[str, list[Rule]] = {
@@ -635,9 +652,7 @@ def _redact_text_noting(text: str, found: Masker) -> str:
         for rule, sub in _candidates(text):
             out = rule.pattern.sub(local.noting(rule, sub), out)
         hit = (out, local.hits, tuple(local.values.items()))
-        if len(text) <= _MEMO_TEXT:
-            if len(_memo) >= _MEMO_SIZE:
-                _memo.clear()
+        if len(text) <= _MEMO_TEXT and len(_memo) < _MEMO_SIZE:  # full: the first stay
             _memo[text] = hit
     out, hits, values = hit
     if hits:
@@ -655,9 +670,8 @@ def _secret_key(key: str) -> bool:
     named = _secret_keys.get(key)
     if named is None:
         named = bool(SECRET_KEY_RE.search(key))
-        if len(_secret_keys) >= _MEMO_SIZE:
-            _secret_keys.clear()
-        _secret_keys[key] = named
+        if len(_secret_keys) < _MEMO_SIZE:
+            _secret_keys[key] = named
     return named
 
 
