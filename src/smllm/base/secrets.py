@@ -877,29 +877,38 @@ def redact_value(value: Any, key: str | None = None, known: Masker | None = None
     return found.mask_value(out) if found else out
 
 
+def _learn_text(value: str, key: str | None, found: Masker) -> None:
+    if key is not None and value and _secret_key(key) and not _reference(value):
+        found.hits += 1
+        found.add(value, "secret")
+    elif len(value) >= 8:
+        hit = _memo.get(value)  # inline: most strings of a log are remembered, and clean
+        if hit is None or hit[1]:
+            _redact_text_noting(value, found)
+
+
 def _learn(value: Any, key: str | None, found: Masker) -> None:
-    """What :func:`_redact` learns about ``value``, without building its redacted copy."""
-    if isinstance(value, str):
-        if key is not None and value and _secret_key(key) and not _reference(value):
-            found.hits += 1
-            found.add(value, "secret")
-        elif len(value) >= 8:
-            hit = _memo.get(value)  # inline: most strings of a log are remembered, clean
-            if hit is None or hit[1]:
-                _redact_text_noting(value, found)
-    elif isinstance(value, dict):
+    """What :func:`_redact` learns about ``value``, without building its redacted copy
+    (leaves are handled in their container's loop: a log is mostly leaves)."""
+    if isinstance(value, dict):
         for k, v in value.items():
             if isinstance(k, str):
                 if len(k) >= 8:
-                    hit = _memo.get(k)
-                    if hit is None or hit[1]:
-                        _redact_text_noting(k, found)
-                _learn(v, k, found)
+                    _learn_text(k, None, found)
+                if isinstance(v, str):
+                    _learn_text(v, k, found)
+                elif isinstance(v, (dict, list)):
+                    _learn(v, k, found)
             else:
                 _learn(v, None, found)
     elif isinstance(value, list):
         for v in value:
-            _learn(v, key, found)
+            if isinstance(v, str):
+                _learn_text(v, key, found)
+            elif isinstance(v, (dict, list)):
+                _learn(v, key, found)
+    elif isinstance(value, str):
+        _learn_text(value, key, found)
 
 
 def learn(value: Any, into: Masker) -> bool:
