@@ -349,14 +349,15 @@ def _raw_text(raw: bytes) -> str:
 
 def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR0917
                   stream_json: str | None = None, known: redact.Masker | None = None,
-                  clean: bool = False) -> str:
+                  clean: bool | None = None) -> str:
     """The JSON text of the ``events`` element for one physical line (redacted: every
     secret of ``known``, the whole document's, masked by value too). ``clean``: the first
-    pass found no secret in this record and ``known`` is empty, so it is written raw."""
+    pass found no secret in this record (None: not known), so no rule needs to run on it:
+    it is written raw when ``known`` is empty too, else only masked by value."""
     sj = stream_json if stream_json is not None else _dumps(stream)
     head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
     if line.complete:
-        if redaction == "raw" or clean:
+        if redaction == "raw" or (clean and not known):
             declared, actual = journal.line_hash(line.raw)
             if declared is not None and declared == actual:
                 text = _utf8(line.raw)
@@ -364,9 +365,11 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR
                     return head + text + "}"
         rec = journal.parse_line(line.raw)
         if rec is not None:
-            if redaction == "raw" or clean:
+            if redaction == "raw" or (clean and not known):
                 return head + _dumps(rec) + "}"
-            if "payload" in rec:
+            if "payload" in rec and clean and known:
+                rec["payload"] = known.mask_value(rec["payload"])
+            elif "payload" in rec:
                 rec["payload"] = redact.redact_value(rec["payload"], known=known)
             return head + _dumps(rec) + "}"
     text = _raw_text(line.raw)
@@ -441,8 +444,8 @@ def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int
         flagged = head.flagged.get(stream.name, set()) if head.flagged is not None else None
         for line in raw_lines(stream):
             out.write(",\n    " if n else "\n    ")
-            # nothing to redact in a record without secrets when the document has none
-            clean = flagged is not None and not known and line.number not in flagged
+            # no rule to run again on a record pass 1 found no secret in
+            clean = flagged is not None and line.number not in flagged
             out.write(event_element(stream.name, line, head.redaction, stream_json, known,
                                     clean))
             n += 1
