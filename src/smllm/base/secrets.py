@@ -624,6 +624,12 @@ _NEEDLES = sorted({n for rule in _RULES for n in rule.needles})
 _BY_NEEDLE = {n: frozenset(i for i, (rule, _) in enumerate(_SUBS) if n in rule.needles)
               for n in _NEEDLES}
 _ALWAYS = frozenset(i for i, (rule, _) in enumerate(_SUBS) if not rule.needles)
+_SHORT_NEEDLES = tuple(n for n in _NEEDLES if len(n) < 2)
+_BY_PAIR: dict[str, tuple[str, ...]] = {}
+for _n in _NEEDLES:
+    if len(_n) >= 2:
+        _BY_PAIR[_n[:2]] = (*_BY_PAIR.get(_n[:2], ()), _n)
+_PAIRS_UP_TO = 256  # longer texts: every needle is looked for (fewer than their pairs)
 
 
 def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
@@ -631,9 +637,18 @@ def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
     (and so are never compiled)."""
     lowered = text.lower()
     chosen = set(_ALWAYS)
-    for n in _NEEDLES:
-        if n in lowered:
-            chosen |= _BY_NEEDLE[n]
+    if len(lowered) > _PAIRS_UP_TO:
+        for n in _NEEDLES:
+            if n in lowered:
+                chosen |= _BY_NEEDLE[n]
+    else:  # a short text: only the needles that start with one of its character pairs
+        for ch in _SHORT_NEEDLES:
+            if ch in lowered:
+                chosen |= _BY_NEEDLE[ch]
+        for pair in {lowered[i : i + 2] for i in range(len(lowered) - 1)}:
+            for n in _BY_PAIR.get(pair, ()):
+                if n in lowered:
+                    chosen |= _BY_NEEDLE[n]
     return [_SUBS[i] for i in sorted(chosen)]
 
 
@@ -878,7 +893,8 @@ def redact_value(value: Any, key: str | None = None, known: Masker | None = None
 
 
 def _learn_text(value: str, key: str | None, found: Masker) -> None:
-    if key is not None and value and _secret_key(key) and not _reference(value):
+    if key is not None and value and (_secret_keys.get(key) or (
+            key not in _secret_keys and _secret_key(key))) and not _reference(value):
         found.hits += 1
         found.add(value, "secret")
     elif len(value) >= 8:
