@@ -12,7 +12,8 @@ Python process with the hooks' flags (``-I -S``) that reads every line and ``jso
 it. The fsync floor of the same run (bare ``write`` + ``fsync`` of lines of the log's mean
 size) is printed beside the throughputs. Printed: records/s, peak memory, and the ratios
 (export ÷ baseline time; peak memory at the largest size ÷ at the smallest — the
-export must stay within 10 %).
+export must stay within 10 %; the redacted export ÷ the raw export's time, on the same
+log — within 1.5×).
 """
 
 from __future__ import annotations
@@ -110,12 +111,14 @@ def bench_size(root: Path, records: int, rounds: int) -> dict[str, tuple[float, 
     print(f"\n{records:,} records: log {size / 1e6:,.0f} MB written in "
           f"{time.perf_counter() - t:.1f}s", flush=True)
     out = root / f"export-{records}.json"
+    red = root / f"export-{records}-redacted.json"
     env = {**os.environ, "SMLLM_HOME": str(root / "home")}
     python, flags = hook_interpreter()
     smllm = [PYTHON, "-m", "smllm"]
     cases = {
         "baseline": [python, *flags, "-c", BASELINE, str(log)],
         "export": [*smllm, "export", "--journal", str(log), "--out", str(out)],
+        "redacted": [*smllm, "export", "--journal", str(log), "--out", str(red), "--redacted"],
         "ledger": [*smllm, "ledger", "--plain", str(out)],
         "verify": [*smllm, "verify", str(log)],
     }
@@ -141,9 +144,14 @@ def bench_size(root: Path, records: int, rounds: int) -> dict[str, tuple[float, 
     print(f"  fsync floor {floor.median:,.0f} lines/s [{floor.low:,.0f}–{floor.high:,.0f}] of "
           f"{size // records}-byte lines (write + fsync each, same folder, same run); "
           f"export reads {records / results['export'][0] / floor.median:,.1f}× that rate")
-    print(f"  export size {out.stat().st_size / 1e6:,.0f} MB")
+    ratio = results["redacted"][0] / results["export"][0]
+    print(f"  redacted export x{ratio:.2f} the raw export's time (limit x1.50)"
+          f"{'  OK' if ratio <= 1.50 else '  OVER'}")
+    print(f"  export size {out.stat().st_size / 1e6:,.0f} MB, redacted "
+          f"{red.stat().st_size / 1e6:,.0f} MB")
     log.unlink()
     out.unlink()
+    red.unlink()
     return results
 
 
@@ -163,7 +171,7 @@ def main() -> int:
             shutil.rmtree(root, ignore_errors=True)
     small, large = min(sizes), max(sizes)
     print(f"\npeak memory, {large:,} vs {small:,} records (flat means x1.00, limit x1.10):")
-    for name in ("baseline", "export", "ledger", "verify"):
+    for name in ("baseline", "export", "redacted", "ledger", "verify"):
         ratio = runs[large][name][1] / runs[small][name][1]
         verdict = "" if name != "export" else ("  OK" if ratio <= 1.10 else "  OVER 10 %")
         print(f"  {name:<8} x{ratio:.3f}{verdict}")

@@ -6,8 +6,10 @@ import hashlib
 import json
 import os
 import pty
+import random
 import select
 import shutil
+import string
 import subprocess
 import sys
 from collections.abc import Callable
@@ -19,7 +21,8 @@ import pytest
 from helpers import base, hook, smllm
 from smllm import journal
 from smllm.audit import export
-from smllm.base import build
+from smllm.base import build, secrets
+from smllm.serve import views
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions"
 BILLING_ID = "c7dfaecc-adf6-4348-87df-95576e15136e"
@@ -380,3 +383,119 @@ def test_export_and_html_ledger_are_private(tmp_path: Path) -> None:
     page = tmp_path / "ledger.html"
     assert 0 == smllm("ledger", str(out), "--html", str(page)).returncode
     assert (0o600, 0o600) == (stat.S_IMODE(out.stat().st_mode), stat.S_IMODE(page.stat().st_mode))
+
+
+# --------------------------------------------------------------------- redaction by value
+
+
+def _key_body(seed: int, first: str) -> list[str]:
+    """The base64 body lines of a private key (64 characters each) starting with ``first``."""
+    rnd = random.Random(seed)
+    alphabet = string.ascii_letters + string.digits + "+/"
+    lines = [first + "".join(rnd.choice(alphabet) for _ in range(64 - len(first)))]
+    lines += ["".join(rnd.choice(alphabet) for _ in range(64)) for _ in range(7)]
+    return lines
+
+
+PEM_BODY = _key_body(23, "MIIEpAIBAAKCAQEA")
+SSH_BODY = _key_body(24, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ")
+PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(PEM_BODY) + "\n-----END RSA PRIVATE KEY-----"
+SSH = ("-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(SSH_BODY)
+       + "\n-----END OPENSSH PRIVATE KEY-----")
+
+
+def _intent(n: int, command: str, reason: str) -> journal.Entry:
+    return journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
+                         tool_use_id=f"t{n}", idempotency_key=f"k{n}", policy_decision="ask",
+                         rule="shell.secret", reason=reason, input={"command": command})
+
+
+def _key_session(tmp_path: Path) -> Path:
+    """Keys in Bash commands; the gate's reason quotes each one's first body line without
+    its BEGIN marker; other records (before and after) copy body lines and fragments."""
+    log = tmp_path / "sid-keys" / "session.jsonl"
+    log.parent.mkdir(parents=True)
+    journal.append(log, [
+        journal.fact("session.start", {"session_id": "sid-keys"}),
+        # before the key's record: only a second pass can know this is a fragment of it
+        journal.fact("host.event", {"hook_event_name": "Notification",
+                                    "message": f"checking {PEM_BODY[3][5:40]} now"}),
+        _intent(1, f"printf '%s\\n' '{PEM}' > /tmp/id && ssh -i /tmp/id deploy@host",
+                f"runs {PEM_BODY[0][:40]}…"),
+        _intent(2, f"cat > ~/.ssh/id_ed25519 <<'EOF'\n{SSH}\nEOF",
+                f"writes {SSH_BODY[0]}… to ~/.ssh"),
+        journal.fact("tool_batch.effect.terminal", {
+            "tool_use_id": "t1", "outcome": "succeeded",
+            "output": {"stdout": "\n".join(PEM_BODY[2:5]), "targets": [PEM_BODY[6][:12]],
+                       "summary": {"first line": SSH_BODY[1]}}}),
+    ])
+    with open(log, "ab") as fh:  # an unparseable line copying a body line
+        fh.write(f"garbage {PEM_BODY[7]}\n".encode())
+    return log
+
+
+def _fragments(lines: list[str]) -> set[str]:
+    return {ln[i:i + 8] for ln in lines for i in range(len(ln) - 7)}
+
+
+def test_no_fragment_of_a_key_survives_redaction(tmp_path: Path) -> None:
+    """A PEM and an OpenSSH key in Bash commands: none of their body lines, and no run of 8
+    characters of one, survives ``--redacted`` anywhere (the gate's reason quoting the first
+    body line, copies in outputs and targets, a record before the key, an unparseable line);
+    the raw export holds them all; the text around each fragment is kept."""
+    log = _key_session(tmp_path)
+    raw = _run_export(log, tmp_path / "raw.json").decode()
+    red = _run_export(log, tmp_path / "red.json", "--redacted").decode()
+    body = PEM_BODY + SSH_BODY
+    expected = ([], [], True)
+    assert expected == (
+        [ln[:16] for ln in body if ln not in raw.replace("\\n", "\n")],
+        sorted(f for f in _fragments(body) if f in red),
+        "runs [REDACTED:pem]…" in red and "checking [REDACTED:pem] now" in red,
+    )
+
+
+def test_a_redacted_export_is_deterministic_and_redacts_to_itself(tmp_path: Path) -> None:
+    """Exported redacted twice: byte-identical; and redacting its payloads again changes
+    nothing (markers are never taken for secrets)."""
+    log = _key_session(tmp_path)
+    a = _run_export(log, tmp_path / "a.json", "--redacted")
+    b = _run_export(log, tmp_path / "b.json", "--redacted")
+    payloads = [e["envelope"]["payload"] for e in export.read(tmp_path / "a.json").events
+                if e["kind"] == "record"]
+    expected = (True, payloads)
+    assert expected == (a == b, [secrets.redact_value(p) for p in payloads])
+
+
+def test_the_viewer_masks_a_record_by_value(tmp_path: Path) -> None:
+    """The viewer's redactor (the same functions) masks the key's first body line in the
+    reason of the record that carries the key."""
+    log = _key_session(tmp_path)
+    recs = [r for r in journal.iter_records(log) if journal.kind_of(r) == "side_effect_intent"]
+    shown = json.dumps([views.Redactor(raw=False).record(r) for r in recs], ensure_ascii=False)
+    expected = ([], True)
+    assert expected == (sorted(f for f in _fragments(PEM_BODY[:1] + SSH_BODY[:1]) if f in shown),
+                        "runs [REDACTED:pem]…" in shown)
+
+
+def test_hash_like_keys_are_trusted_only_in_the_envelope(tmp_path: Path) -> None:
+    """A secret under a payload key named ``signature``, ``hash``, ``prev``, ``sha256`` or
+    ``idempotency_key`` (at any depth) is redacted; the envelope's own ``hash``, ``prev``,
+    ``id`` and ``sequence`` are kept."""
+    token = "ghp_" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVb"
+    log = tmp_path / "sid-hash" / "session.jsonl"
+    log.parent.mkdir(parents=True)
+    keys = ("signature", "hash", "prev", "sha256", "idempotency_key", "encrypted_content")
+    journal.append(log, [
+        journal.fact("session.start", {"session_id": "sid-hash"}),
+        journal.fact("tool_batch.effect.terminal", {
+            "tool_use_id": "t1", "outcome": "succeeded",
+            "output": {"deep": [{k: f"{k} {token}" for k in keys}], "signature": token}}),
+    ])
+    _run_export(log, tmp_path / "raw.json")
+    red = _run_export(log, tmp_path / "red.json", "--redacted").decode()
+    envelope = ("hash", "prev", "id", "sequence")
+    raws = [e["envelope"] for e in export.read(tmp_path / "raw.json").events]
+    reds = [e["envelope"] for e in export.read(tmp_path / "red.json").events]
+    expected = (False, [[r.get(k) for k in envelope] for r in raws])
+    assert expected == (token in red, [[r.get(k) for k in envelope] for r in reds])

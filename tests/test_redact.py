@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import doctest
 import json
+import random
 import re
+import string
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +22,142 @@ from smllm import journal
 from smllm.base import secrets as redact
 
 CORPUS = json.loads((Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())
-SECRETS: list[dict[str, str]] = CORPUS["secrets"]
-SURVIVORS: list[dict[str, str]] = CORPUS["survivors"]
-PLACES = ("prompt", "tool input", "tool output", "nested json", "json key")
+
+# Token values with dots (issue 23): recognised by their shape, wherever they are assigned.
+_DISCORD = ["NTQ0ODAxODE1Nzc4MDQ1NjQ2Mw.kcN2WT.qyI4bC6dnk-1c3ThAeVwBUVKOk8w95uxwPzokm",
+            "ODE4MTkwMjMzOTA1NTA3MzIz.JJQnVK.N6BHtnp-EQsmXv5eh1YcuCbCh4lScW_yejH7z6",
+            "pv0SgXq1Ei29oAbCdEfGhIjKl.JDrcWg.Ry1oZx9QwErTyUiOpAsDfGhJkLzXcVbNm"]
+_VAULT = {
+    "vault_hvs": "hvs.CAESdw52k1J9wMHlCh-Wc60LO0SMJRuXf19GJlXBHsVo7pJ4aeHoF8f0kJzUslxYULkvfpxc",
+    "vault_hvb": "hvb.CAESN6qTWNf_YSAuAO02hfO28u1UFOeL5wZV-c2x4y3i6aYWGhe1XSIvsi7pi28sNpcAzSN",
+    "vault_hvr": "hvr.CAESHI1azjqwB_hsHaXf1fcrsbT1b-k6PKevANosuro2zvAiImqo3TiAWQmFsV26BuFQ",
+}
+_DOTTED = ["C0dk74qwVnDTXRvtfZB6.EYYgzIQyyPUb.lK4P8ebc27XvSjg2UQXPO29v",
+           "8zO87SjAtiHrHI8MOZNK.NO8GzRVlMrzU.vUj0a5vYtJf4FEwT7dXAQW2f",
+           "rlhbNNo5xB541pMf0OHS.qq87mnRlIjFU.uVXUAvxIoLB2VdVy5uLYVhed"]
+DOTTED_SECRETS: list[dict[str, str]] = [
+    *({"kind": "discord_bot_env", "secret": v, "text": f"DISCORD_TOKEN={v}"} for v in _DISCORD),
+    {"kind": "discord_bot_bare", "secret": _DISCORD[0], "text": f"client.run {_DISCORD[0]}"},
+    {"kind": "discord_bot_yaml", "secret": _DISCORD[1], "text": f"bot_token: {_DISCORD[1]}"},
+    *({"kind": k, "secret": v, "text": f"VAULT_TOKEN={v}"} for k, v in _VAULT.items()),
+    {"kind": "vault_bare", "secret": _VAULT["vault_hvs"],
+     "text": f"vault login {_VAULT['vault_hvs']}"},
+    {"kind": "dotted_session_token", "secret": _DOTTED[0], "text": f"SESSION_TOKEN={_DOTTED[0]}"},
+    {"kind": "dotted_api_secret", "secret": _DOTTED[1], "text": f"export APP_SECRET={_DOTTED[1]}"},
+    {"kind": "dotted_auth_token", "secret": _DOTTED[2], "text": f"auth_token = {_DOTTED[2]}"},
+]
+#: assignments whose value only looks like a dotted token: code, versions, placeholders
+DOTTED_LOOK_ALIKES: list[dict[str, str]] = [
+    {"kind": "code_ref_dotted", "text": "DB_PASSWORD=config.db.host"},
+    {"kind": "code_ref_call", "text": 'token = os.environ.get("GITHUB_TOKEN")'},
+    {"kind": "code_ref_attr", "text": "password=request.form.password"},
+    {"kind": "code_ref_settings", "text": "secret_key=settings.SECRET_KEY_V2"},
+    {"kind": "code_ref_camel", "text": "api_key=cfg.getApiKeyV2"},
+    {"kind": "code_ref_module", "text": "AUTH_TOKEN=auth.tokens.default_token"},
+    {"kind": "version_secret", "text": "SECRET_KEY=1.2.3"},
+    {"kind": "version_token", "text": "TOKEN_VERSION=v2.0.1-rc1"},
+    {"kind": "placeholder_changeme", "text": "API_KEY=changeme"},
+    {"kind": "placeholder_your", "text": "DISCORD_TOKEN=your-token-here"},
+    {"kind": "placeholder_env", "text": "VAULT_TOKEN=$VAULT_TOKEN"},
+    {"kind": "sha1_commit", "text": "commit 3f786850e387550fdab836ed7e6dc881de23001b"},
+    {"kind": "uuid_v4", "text": "request id 9b2f7c1e-4a6d-4f0b-8e3c-2d1a5b6c7e8f"},
+    {"kind": "dotted_module_path", "text": "python -m smllm.audit.export_helpers.longer_name"},
+]
+HEX = "0123456789abcdef"
+
+
+def _generated_secrets() -> list[dict[str, str]]:
+    """Two secrets of each further kind, in the shape their issuer gives them (a fixed
+    seed: the same corpus every run): the rules' kinds the corpus above lacks, and
+    multi-line keys (OpenSSH, EC, PGP) whose body lines must go too."""
+    rnd = random.Random(2323)
+    an = string.ascii_letters + string.digits
+    b64 = an + "+/"
+
+    def t(n: int, al: str = an) -> str:
+        return "".join(rnd.choice(al) for _ in range(n))
+
+    def key(label: str, first: str, lines: int) -> str:
+        body = "\n".join([first] + [t(64, b64) for _ in range(lines)])
+        return f"-----BEGIN {label}-----\n{body}\n-----END {label}-----"
+
+    shapes: list[tuple[str, Callable[[], str], str]] = [
+        ("azure_ad_client", lambda: t(3) + "8Q~" + t(34),
+         "az login --service-principal -u app -p {} --tenant t"),
+        ("cloudflare_origin_ca", lambda: f"v1.0-{t(24, HEX)}-{t(146, HEX)}", "origin ca key {}"),
+        ("duffel", lambda: "duffel_test_" + t(43, an + "_-"), "Duffel(access_token='{}')"),
+        ("flutterwave", lambda: f"FLWSECK_TEST-{t(32, 'abcdefgh0123456789')}-X", "FLW_KEY {}"),
+        ("frameio", lambda: "fio-u-" + t(64, an + "_-"), "frameio token {}"),
+        ("harness", lambda: f"pat.{t(22)}.{t(24)}.{t(20)}", "harness login --api-key {}"),
+        ("scalingo", lambda: "tk-us-" + t(48, an + "_-"), "scalingo login --api-token {}"),
+        ("telegram_bot_url", lambda: f"{t(8, string.digits)}:AA{t(33)}",
+         "curl https://api.telegram.org/bot{}/getMe"),
+        ("session_id", lambda: t(32), "curl -v https://shop.example.com/cart JSESSIONID={}"),
+        ("xml_secret", lambda: t(20, an + "!#%"), "<client_secret>{}</client_secret>"),
+        ("kube_client_key", lambda: t(60, b64), "    client-key-data: {}"),
+        ("docker_auth_json", lambda: t(40, b64), '{{"auths":{{"ghcr.io":{{"auth":"{}"}}}}}}'),
+        ("htpasswd_cli", lambda: t(16), "htpasswd -b -c .htpasswd admin {}"),
+        ("keystore_pass", lambda: t(18), "keytool -list -keystore app.jks -storepass {}"),
+        ("connection_string_pwd", lambda: t(24), "Server=db;Database=app;User Id=sa;Pwd={};"),
+        ("grafana_service_account", lambda: f"glsa_{t(32)}_{t(8, HEX)}", "GF_TOKEN {}"),
+        ("openssh_private_key", lambda: key("OPENSSH PRIVATE KEY", "b3BlbnNzaC1rZXktdjEAAAAA"
+                                            "BG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdzc2gtcn", 5),
+         "{}"),
+        ("mongodb_srv_url", lambda: t(16), "MONGO_URL=mongodb+srv://app:{}@c0.ab1cd.mongodb.net/db"),
+        ("redis_url_password", lambda: t(16), "redis-cli -u redis://:{}@cache:6379/0 ping"),
+        ("amqp_url_password", lambda: t(16), "AMQP_URL=amqp://svc:{}@mq:5672/"),
+        ("ec_private_key", lambda: key("EC PRIVATE KEY", "MHcCAQEEI" + t(55, b64), 3), "{}"),
+        ("pgp_private_key", lambda: key("PGP PRIVATE KEY BLOCK", "\nlQOYBF" + t(58, b64), 4),
+         "{}"),
+    ]
+    out = []
+    for kind, make, context in shapes:
+        for _ in range(2):
+            secret = make()
+            out.append({"kind": kind, "secret": secret, "text": context.format(secret)})
+    return out
+
+
+#: further everyday texts near a secret's shape or name: digests, ids, versions, reads
+MORE_LOOK_ALIKES: list[dict[str, str]] = [
+    {"kind": "git_format", "text": "git log --format=%H -n 1"},
+    {"kind": "image_digest", "text": "docker pull python@sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
+    {"kind": "etag", "text": "ETag: \"33a64df551425fcc55e4d42a148795d9f25f89d4\""},
+    {"kind": "trace_id", "text": "trace_id=4bf92f3577b34da6a3ce929d0e0e4736"},
+    {"kind": "password_timestamp", "text": "password_reset_sent_at: 2026-01-01T00:00:00Z"},
+    {"kind": "token_count", "text": "token_count: 1234"},
+    {"kind": "aws_region", "text": "AWS_REGION=us-east-1"},
+    {"kind": "node_options", "text": "export NODE_OPTIONS=--max-old-space-size=4096"},
+    {"kind": "token_url", "text": "config.auth.token_url = https://auth.example.com/oauth/token"},
+    {"kind": "yaml_version", "text": "version: 1.2.3"},
+    {"kind": "pip_pin", "text": "python==3.12.1"},
+    {"kind": "uuid_field", "text": "uuid: 123e4567-e89b-12d3-a456-426614174000"},
+    {"kind": "source_map", "text": "//# sourceMappingURL=app.js.map"},
+    {"kind": "csp_hash", "text": "Content-Security-Policy: script-src 'sha256-B2yPHKaXnvFWtRChIbabYmUBFZdVfKKXHbWtWidDVF8='"},
+    {"kind": "npm_cache", "text": "npm_config_cache=/home/u/.npm"},
+    {"kind": "git_scp_url", "text": "git clone git@github.com:org/repo.git"},
+    {"kind": "search_query", "text": "https://example.com/search?q=token+rotation&page=2"},
+    {"kind": "secret_prose", "text": "SECRET_KEY_BASE is read from credentials.yml.enc"},
+    {"kind": "secret_file_read", "text": "password=$(cat /run/secrets/db_password)"},
+    {"kind": "vault_prose", "text": "the hvs. prefix marks Vault service tokens"},
+    {"kind": "image_tag", "text": "image: ghcr.io/org/app:1.4.2"},
+    {"kind": "env_get_vault", "text": "os.environ.get('VAULT_TOKEN')"},
+    {"kind": "config_discord", "text": "DISCORD_TOKEN = config.discord.bot_token"},
+    {"kind": "getenv_call", "text": "client.run(os.getenv('DISCORD_TOKEN'))"},
+    {"kind": "process_env", "text": "const token = process.env.API_TOKEN;"},
+    {"kind": "token_ttl", "text": "TOKEN_TTL=3600"},
+    {"kind": "k8s_secret_ref", "text": "secretKeyRef: {name: db, key: password}"},
+    {"kind": "dotted_version_token", "text": "TOKEN_SCHEMA=2.1.0"},
+]
+SECRETS: list[dict[str, str]] = CORPUS["secrets"] + DOTTED_SECRETS + _generated_secrets()
+SURVIVORS: list[dict[str, str]] = CORPUS["survivors"] + DOTTED_LOOK_ALIKES + MORE_LOOK_ALIKES
+PLACES = ("prompt", "tool input", "tool output", "nested json", "json key", "derived reason")
+
+
+def _quoted(entry: dict[str, str]) -> str:
+    """What the gate's reason quotes of a secret: its first line, cut, without context."""
+    first = entry["secret"].splitlines()[-2 if "-----BEGIN" in entry["secret"] else 0]
+    return first[:40]
 
 
 def test_corpus_is_large_and_varied(capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,6 +185,11 @@ def _plant(entry: dict[str, str], place: str, n: int) -> journal.Entry:
         return journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
                              tool_use_id=f"t{n}", idempotency_key=f"k{n}",
                              policy_decision="allow:policy", input=inp)
+    if place == "derived reason":  # the gate quotes a piece of it, out of its context
+        return journal.event("side_effect_intent", operation="tool:bash", tool_name="Bash",
+                             tool_use_id=f"t{n}", idempotency_key=f"k{n}",
+                             policy_decision="ask", reason=f"runs {_quoted(entry)}…",
+                             input={"command": f"echo start && {text}"})
     if place == "json key":  # the secret, in its context, used as a key
         return journal.fact("tool_batch.effect.terminal", {
             "tool_use_id": f"t{n}", "outcome": "succeeded",
@@ -112,6 +253,26 @@ def test_no_secret_survives_redaction(exports: tuple[bytes, bytes]) -> None:
                 if any(f in red for f in _forms(s["secret"]))]
     expected = []
     assert expected == survived
+
+
+def test_no_quoted_piece_survives_redaction(exports: tuple[bytes, bytes]) -> None:
+    """What a derived field quotes of a secret (its first line cut at 40 characters, without
+    the context a pattern needs) is masked by value: no 8-character run of it survives."""
+    events = exports[1].decode().split('"events": [', 1)[1]  # the header holds a commit id
+    red = re.sub(r"\[REDACTED:[a-z_]+\]", "[]", events)  # kinds are not secrets
+    survived = [(s["kind"], piece) for s in SECRETS for piece in _pieces(_quoted(s))
+                if json.dumps(piece)[1:-1] in red]
+    expected = []
+    assert expected == survived
+
+
+def _pieces(quoted: str) -> set[str]:
+    """The 8-character runs of the secret-bearing words of ``quoted``: a URL's scheme, host
+    and path words, and plain words (``services``), are everyone's and stay."""
+    split = r"[^A-Za-z0-9_\-]+" if "://" in quoted else r"\s+"
+    words = [w for w in re.split(split, quoted)
+             if not (w.isalpha() and (w.islower() or w.isupper()))]
+    return {w[i:i + 8] for w in words for i in range(len(w) - 7)}
 
 
 def test_look_alikes_survive_redaction(exports: tuple[bytes, bytes]) -> None:
@@ -188,6 +349,21 @@ REDACT_CASES = [
 def test_redact_text_cases(text: str, expected: str) -> None:
     """Known inputs redact (or not) exactly as listed; references and counts are kept."""
     assert expected == redact.redact_text(text)
+
+
+@pytest.mark.parametrize("entry", DOTTED_SECRETS, ids=[e["kind"] for e in DOTTED_SECRETS])
+def test_dotted_tokens_are_redacted(entry: dict[str, str]) -> None:
+    """A token with dots (Discord bot, Vault hvs./hvb./hvr., any dotted generated value) is
+    recognised by its shape, assigned or bare; the text around it is kept."""
+    out = redact.redact_text(entry["text"])
+    expected = (False, True)
+    assert expected == (entry["secret"] in out, "[REDACTED:" in out), out
+
+
+@pytest.mark.parametrize("entry", DOTTED_LOOK_ALIKES, ids=[e["kind"] for e in DOTTED_LOOK_ALIKES])
+def test_dotted_look_alikes_are_kept(entry: dict[str, str]) -> None:
+    """Code references, version strings, placeholders, hashes and UUIDs stay as they are."""
+    assert entry["text"] == redact.redact_text(entry["text"])
 
 
 def test_redaction_is_deterministic() -> None:

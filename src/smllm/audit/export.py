@@ -22,7 +22,9 @@ Event elements::
 
 In a raw export the envelope is the log line's exact bytes, so its ``hash`` can be
 re-verified from the export; ``--redacted`` rewrites payload strings (see
-:mod:`smllm.base.secrets`) and keeps the envelope fields.
+:mod:`smllm.base.secrets`) and keeps the envelope fields. Redacted, pass 1 also learns
+every secret value the rules find in any stream, and pass 2 masks each wherever it
+occurs (a copy in another record, a body line of a key, a fragment quoted in a reason).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -267,6 +269,8 @@ class Summary:
     lines: int = 0
     sha256: str = ""
     bytes: int = 0
+    #: redacted: the numbers of the record lines in which the rules found a secret
+    flagged: set[int] = field(default_factory=set)
 
     def as_dict(self, rel: str) -> dict[str, Any]:
         t = self.tally
@@ -287,8 +291,10 @@ class Summary:
         }
 
 
-def scan(stream: Stream) -> Summary:
-    """Pass 1 over one stream: its summary and its diagnostics (in ``tally``)."""
+def scan(stream: Stream, secrets: redact.Masker | None = None) -> Summary:
+    """Pass 1 over one stream: its summary and its diagnostics (in ``tally``); with
+    ``secrets``, every secret the rules find in it is learnt there too, and the lines
+    holding one are noted (``Summary.flagged``)."""
     t = Tally()
     s = Summary(stream.name, t)
     digest = hashlib.sha256()
@@ -296,12 +302,18 @@ def scan(stream: Stream) -> Summary:
         s.lines += 1
         if not line.complete:
             t.torn_lines += 1
+            if secrets is not None:
+                redact.redact_text(_raw_text(line.raw), secrets)
             continue
         rec = journal.parse_line(line.raw)
         if rec is None:
             t.unparseable_lines += 1
+            if secrets is not None:
+                redact.redact_text(_raw_text(line.raw), secrets)
             continue
         t.record(rec, line.raw)
+        if secrets is not None and "payload" in rec and redact.learn(rec["payload"], secrets):
+            s.flagged.add(line.number)
     s.sha256 = "sha256:" + digest.hexdigest()
     s.bytes = stream.size
     t.seen = SequenceSet()  # the runs are not needed any more: free them
@@ -335,13 +347,17 @@ def _raw_text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def event_element(stream: str, line: RawLine, redaction: Redaction,
-                  stream_json: str | None = None) -> str:
-    """The JSON text of the ``events`` element for one physical line."""
+def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR0917
+                  stream_json: str | None = None, known: redact.Masker | None = None,
+                  clean: bool | None = None) -> str:
+    """The JSON text of the ``events`` element for one physical line (redacted: every
+    secret of ``known``, the whole document's, masked by value too). ``clean``: the first
+    pass found no secret in this record (None: not known), so no rule needs to run on it:
+    it is written raw when ``known`` is empty too, else only masked by value."""
     sj = stream_json if stream_json is not None else _dumps(stream)
     head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
     if line.complete:
-        if redaction == "raw":
+        if redaction == "raw" or (clean and not known):
             declared, actual = journal.line_hash(line.raw)
             if declared is not None and declared == actual:
                 text = _utf8(line.raw)
@@ -349,14 +365,18 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,
                     return head + text + "}"
         rec = journal.parse_line(line.raw)
         if rec is not None:
-            if redaction == "raw":
+            if redaction == "raw" or (clean and not known):
                 return head + _dumps(rec) + "}"
-            if "payload" in rec:
-                rec["payload"] = redact.redact_value(rec["payload"])
+            if "payload" in rec and clean and known:
+                rec["payload"] = known.mask_value(rec["payload"])
+            elif "payload" in rec:
+                rec["payload"] = redact.redact_value(rec["payload"], known=known)
             return head + _dumps(rec) + "}"
     text = _raw_text(line.raw)
     if redaction == "redacted":
         text = redact.redact_text(text)
+        if known:
+            text = known.mask_text(text)
     kind = "unparseable" if line.complete else "torn"
     return _dumps({"kind": kind, "stream": stream, "line": line.number, "raw": text})
 
@@ -374,6 +394,10 @@ class Header:
     sessions: list[dict[str, Any]]
     diagnostics: dict[str, int]
     last_recorded_at: str | None
+    #: redacted: every secret value found in any stream, masked everywhere in pass 2
+    secrets: redact.Masker | None = None
+    #: redacted: per stream, the lines in which pass 1 found a secret
+    flagged: dict[str, set[int]] | None = None
 
     def items(self) -> list[tuple[str, Any]]:
         return [
@@ -389,7 +413,8 @@ class Header:
 
 def header(all_streams: list[Stream], redaction: Redaction) -> Header:
     """Pass 1 over every stream."""
-    summaries = [scan(s) for s in all_streams]
+    secrets = redact.Masker() if redaction == "redacted" else None
+    summaries = [scan(s, secrets) for s in all_streams]
     main = summaries[0].tally
     end = main.session_end
     rels = [journal.LOG_NAME if s.name == "main" else f"{s.name}/{journal.LOG_NAME}"
@@ -401,6 +426,8 @@ def header(all_streams: list[Stream], redaction: Redaction) -> Header:
         sessions=[s.as_dict(rel) for s, rel in zip(summaries, rels, strict=True)],
         diagnostics=diagnostics(s.tally for s in summaries),
         last_recorded_at=main.last_recorded_at,
+        secrets=secrets,
+        flagged={s.stream: s.flagged for s in summaries} if secrets is not None else None,
     )
 
 
@@ -411,11 +438,16 @@ def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int
         out.write(f"  {_dumps(key)}: {_dumps(value)},\n")
     out.write('  "events": [')
     n = 0
+    known = head.secrets
     for stream in all_streams:
         stream_json = _dumps(stream.name)
+        flagged = head.flagged.get(stream.name, set()) if head.flagged is not None else None
         for line in raw_lines(stream):
             out.write(",\n    " if n else "\n    ")
-            out.write(event_element(stream.name, line, head.redaction, stream_json))
+            # no rule to run again on a record pass 1 found no secret in
+            clean = flagged is not None and line.number not in flagged
+            out.write(event_element(stream.name, line, head.redaction, stream_json, known,
+                                    clean))
             n += 1
     out.write("\n  ]\n}\n" if n else "]\n}\n")
     return n

@@ -82,20 +82,6 @@ SECRET_KEY_RE = re.compile(
     rf"(?i)(?:^|[_.\-])(?:{_SECRET_WORDS})$|^(?:{_SECRET_WORDS}|auth|_auth|pass)$"
 )
 
-# Fields that hold opaque, non-secret material kept verbatim in both modes
-# (encrypted reasoning blobs, the journal's own hashes).
-VERBATIM_KEYS = frozenset(
-    {
-        "signature",
-        "encrypted_content",
-        "hash",
-        "prev",
-        "sha256",
-        "context_digest",
-        "idempotency_key",
-    }
-)
-
 if TYPE_CHECKING:
     _Sub = Callable[[re.Match[str]], str]
 
@@ -107,7 +93,7 @@ class Rule:
     never needs it (compiling every rule costs ~12 ms, more than a gate decision).
     """
 
-    __slots__ = ("_rx", "family", "kind", "needles", "source", "sub")
+    __slots__ = ("_rx", "family", "keep", "kind", "needles", "source", "sub")
 
     def __init__(
         self,
@@ -121,6 +107,7 @@ class Rule:
         self.kind = kind
         self.source = pattern
         self._rx: re.Pattern[str] | None = None
+        self.keep = keep
         self.sub = _keeping(kind, keep) if keep else _whole(kind)
         #: lowercase substrings one of which every match contains (a text without any
         #: is not searched)
@@ -323,7 +310,7 @@ CLI = [
     Rule(
         "cli",
         "cli_password",
-        r"(\bhtpasswd\b[^\n]*?\s-\w*b\w*\s+\S+\s+\S+\s+)(\S+)",
+        r"(\bhtpasswd\b[^\n]*?\s-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+\s+)(\S+)",
         (1,),
         needles=("htpasswd",),
     ),
@@ -481,7 +468,7 @@ _PROVIDER_PATTERNS: list[tuple[str, str]] = [
     ("pulumi", r"pul-[a-f0-9]{40}\b"),
     ("rubygems", r"rubygems_[a-f0-9]{48}\b"),
     ("sentry", r"sntry[su]_[A-Za-z0-9_=+/]{40,}"),
-    ("vault", r"hvs\.[A-Za-z0-9_\-]{90,120}|hvb\.[A-Za-z0-9_\-]{138,300}"),
+    ("vault", r"hv[sbr]\.[A-Za-z0-9_\-]{24,300}"),
     (
         "onepassword",
         r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|"
@@ -518,10 +505,28 @@ _PROVIDER_PATTERNS: list[tuple[str, str]] = [
     ("harness", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
     ("terraform_cloud", r"[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}"),
     ("telegram_bot", r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),
-    ("discord_bot", r"\b[MNO][A-Za-z\d_\-]{23,25}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}\b"),
+    (  # the first part is a base64 user id: any letter first, a digit and both cases in it
+        "discord_bot",
+        r"\b(?=[A-Za-z\d_\-]{0,27}\d)(?=[A-Za-z\d_\-]{0,27}[A-Z])(?=[A-Za-z\d_\-]{0,27}[a-z])"
+        r"[A-Za-z\d_\-]{23,28}\.[A-Za-z\d_\-]{6}\.[A-Za-z\d_\-]{27,38}\b",
+    ),
 ]
+#: the needles of the provider patterns whose alternatives do not start with a literal
+_PROVIDER_NEEDLES: dict[str, tuple[str, ...]] = {
+    "aws_access_key": ("a3t", "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa",
+                       "anva", "aipa"),
+    "stripe": ("sk_", "rk_", "pk_", "whsec_"),
+    "onepassword": ("ops_eyj", "a3-"),
+    "mailchimp": ("-us",),
+    "azure_ad": ("q~",),
+    "harness": ("pat.", "sat."),
+    "terraform_cloud": (".atlasv1.",),
+    "telegram_bot": (":aa",),
+    "discord_bot": (".",),
+}
 PROVIDERS = [
-    Rule("providers", kind, rf"(?<![A-Za-z0-9_\-])(?:{rx})", needles=_needles(rx))
+    Rule("providers", kind, rf"(?<![A-Za-z0-9_\-])(?:{rx})",
+         needles=_PROVIDER_NEEDLES.get(kind) or _needles(rx))
     for kind, rx in _PROVIDER_PATTERNS
 ]
 JWT = [
@@ -539,6 +544,9 @@ ASSIGNMENTS = [
         rf"(?i)(\b[A-Za-z0-9_.\-]*(?:{_SECRET_WORDS})[\"']?\s*(?::=|=>|=|:)\s*)"
         r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s\"',;&|)}\]]+)",
         (1,),
+        # every secret name holds one of these
+        needles=("pass", "pwd", "secret", "token", "key", "credential", "dsn", "auth",
+                 "webhook", "conn", "cookie"),
     ),
 ]
 FAMILIES: dict[str, list[Rule]] = {
@@ -563,19 +571,40 @@ _REFERENCE = re.compile(
     re.IGNORECASE,
 )
 _CODE_VALUE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*(?:\(|\[|$)")
+#: a version string (``1.2.3``, ``v2.0.1-rc1``): never a secret
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+(?:[-+][A-Za-z0-9.]+)?$")
+
+
+def token_shaped(part: str) -> bool:
+    """A dot-free part that reads as a generated token, not a name: long, with digits and
+    both cases, that changes case or kind often (``pv0SgXq1Ei29o…``, ``CAESIJ3kd8…``).
+    Names (``db``, ``environ``, ``DATABASE_URL``, ``getApiKeyV2``) are not."""
+    if len(part) < 16:
+        return False
+    digits = sum(c.isdigit() for c in part)
+    upper = sum(c.isupper() for c in part)
+    lower = sum(c.islower() for c in part)
+    if digits < 2 or not upper or not lower:
+        return False
+    # case changes and letter/digit changes: a name has few (one per word), a token many
+    changes = sum(1 for i in range(1, len(part))
+                  if part[i - 1].isupper() != part[i].isupper()
+                  or part[i - 1].isdigit() != part[i].isdigit())
+    return changes >= len(part) // 4
 
 
 def _reference(value: str) -> bool:
     """An assignment whose value refers to a secret (or is a placeholder), not one."""
     inner = value.strip().strip("\"'`").strip()
-    if not inner or _REFERENCE.match(inner):
+    if not inner or _REFERENCE.match(inner) or _VERSION.match(inner):
         return True
-    # os.environ['X'], get_token(), cfg.api_key
-    return bool(
-        value[:1] not in "\"'`"
-        and _CODE_VALUE.match(inner)
-        and ("(" in inner or "[" in inner or "." in inner)
-    )
+    # os.environ['X'], get_token(), cfg.api_key; not a dotted token (a Discord bot
+    # token, Vault's hvs.…): a value whose dotted parts include a token-shaped one
+    if value[:1] in "\"'`" or not _CODE_VALUE.match(inner):
+        return False
+    if "(" in inner or "[" in inner:
+        return True
+    return "." in inner and not any(token_shaped(p) for p in inner.split("."))
 
 
 def _assignment(rule: Rule) -> _Sub:
@@ -590,18 +619,84 @@ _SUBS: list[tuple[Rule, _Sub]] = [
 ]
 
 
+#: every rule's needles, once: a text is searched for each distinct needle a single time
+_NEEDLES = sorted({n for rule in _RULES for n in rule.needles})
+_BY_NEEDLE = {n: frozenset(i for i, (rule, _) in enumerate(_SUBS) if n in rule.needles)
+              for n in _NEEDLES}
+_ALWAYS = frozenset(i for i, (rule, _) in enumerate(_SUBS) if not rule.needles)
+_SHORT_NEEDLES = tuple(n for n in _NEEDLES if len(n) < 2)
+_BY_PAIR: dict[str, tuple[str, ...]] = {}
+for _n in _NEEDLES:
+    if len(_n) >= 2:
+        _BY_PAIR[_n[:2]] = (*_BY_PAIR.get(_n[:2], ()), _n)
+_PAIRS_UP_TO = 256  # longer texts: every needle is looked for (fewer than their pairs)
+
+
 def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
     """The rules that may match ``text``: those holding none of their needles cannot
     (and so are never compiled)."""
     lowered = text.lower()
-    return [(rule, sub) for rule, sub in _SUBS
-            if not rule.needles or any(n in lowered for n in rule.needles)]
+    chosen = set(_ALWAYS)
+    if len(lowered) > _PAIRS_UP_TO:
+        for n in _NEEDLES:
+            if n in lowered:
+                chosen |= _BY_NEEDLE[n]
+    else:  # a short text: only the needles that start with one of its character pairs
+        for ch in _SHORT_NEEDLES:
+            if ch in lowered:
+                chosen |= _BY_NEEDLE[ch]
+        for pair in {lowered[i : i + 2] for i in range(len(lowered) - 1)}:
+            for n in _BY_PAIR.get(pair, ()):
+                if n in lowered:
+                    chosen |= _BY_NEEDLE[n]
+    return [_SUBS[i] for i in sorted(chosen)]
 
 
-def redact_text(text: str) -> str:
-    """``text`` with every secret the rules recognise replaced by a marker."""
+#: short strings recur (keys, tool names, outcomes): their redaction is remembered, with
+#: what it learnt, so a document's passes pay for each once
+_MEMO_TEXT = 96
+_MEMO_SIZE = 1 << 14
+_memo: dict[str, tuple[str, int, tuple[tuple[str, str], ...]]] = {}
+
+
+def _redact_text_noting(text: str, found: Masker) -> str:
+    hit = _memo.get(text) if len(text) <= _MEMO_TEXT else None
+    if hit is None:
+        local = Masker()
+        out = text
+        for rule, sub in _candidates(text):
+            out = rule.pattern.sub(local.noting(rule, sub), out)
+        hit = (out, local.hits, tuple(local.values.items()))
+        if len(text) <= _MEMO_TEXT and len(_memo) < _MEMO_SIZE:  # full: the first stay
+            _memo[text] = hit
+    out, hits, values = hit
+    if hits:
+        found.hits += hits
+        for value, kind in values:
+            found.add(value, kind)
+    return out
+
+
+_secret_keys: dict[str, bool] = {}
+
+
+def _secret_key(key: str) -> bool:
+    """``key`` names a secret (remembered: a document repeats its keys)."""
+    named = _secret_keys.get(key)
+    if named is None:
+        named = bool(SECRET_KEY_RE.search(key))
+        if len(_secret_keys) < _MEMO_SIZE:
+            _secret_keys[key] = named
+    return named
+
+
+def redact_text(text: str, found: Masker | None = None) -> str:
+    """``text`` with every secret the rules recognise replaced by a marker; each secret
+    replaced is added to ``found`` when given."""
     if len(text) < 8:
         return text
+    if found is not None:
+        return _redact_text_noting(text, found)
     for rule, sub in _candidates(text):
         text = rule.pattern.sub(sub, text)
     return text
@@ -618,29 +713,223 @@ def find(text: str) -> list[str]:
     return kinds
 
 
-def redact_value(value: Any, key: str | None = None) -> Any:
-    """A JSON value with every string redacted; secret-keyed strings replaced whole,
-    and keys that are themselves secrets replaced (kept distinct)."""
+#: the shortest secret masked wherever it occurs, and the shortest fragment of one
+MIN_VALUE = 6
+FRAGMENT = 8
+
+
+class Masker:
+    """The secret values the rules found in a record or a document, masked by value.
+
+    A pattern finds a secret in its context (``DB_PASSWORD=…``, a PEM block); once found,
+    the value itself is a secret wherever it appears in the same record or document: a
+    copy in another field, each body line of a multi-line key, and any run of
+    :data:`FRAGMENT` or more characters of it that smllm quoted into a derived field (the
+    gate's ``reason`` quoting a key's first body line, a target, a summary). Masking is
+    a pure function of the values found and the text, so it is deterministic.
+    """
+
+    __slots__ = ("_grams", "_rx", "hits", "values")
+
+    def __init__(self) -> None:
+        #: how many secrets the rules replaced while this masker was collecting
+        self.hits = 0
+        #: secret value -> the kind of rule that found it
+        self.values: dict[str, str] = {}
+        self._grams: dict[str, str] | None = None
+        self._rx: re.Pattern[str] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+    def add(self, value: str, kind: str) -> None:
+        """Learn one secret value (and each line of a multi-line one)."""
+        value = value.strip().strip("\"'`").strip()
+        pieces = [value] + ([ln.strip() for ln in value.splitlines()] if "\n" in value else [])
+        for piece in pieces:
+            if _learnable(piece) and piece not in self.values:
+                self.values[piece] = kind
+                self._grams = self._rx = None
+
+    def noting(self, rule: Rule, sub: _Sub) -> _Sub:
+        """``sub``, also learning the secret of every match it replaces."""
+
+        def noted(m: re.Match[str]) -> str:
+            out = sub(m)
+            if out != m.group(0):
+                self.hits += 1
+                if rule.keep:
+                    for i in range(1, (m.re.groups or 0) + 1):
+                        part = m.group(i)
+                        if i not in rule.keep and part:
+                            self.add(part, rule.kind)
+                else:
+                    self.add(m.group(0), rule.kind)
+            return out
+
+        return noted
+
+    def _compile(self) -> tuple[re.Pattern[str], dict[str, str]]:
+        if self._rx is None or self._grams is None:
+            ordered = sorted(self.values, key=lambda v: (-len(v), v))
+            self._rx = re.compile("|".join(re.escape(v) for v in ordered))
+            grams: dict[str, str] = {}
+            for value in ordered:
+                # fragments never span whitespace, nor a URL's punctuation (its scheme,
+                # host and path words are everyone's)
+                words = _URL_WORDS.split(value) if "://" in value else value.split()
+                for word in words:
+                    if not _fragmentable(word):
+                        continue
+                    for i in range(len(word) - FRAGMENT + 1):
+                        grams.setdefault(word[i : i + FRAGMENT], self.values[value])
+            self._grams = grams
+        return self._rx, self._grams
+
+    def mask_text(self, text: str) -> str:
+        """``text`` with every known secret, and every fragment of one, masked."""
+        if not self.values or len(text) < MIN_VALUE:
+            return text
+        rx, grams = self._compile()
+        text = rx.sub(lambda m: MARK.format(self.values[m.group(0)]), text)
+        if len(text) < FRAGMENT or not grams:
+            return text
+        spans: list[tuple[int, int, str]] = []
+        end = -1
+        for i in range(len(text) - FRAGMENT + 1):
+            kind = grams.get(text[i : i + FRAGMENT])
+            if kind is None:
+                continue
+            if spans and i <= end:
+                end = i + FRAGMENT
+                spans[-1] = (spans[-1][0], end, spans[-1][2])
+            else:
+                end = i + FRAGMENT
+                spans.append((i, end, kind))
+        if not spans:
+            return text
+        out: list[str] = []
+        at = 0
+        for start, stop, kind in spans:
+            out.append(text[at:start])
+            out.append(MARK.format(kind))
+            at = stop
+        out.append(text[at:])
+        return "".join(out)
+
+    def mask_value(self, value: Any) -> Any:
+        """A JSON value with :meth:`mask_text` applied to every string and key."""
+        if isinstance(value, str):
+            return self.mask_text(value)
+        if isinstance(value, dict):
+            out: dict[Any, Any] = {}
+            for k, v in value.items():
+                out[_distinct(self.mask_text(k), k, out) if isinstance(k, str) else k] = (
+                    self.mask_value(v))
+            return out
+        if isinstance(value, list):
+            return [self.mask_value(v) for v in value]
+        return value
+
+
+_URL_WORDS = re.compile(r"[^A-Za-z0-9_\-]+")
+
+
+def _single_case_word(text: str) -> bool:
+    return text.isalpha() and (text.islower() or text.isupper())
+
+
+def _learnable(value: str) -> bool:
+    """A secret value worth masking wherever it occurs: long enough, and not a plain word
+    (a secret found as ``password`` must not mask every ``password`` of a document)."""
+    return (len(value) >= MIN_VALUE and "[REDACTED:" not in value
+            and (len(value) >= 16 or not _single_case_word(value)))
+
+
+def _fragmentable(word: str) -> bool:
+    """A word of a secret whose fragments are masked too: long, not a PEM armour line,
+    not a plain word (``services`` of a webhook URL)."""
+    return len(word) >= FRAGMENT and "-----" not in word and not _single_case_word(word)
+
+
+def _distinct(name: str, key: str, out: dict[Any, Any]) -> str:
+    """``name`` (``key`` redacted), made distinct from the keys already in ``out``."""
+    if name != key and name in out:  # two secret keys: keep them apart
+        n = 2
+        while f"{name}#{n}" in out:
+            n += 1
+        name = f"{name}#{n}"
+    return name
+
+
+def _redact(value: Any, key: str | None, found: Masker) -> Any:
     if isinstance(value, str):
-        if key is not None:
-            if key in VERBATIM_KEYS:
-                return value
-            if SECRET_KEY_RE.search(key) and value and not _reference(value):
-                return MARK.format("secret")
-        return redact_text(value)
+        if key is not None and value and _secret_key(key) and not _reference(value):
+            found.hits += 1
+            found.add(value, "secret")
+            return MARK.format("secret")
+        return redact_text(value, found)
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         for k, v in value.items():
-            name = k
-            if isinstance(k, str):
-                name = redact_text(k)
-                if name != k and name in out:  # two secret keys: keep them apart
-                    n = 2
-                    while f"{name}#{n}" in out:
-                        n += 1
-                    name = f"{name}#{n}"
-            out[name] = redact_value(v, k if isinstance(k, str) else None)
+            name = _distinct(redact_text(k, found), k, out) if isinstance(k, str) else k
+            out[name] = _redact(v, k if isinstance(k, str) else None, found)
         return out
     if isinstance(value, list):
-        return [redact_value(v, key) for v in value]
+        return [_redact(v, key, found) for v in value]
     return value
+
+
+def redact_value(value: Any, key: str | None = None, known: Masker | None = None) -> Any:
+    """A JSON value (a record's payload) with every string redacted; secret-keyed strings
+    replaced whole, keys that are themselves secrets replaced (kept distinct); then every
+    secret found anywhere in it (and ``known``'s, the rest of a document's) masked by
+    value wherever it occurs in it. No key is trusted by its name: a value under
+    ``signature`` or ``hash`` is redacted like any other (the journal's own ``hash`` and
+    ``prev`` are envelope fields, never passed here)."""
+    found = Masker() if known is None else known
+    out = _redact(value, key, found)
+    return found.mask_value(out) if found else out
+
+
+def _learn_text(value: str, key: str | None, found: Masker) -> None:
+    if key is not None and value and (_secret_keys.get(key) or (
+            key not in _secret_keys and _secret_key(key))) and not _reference(value):
+        found.hits += 1
+        found.add(value, "secret")
+    elif len(value) >= 8:
+        hit = _memo.get(value)  # inline: most strings of a log are remembered, and clean
+        if hit is None or hit[1]:
+            _redact_text_noting(value, found)
+
+
+def _learn(value: Any, key: str | None, found: Masker) -> None:
+    """What :func:`_redact` learns about ``value``, without building its redacted copy
+    (leaves are handled in their container's loop: a log is mostly leaves)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                if len(k) >= 8:
+                    _learn_text(k, None, found)
+                if isinstance(v, str):
+                    _learn_text(v, k, found)
+                elif isinstance(v, (dict, list)):
+                    _learn(v, k, found)
+            else:
+                _learn(v, None, found)
+    elif isinstance(value, list):
+        for v in value:
+            if isinstance(v, str):
+                _learn_text(v, key, found)
+            elif isinstance(v, (dict, list)):
+                _learn(v, key, found)
+    elif isinstance(value, str):
+        _learn_text(value, key, found)
+
+
+def learn(value: Any, into: Masker) -> bool:
+    """Add to ``into`` every secret the rules find in ``value`` (a document's first pass);
+    True if the rules found any (the value needs them again when it is written)."""
+    before = into.hits
+    _learn(value, None, into)
+    return into.hits != before
