@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from machine_project import SEED_FIX, Project, alias_bomb
 from smllm.base.errors import MachineDefinitionError
@@ -52,6 +53,25 @@ def test_an_alias_inside_its_own_anchor_is_refused() -> None:
         _yaml.load("id: m\nloop: &a [x, *a]\n", "m.smllm.yaml")
     assert ("m.smllm.yaml:2:7: an alias refers to the value that contains it (remove the "
             "alias (*name) from inside its own anchor (&name))") == str(err.value)
+
+
+def test_nesting_deeper_than_the_limit_is_refused() -> None:
+    """Deep nesting would overflow the converter's stack (a traceback, not an error)."""
+    assert _yaml.load("a: " + "[" * 99 + "]" * 99 + "\n", "m.yaml").data["a"] is not None
+    with pytest.raises(MachineDefinitionError) as err:
+        _yaml.load("a: " + "[" * 500 + "]" * 500 + "\n", "m.smllm.yaml")
+    assert ("m.smllm.yaml:1:403: lists and mappings nest more than 100 deep here (flatten "
+            "the structure)") == str(err.value)
+
+
+def test_the_pure_python_yaml_reader_is_bounded_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without libyaml (PyYAML's pure-Python loader) the same files are refused."""
+    monkeypatch.delattr(yaml, "CSafeLoader")
+    with pytest.raises(MachineDefinitionError) as err:
+        _yaml.load(alias_bomb(), "m.smllm.yaml")
+    assert f"m.smllm.yaml:5:5: {BOMB}" == str(err.value)
+    with pytest.raises(MachineDefinitionError, match="nest more than 100 deep"):
+        _yaml.load("a: " + "[" * 5000 + "]" * 5000 + "\n", "m.smllm.yaml")
 
 
 def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ nested aliases ("billion laughs") stand for billions of nodes once turned into p
 data. Before converting anything, :func:`load` counts the nodes the tree expands to,
 in one pass over its distinct nodes (each weighted by the size of what it holds), and
 refuses a file whose aliases add more than :data:`MAX_ALIAS_NODES` nodes, or that
-refers to itself, or that is larger than :data:`MAX_BYTES`.
+refers to itself, or nests deeper than :data:`MAX_DEPTH`, or is larger than
+:data:`MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
 MAX_BYTES = 1024 * 1024
 #: how many nodes aliases may add to a file (past its own nodes) once expanded
 MAX_ALIAS_NODES = 10_000
+#: how deep lists and mappings may nest (a machine nests about 8 deep)
+MAX_DEPTH = 100
 _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 
 
@@ -170,7 +173,8 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def check_expansion(reader: _Reader, root: yaml.Node) -> None:
-    """Refuse a tree whose aliases expand past :data:`MAX_ALIAS_NODES` or form a loop.
+    """Refuse a tree whose aliases expand past :data:`MAX_ALIAS_NODES` or form a loop, or
+    that nests deeper than :data:`MAX_DEPTH`.
 
     Sizes are computed bottom-up over the distinct nodes only (a node an alias shares is
     sized once and counted each time it is referred to), iteratively, so the check costs
@@ -184,6 +188,7 @@ def check_expansion(reader: _Reader, root: yaml.Node) -> None:
             todo += _children(node)
     limit = len(distinct) + MAX_ALIAS_NODES
     size: dict[int, int] = {}
+    height: dict[int, int] = {}
     open_: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
@@ -199,6 +204,10 @@ def check_expansion(reader: _Reader, root: yaml.Node) -> None:
                     f"already expands to {total}; the file itself holds {len(distinct)})",
                     "write the repeated parts out, or refer to them fewer times (*name)")
             size[key] = total
+            height[key] = 1 + max((height[id(c)] for c in _children(node)), default=0)
+            if height[key] > MAX_DEPTH:
+                raise reader.fail(_pos(node), f"lists and mappings nest more than {MAX_DEPTH} "
+                                  "deep here", "flatten the structure")
             continue
         if key in size:
             continue
@@ -222,6 +231,9 @@ def load(text: str, where: str) -> Marked:
             node = loader.get_single_node()
         finally:
             loader.dispose()
+    except RecursionError:  # the pure-Python composer, before the depth check can run
+        raise reader.fail((1, 1), f"lists and mappings nest more than {MAX_DEPTH} deep",
+                          "flatten the structure") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
