@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from helpers import PYTHON, base, hook, smllm
@@ -558,6 +559,12 @@ def test_a_session_the_store_refuses_does_not_stop_the_others(team: dict[str, An
     assert Counter({"a21-first": 4, "a21-last": 4}) == sessions()
     again = alice.ship()
     assert (1, refused) == (again.returncode, again.stdout.splitlines()[-1])
+    as_json = alice.ship("--json")
+    report = json.loads(as_json.stdout)
+    jsonschema.validate(report, json.loads(
+        (Path(__file__).parent / "schemas" / "store" / "ship.schema.json").read_text()))
+    assert (1, [{"session_id": "a21-bad", "error": "date/time field value out of range: "
+                 "\"2026-13-45T99:00:01.002Z\""}]) == (as_json.returncode, report["failed"])
     Path(bad).write_text(original)
     fixed = alice.ship()
     assert (0, [f"shipped 4 record(s) of 1 journal(s) to {alice.url}: 4 new, 0 already "
