@@ -570,3 +570,31 @@ def test_a_session_the_store_refuses_does_not_stop_the_others(team: dict[str, An
     assert (0, [f"shipped 4 record(s) of 1 journal(s) to {alice.url}: 4 new, 0 already "
                 "stored, 0 conflict(s)"]) == (fixed.returncode, fixed.stdout.splitlines())
     assert Counter({"a21-first": 4, "a21-bad": 4, "a21-last": 4}) == sessions()
+
+
+def test_a_refused_session_keeps_its_later_batches_back(team: dict[str, Any],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of two rows: the refused session's later rows are not shipped in the same
+    run (its cursor would jump past the refused line, which would then never ship); once
+    the line can be stored the next ship sends the whole session."""
+    from smllm.store import shipper
+
+    alice = team["alice"]
+    alice.write("a22-first", start_ms=T0, prompt="one")
+    bad = alice.write("a22-bad", start_ms=T0 + 1000, prompt="two")
+    alice.write("a22-last", start_ms=T0 + 2000, prompt="three")
+    original = Path(bad).read_text()
+    _rewrite(bad, lambda n, line: line.replace('"recorded_at":"2026-01-05T09:00:01.001Z"',
+                                               '"recorded_at":"2026-13-45T99:00:01.001Z"'))
+    for name, value in alice.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(shipper, "BATCH_ROWS", 2)
+    first = shipper.ship(alice.url)
+    stored = Counter(row[1] for row in _rows(team["server"], team["db"]))
+    assert (["a22-bad"], 8, Counter({"a22-first": 4, "a22-last": 4})) == (
+        list(first.failed), first.inserted, stored)
+    Path(bad).write_text(original)
+    second = shipper.ship(alice.url)
+    stored = Counter(row[1] for row in _rows(team["server"], team["db"]))
+    assert ({}, 4, Counter({"a22-first": 4, "a22-bad": 4, "a22-last": 4})) == (
+        second.failed, second.inserted, stored)
