@@ -529,8 +529,11 @@ def test_a_journal_line_with_any_json_whitespace_ships(team: dict[str, Any]) -> 
     out = alice.ship()
     assert (0, "") == (out.returncode, out.stderr)
     assert out.stdout.startswith("shipped 4 record(s) of 1 journal(s)")
-    stored = [row[5] for row in _rows(team["server"], team["db"]) if row[1] == "a20-tabs"]
-    assert spaced == stored
+    stored = [row[4:6] for row in _rows(team["server"], team["db"]) if row[1] == "a20-tabs"]
+    assert [(json.loads(line)["hash"], line) for line in spaced] == stored
+    again = alice.ship()
+    assert (0, f"shipped 0 record(s) of 0 journal(s) to {alice.url}: 0 new, 0 already "
+               "stored, 0 conflict(s)\n") == (again.returncode, again.stdout)
 
 
 def test_a_session_the_store_refuses_does_not_stop_the_others(team: dict[str, Any]) -> None:

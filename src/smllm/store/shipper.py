@@ -146,12 +146,22 @@ def copy_fields(values: tuple[object, ...]) -> str:
             .replace("\r", "\\r").replace(_SEP, "\t").replace(_NULL, "\\N"))
 
 
+def line_hash(raw: bytes, rec: Record) -> str:
+    """The hash a line declares: read from its end when written as smllm writes it, else
+    (other JSON whitespace, say) from the parsed record."""
+    declared = declared_hash(raw)
+    if not declared:
+        value = rec.get("hash")
+        declared = value if isinstance(value, str) else ""
+    return declared
+
+
 def encode_row(host: str, src: Source, raw: bytes, rec: Record) -> bytes:
     """One ``COPY ... FROM STDIN`` text-format row for a journal line."""
     f = facets(rec)
     at = rec.get("recorded_at")
     head = copy_fields((
-        host, src.session_id, src.stream, int(rec["sequence"]), declared_hash(raw),
+        host, src.session_id, src.stream, int(rec["sequence"]), line_hash(raw, rec),
         at if isinstance(at, str) else None,
         f.kind, f.tool, f.text, f.decision, f.rule, f.outcome, f.tool_use_id)).encode()
     # a parsed record line is valid UTF-8 without a newline; JSON escapes control
@@ -219,7 +229,7 @@ def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Re
                     batch.owners.append(src.session_id)
                     batch.rows += 1
                     batch.sessions[src.session_id] = src
-                    batch.cursors[src.path] = (pos, int(rec["sequence"]), declared_hash(raw))
+                    batch.cursors[src.path] = (pos, int(rec["sequence"]), line_hash(raw, rec))
                     batch.cursor_owners[src.path] = src.session_id
                     if batch.rows >= BATCH_ROWS:
                         out.put(batch)
