@@ -35,13 +35,13 @@ _NULL = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 #: the largest machine file read (a machine is a few kilobytes)
 MAX_BYTES = 1024 * 1024
 #: how many nodes aliases may add to a file (past its own nodes) once expanded
 MAX_ALIAS_NODES = 10_000
 #: how deep lists and mappings may nest (a machine nests about 8 deep)
 MAX_DEPTH = 100
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 
 
 @dataclass
