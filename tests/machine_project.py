@@ -58,3 +58,12 @@ def machine_yaml(states: str, *, events: str = "", extra_meta: str = "") -> str:
         "description: \"The job.\" } }\n"
         f"{extra_meta}  events:\n{events}states:\n{states}"
     )
+
+
+def alias_bomb(levels: int = 14, width: int = 10) -> str:
+    """A "billion laughs" machine file of about 1 KB: each level refers ``width`` times to
+    the one before, so it stands for ``width ** (levels + 1)`` strings once expanded."""
+    lines = ["id: m", 'l0: &l0 ["lol"' + ', "lol"' * (width - 1) + "]"]
+    lines += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * width) + "]"
+              for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from helpers import PYTHON, base, hook, smllm
@@ -507,3 +508,96 @@ def test_a_stored_stream_name_names_only_its_own_sessions_log(tmp_path: Path) ->
              "../a5-other": None, "subagent/agent-2": None}
     assert os.path.dirname(os.path.dirname(main)) == os.path.dirname(os.path.dirname(other))
     assert cases == {stream: audit._local_journal("a5-main", stream) for stream in cases}
+
+
+def _rewrite(path: str, edit: Any) -> list[str]:
+    """Rewrite each line of the journal at ``path`` through ``edit(number, line)``."""
+    lines = Path(path).read_text().splitlines()
+    new = [edit(n, line) for n, line in enumerate(lines, 1)]
+    Path(path).write_text("".join(line + "\n" for line in new))
+    return new
+
+
+def test_a_journal_line_with_any_json_whitespace_ships(team: dict[str, Any]) -> None:
+    """Raw tabs, carriage returns and spaces between JSON tokens are valid JSON: such a
+    journal ships, and the store holds each line exactly as written."""
+    alice = team["alice"]
+    path = alice.write("a20-tabs", start_ms=T0, prompt="tab\there")
+    spaced = _rewrite(path, lambda n, line: json.dumps(
+        json.loads(line), separators=(",\t", ":\r \t") if n % 2 else (" ,\t", "\t:")))
+    assert all("\t" in line for line in spaced)
+    out = alice.ship()
+    assert (0, "") == (out.returncode, out.stderr)
+    assert out.stdout.startswith("shipped 4 record(s) of 1 journal(s)")
+    stored = [row[4:6] for row in _rows(team["server"], team["db"]) if row[1] == "a20-tabs"]
+    assert [(json.loads(line)["hash"], line) for line in spaced] == stored
+    again = alice.ship()
+    assert (0, f"shipped 0 record(s) of 0 journal(s) to {alice.url}: 0 new, 0 already "
+               "stored, 0 conflict(s)\n") == (again.returncode, again.stdout)
+
+
+def test_a_session_the_store_refuses_does_not_stop_the_others(team: dict[str, Any]) -> None:
+    """A session with a line the store refuses (a timestamp PostgreSQL cannot read) is
+    reported and not shipped; the sessions before and after it ship; the next ship tries
+    it again, and ships it once the line can be stored."""
+    alice = team["alice"]
+    alice.write("a21-first", start_ms=T0, prompt="one")
+    bad = alice.write("a21-bad", start_ms=T0 + 1000, prompt="two")
+    alice.write("a21-last", start_ms=T0 + 2000, prompt="three")
+    original = Path(bad).read_text()
+    _rewrite(bad, lambda n, line: line.replace('"recorded_at":"2026-01-05T09:00:01.002Z"',
+                                               '"recorded_at":"2026-13-45T99:00:01.002Z"'))
+    assert original != Path(bad).read_text()
+    first = alice.ship()
+    refused = ("not shipped: a21-bad: the store refused it: date/time field value out of "
+               "range: \"2026-13-45T99:00:01.002Z\" (the other sessions shipped; this one is "
+               "tried again at the next ship)")
+
+    def sessions() -> Counter[str]:
+        return Counter(row[1] for row in _rows(team["server"], team["db"]))
+
+    assert (1, [f"shipped 8 record(s) of 3 journal(s) to {alice.url}: 8 new, 0 already "
+                "stored, 0 conflict(s)", refused]) == (first.returncode,
+                                                      first.stdout.splitlines())
+    assert Counter({"a21-first": 4, "a21-last": 4}) == sessions()
+    again = alice.ship()
+    assert (1, refused) == (again.returncode, again.stdout.splitlines()[-1])
+    as_json = alice.ship("--json")
+    report = json.loads(as_json.stdout)
+    jsonschema.validate(report, json.loads(
+        (Path(__file__).parent / "schemas" / "store" / "ship.schema.json").read_text()))
+    assert (1, [{"session_id": "a21-bad", "error": "date/time field value out of range: "
+                 "\"2026-13-45T99:00:01.002Z\""}]) == (as_json.returncode, report["failed"])
+    Path(bad).write_text(original)
+    fixed = alice.ship()
+    assert (0, [f"shipped 4 record(s) of 1 journal(s) to {alice.url}: 4 new, 0 already "
+                "stored, 0 conflict(s)"]) == (fixed.returncode, fixed.stdout.splitlines())
+    assert Counter({"a21-first": 4, "a21-bad": 4, "a21-last": 4}) == sessions()
+
+
+def test_a_refused_session_keeps_its_later_batches_back(team: dict[str, Any],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of two rows: the refused session's later rows are not shipped in the same
+    run (its cursor would jump past the refused line, which would then never ship); once
+    the line can be stored the next ship sends the whole session."""
+    from smllm.store import shipper
+
+    alice = team["alice"]
+    alice.write("a22-first", start_ms=T0, prompt="one")
+    bad = alice.write("a22-bad", start_ms=T0 + 1000, prompt="two")
+    alice.write("a22-last", start_ms=T0 + 2000, prompt="three")
+    original = Path(bad).read_text()
+    _rewrite(bad, lambda n, line: line.replace('"recorded_at":"2026-01-05T09:00:01.001Z"',
+                                               '"recorded_at":"2026-13-45T99:00:01.001Z"'))
+    for name, value in alice.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(shipper, "BATCH_ROWS", 2)
+    first = shipper.ship(alice.url)
+    stored = Counter(row[1] for row in _rows(team["server"], team["db"]))
+    assert (["a22-bad"], 8, Counter({"a22-first": 4, "a22-last": 4})) == (
+        list(first.failed), first.inserted, stored)
+    Path(bad).write_text(original)
+    second = shipper.ship(alice.url)
+    stored = Counter(row[1] for row in _rows(team["server"], team["db"]))
+    assert ({}, 4, Counter({"a22-first": 4, "a22-bad": 4, "a22-last": 4})) == (
+        second.failed, second.inserted, stored)

@@ -64,6 +64,9 @@ def _print(report: object, url: str, as_json: bool) -> None:
         sys.stdout.write(c.text() + "\n")
     if report.conflict_count > len(report.conflicts):
         sys.stdout.write(f"… and {report.conflict_count - len(report.conflicts)} more\n")
+    for sid, why in report.failed.items():
+        sys.stdout.write(f"not shipped: {sid}: the store refused it: {why} (the other "
+                         "sessions shipped; this one is tried again at the next ship)\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
     failed = False
     while True:
         report = shipper.ship(url, sessions=_selection(args), recheck=args.recheck)
-        if not args.follow or report.sent or report.conflict_count:
+        if not args.follow or report.sent or report.conflict_count or report.failed:
             _print(report, url, args.json)
-        failed = failed or bool(report.conflict_count)
+        failed = failed or bool(report.conflict_count or report.failed)
         if not args.follow:
             break
         sys.stdout.flush()

@@ -4,6 +4,14 @@ PyYAML resolves scalars the YAML 1.1 way (``on``/``off``/``yes``/``no`` are
 booleans) and lets a duplicate key silently win. This reader composes the node tree
 and resolves scalars itself, by YAML 1.2's core schema, and turns both traps into
 errors that say where they are and how to fix them. Slow path only: it imports yaml.
+
+An alias (``*a``) shares the node its anchor (``&a``) names, so a few hundred bytes of
+nested aliases ("billion laughs") stand for billions of nodes once turned into plain
+data. Before converting anything, :func:`load` counts the nodes the tree expands to,
+in one pass over its distinct nodes (each weighted by the size of what it holds), and
+refuses a file whose aliases add more than :data:`MAX_ALIAS_NODES` nodes, or that
+refers to itself, or nests deeper than :data:`MAX_DEPTH`, or is larger than
+:data:`MAX_BYTES`.
 """
 
 from __future__ import annotations
@@ -28,6 +36,12 @@ _TRUE = frozenset({"true", "True", "TRUE"})
 _FALSE = frozenset({"false", "False", "FALSE"})
 _INT = re.compile(r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+")
 _FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+#: the largest machine file read (a machine is a few kilobytes)
+MAX_BYTES = 1024 * 1024
+#: how many nodes aliases may add to a file (past its own nodes) once expanded
+MAX_ALIAS_NODES = 10_000
+#: how deep lists and mappings may nest (a machine nests about 8 deep)
+MAX_DEPTH = 100
 
 
 @dataclass
@@ -143,16 +157,83 @@ def _kind(text: str) -> str:
     return "boolean"
 
 
+def too_large(where: str, size: int) -> MachineDefinitionError:
+    return MachineDefinitionError(
+        f"machine file is {size} bytes, more than the {MAX_BYTES} bytes smllm reads",
+        "split it into smaller machines (one file each) or remove what it repeats",
+        where=f"{where}:1:1")
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def check_expansion(reader: _Reader, root: yaml.Node) -> None:
+    """Refuse a tree whose aliases expand past :data:`MAX_ALIAS_NODES` or form a loop, or
+    that nests deeper than :data:`MAX_DEPTH`.
+
+    Sizes are computed bottom-up over the distinct nodes only (a node an alias shares is
+    sized once and counted each time it is referred to), iteratively, so the check costs
+    as much as the file's own nodes however much the aliases would expand."""
+    distinct: set[int] = set()
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) not in distinct:
+            distinct.add(id(node))
+            todo += _children(node)
+    limit = len(distinct) + MAX_ALIAS_NODES
+    size: dict[int, int] = {}
+    height: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_.discard(key)
+            total = 1 + sum(size[id(c)] for c in _children(node))
+            if total > limit:
+                raise reader.fail(
+                    _pos(node),
+                    f"aliases expand to more than {MAX_ALIAS_NODES} nodes (the value here "
+                    f"already expands to {total}; the file itself holds {len(distinct)})",
+                    "write the repeated parts out, or refer to them fewer times (*name)")
+            size[key] = total
+            height[key] = 1 + max((height[id(c)] for c in _children(node)), default=0)
+            if height[key] > MAX_DEPTH:
+                raise reader.fail(_pos(node), f"lists and mappings nest more than {MAX_DEPTH} "
+                                  "deep here", "flatten the structure")
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise reader.fail(_pos(node), "an alias refers to the value that contains it",
+                              "remove the alias (*name) from inside its own anchor (&name)")
+        open_.add(key)
+        stack.append((node, True))
+        stack += [(c, False) for c in _children(node) if id(c) not in size]
+
+
 def load(text: str, where: str) -> Marked:
     """Parse one YAML document into plain data with positions; raise on any trap."""
     loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     reader = _Reader(where)
+    if len(text) > MAX_BYTES:
+        raise too_large(where, len(text.encode("utf-8", "surrogatepass")))
     try:
         loader = loader_cls(text)
         try:
             node = loader.get_single_node()
         finally:
             loader.dispose()
+    except RecursionError:  # the pure-Python composer, before the depth check can run
+        raise reader.fail((1, 1), f"lists and mappings nest more than {MAX_DEPTH} deep",
+                          "flatten the structure") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         pos = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -164,5 +245,6 @@ def load(text: str, where: str) -> Marked:
     if node is None:
         raise reader.fail((1, 1), "the file is empty",
                           "write a machine: id, initial, states; see docs/machines/format.md")
+    check_expansion(reader, node)
     reader.out.data = reader.convert(node, ())
     return reader.out

@@ -8,6 +8,7 @@ The result is the compiled form, plain JSON data the hot path reads from the cac
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
@@ -268,7 +269,11 @@ def load(path: FsPath) -> CompiledMachine:
     """Read, validate and compile one machine file."""
     where = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as f:
+            data = f.read(_yaml.MAX_BYTES + 1)
+            if len(data) > _yaml.MAX_BYTES:
+                raise _yaml.too_large(where, os.fstat(f.fileno()).st_size)
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise MachineDefinitionError(f"machine file {where} does not exist",
                                      "fix the name in [machines] files") from None

@@ -14,6 +14,11 @@ inside a savepoint); if a row is already there (a re-send after a lost cursor) o
 is refused (row-level security), the batch goes through the staging table instead.
 Reading and encoding run in a thread beside the database work, so that Python and
 the server each keep one core busy.
+
+A batch the store refuses (a line it cannot hold: a timestamp out of its range, say) is
+sent again one session at a time: the sessions it accepts ship, the one it refuses is
+reported with the store's reason, its cursor stays (the next ship tries it again) and
+its later rows are held back in this run.
 """
 
 from __future__ import annotations
@@ -76,6 +81,8 @@ class Report:
     inserted: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     conflict_count: int = 0
+    #: session id -> why the store refused it (not shipped; tried again next time)
+    failed: dict[str, str] = field(default_factory=dict)
 
     @property
     def duplicates(self) -> int:
@@ -85,7 +92,9 @@ class Report:
         return {"journals": self.journals, "read": self.read, "sent": self.sent,
                 "inserted": self.inserted, "duplicates": self.duplicates,
                 "conflicts": self.conflict_count,
-                "conflict_rows": [c.__dict__ for c in self.conflicts]}
+                "conflict_rows": [c.__dict__ for c in self.conflicts],
+                "failed": [{"session_id": sid, "error": why}
+                           for sid, why in self.failed.items()]}
 
 
 class Source:
@@ -137,25 +146,54 @@ def copy_fields(values: tuple[object, ...]) -> str:
             .replace("\r", "\\r").replace(_SEP, "\t").replace(_NULL, "\\N"))
 
 
+def line_hash(raw: bytes, rec: Record) -> str:
+    """The hash a line declares: read from its end when written as smllm writes it, else
+    (other JSON whitespace, say) from the parsed record."""
+    declared = declared_hash(raw)
+    if not declared:
+        value = rec.get("hash")
+        declared = value if isinstance(value, str) else ""
+    return declared
+
+
 def encode_row(host: str, src: Source, raw: bytes, rec: Record) -> bytes:
     """One ``COPY ... FROM STDIN`` text-format row for a journal line."""
     f = facets(rec)
     at = rec.get("recorded_at")
     head = copy_fields((
-        host, src.session_id, src.stream, int(rec["sequence"]), declared_hash(raw),
+        host, src.session_id, src.stream, int(rec["sequence"]), line_hash(raw, rec),
         at if isinstance(at, str) else None,
         f.kind, f.tool, f.text, f.decision, f.rule, f.outcome, f.tool_use_id)).encode()
-    # a parsed record line is valid UTF-8 and holds no raw tab, newline or carriage return
-    # (JSON escapes them): only its backslashes need doubling
-    return head + b"\t" + raw.replace(b"\\", b"\\\\") + b"\t\\N\n"
+    # a parsed record line is valid UTF-8 without a newline; JSON escapes control
+    # characters inside strings, but a tab or carriage return between tokens is valid JSON
+    # whitespace and must be escaped for COPY like the backslashes
+    line = raw.replace(b"\\", b"\\\\")
+    if b"\t" in line or b"\r" in line:
+        line = line.replace(b"\t", b"\\t").replace(b"\r", b"\\r")
+    return head + b"\t" + line + b"\t\\N\n"
 
 
 class _Batch:
     def __init__(self) -> None:
         self.parts: list[bytes] = []
+        self.owners: list[str] = []  # the session of each part
         self.rows = 0
         self.sessions: dict[str, Source] = {}
         self.cursors: dict[str, tuple[int, int, str]] = {}
+        self.cursor_owners: dict[str, str] = {}  # journal path -> its session
+
+    def only(self, keep: set[str]) -> _Batch:
+        """The rows and cursors of the sessions in ``keep``."""
+        out = _Batch()
+        for part, owner in zip(self.parts, self.owners, strict=True):
+            if owner in keep:
+                out.parts.append(part)
+                out.owners.append(owner)
+        out.rows = len(out.parts)
+        out.sessions = {sid: src for sid, src in self.sessions.items() if sid in keep}
+        out.cursor_owners = {p: sid for p, sid in self.cursor_owners.items() if sid in keep}
+        out.cursors = {p: c for p, c in self.cursors.items() if p in out.cursor_owners}
+        return out
 
 
 def _lines(src: Source) -> Iterator[tuple[int, bytes, Record] | None]:
@@ -188,9 +226,11 @@ def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Re
                         report.read += 1
                         fresh = False
                     batch.parts.append(encode_row(host, src, raw, rec))
+                    batch.owners.append(src.session_id)
                     batch.rows += 1
                     batch.sessions[src.session_id] = src
-                    batch.cursors[src.path] = (pos, int(rec["sequence"]), declared_hash(raw))
+                    batch.cursors[src.path] = (pos, int(rec["sequence"]), line_hash(raw, rec))
+                    batch.cursor_owners[src.path] = src.session_id
                     if batch.rows >= BATCH_ROWS:
                         out.put(batch)
                         batch = _Batch()
@@ -311,13 +351,46 @@ def _pump(conn: Any, db: sqlite3.Connection, store: str, sources: list[Source], 
                 break
             if isinstance(batch, BaseException):
                 raise batch
-            with conn.transaction(), conn.cursor() as cur:
-                direct = _send(cur, batch, host, report, direct)
+            if report.failed:  # a refused session's later rows wait for its next ship
+                batch = batch.only(set(batch.sessions) - set(report.failed))
+            try:
+                with conn.transaction(), conn.cursor() as cur:
+                    direct = _send(cur, batch, host, report, direct)
+            except _refused() as exc:
+                if len(batch.sessions) == 1:
+                    report.failed[next(iter(batch.sessions))] = first_line(exc)
+                    continue
+                direct = _send_each(conn, db, store, batch, host=host, report=report,
+                                    direct=direct)
+                continue
             faults.point("ship-committed")
             _save_cursors(db, store, batch.cursors)
         worker.join()
     finally:
         sys.setswitchinterval(interval)
+
+
+def _refused() -> tuple[type[Exception], ...]:
+    """The errors with which the store refuses a row (not the connection or the schema)."""
+    psycopg = __import__("psycopg")
+    return (psycopg.errors.DataError, psycopg.errors.IntegrityError)
+
+
+def _send_each(conn: Any, db: sqlite3.Connection, store: str, batch: _Batch, *, host: str,
+               report: Report, direct: bool) -> bool:
+    """Send a refused batch again one session at a time: a session the store refuses is
+    reported and keeps its cursor; the others ship."""
+    for sid in list(batch.sessions):
+        part = batch.only({sid})
+        try:
+            with conn.transaction(), conn.cursor() as cur:
+                direct = _send(cur, part, host, report, direct)
+        except _refused() as exc:
+            report.failed[sid] = first_line(exc)
+            continue
+        faults.point("ship-committed")
+        _save_cursors(db, store, part.cursors)
+    return direct
 
 
 def ship(url: str, *, sessions: set[str] | None = None, recheck: bool = False) -> Report:
