@@ -1,0 +1,95 @@
+"""Issue 26: the system temp folders are scratch space (create, write, delete under them
+is ordinary work), look-alikes are not threats; each class with its dangerous neighbour
+still blocked."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from smllm.gate.shell import analyse
+
+
+@pytest.fixture
+def temp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temp root of the test's own ($TMPDIR) with the workspace straight in it, the way
+    an agent works in /tmp/proj, and a home folder elsewhere."""
+    tmp = tmp_path / "tmp"
+    (tmp / "proj").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    return tmp
+
+
+def _decide(command: str, temp_root: Path) -> str:
+    root = temp_root / "proj"
+    return analyse(command, cwd=str(root), home=str(temp_root.parent / "home")).decision
+
+
+@pytest.mark.parametrize("command", [
+    'rm -rf "$TMPDIR/build"',
+    "rm -rf $TMPDIR/build",
+    'rm --force --recursive "$TMPDIR/build"',
+    'tee "$TMPDIR/x" <<EOF\nhello\nEOF',
+    'mkdir -p "$TMPDIR/b" && echo hi > "$TMPDIR/b/x" && rm -r "$TMPDIR/b"',
+    'rm -rf "$TMPDIR/other-project"',
+])
+def test_scratch_work_beside_a_workspace_in_temp_is_allowed(temp_root: Path,
+                                                            command: str) -> None:
+    """A workspace straight in a temp root leaves the rest of that root scratch."""
+    (temp_root / "other-project").mkdir()
+    assert _decide(command, temp_root) == "allow"
+
+
+@pytest.mark.parametrize("command", [
+    'rm -rf "$TMPDIR"',
+    'rm -rf "$TMPDIR"/*',
+    'rm -rf "$TMPDIR/proj"',
+    'rm -rf "$TMPDIR/proj/.."',
+    'ln -s ~ "$TMPDIR/h"; rm -rf "$TMPDIR/h/"',
+    'rm -rf "$TMPDIR/h/"',
+    "rm -rf ~",
+])
+def test_scratch_neighbours_stay_blocked(temp_root: Path, command: str) -> None:
+    """The temp root, everything in it, the workspace, a link from temp into home."""
+    (temp_root / "h").symlink_to(temp_root.parent / "home")
+    assert _decide(command, temp_root) != "allow"
+
+
+def test_link_out_of_temp_is_judged_by_its_target(temp_root: Path) -> None:
+    home = temp_root.parent / "home"
+    (home / "notes").mkdir()
+    (temp_root / "n").symlink_to(home / "notes")
+    assert _decide('rm -rf "$TMPDIR/n/"', temp_root) != "allow"
+    (temp_root / "build").mkdir()
+    (temp_root / "b").symlink_to(temp_root / "build")
+    assert _decide('rm -rf "$TMPDIR/b/"', temp_root) == "allow"
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
+                    reason="giving a file to another user needs root")
+def test_other_users_files_are_not_scratch(temp_root: Path) -> None:
+    theirs = temp_root / "theirs"
+    (theirs / "sub").mkdir(parents=True)
+    os.chown(theirs, 65534, 65534)
+    os.chown(theirs / "sub", 65534, 65534)
+    assert _decide('rm -rf "$TMPDIR/theirs"', temp_root) != "allow"
+    assert _decide('rm -rf "$TMPDIR/theirs/sub/new"', temp_root) != "allow"
+    assert _decide('echo x > "$TMPDIR/theirs/f"', temp_root) != "allow"
+    assert _decide('rm -rf "$TMPDIR/mine"', temp_root) == "allow"
+
+
+def test_a_harness_folder_around_the_workspace_is_not_scratch(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """A workspace in a folder of its own inside temp: that folder's other entries are a
+    harness's fixtures (someone else's files), the rest of temp is scratch."""
+    tmp = tmp_path / "tmp"
+    root = tmp / "run" / "proj"
+    root.mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    home = str(tmp_path / "home")
+    assert analyse(f"rm -rf {tmp}/run/fixtures", cwd=str(root), home=home).decision != "allow"
+    assert analyse(f"rm -rf {tmp}/build", cwd=str(root), home=home).decision == "allow"
