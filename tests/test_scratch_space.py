@@ -93,3 +93,32 @@ def test_a_harness_folder_around_the_workspace_is_not_scratch(tmp_path: Path,
     home = str(tmp_path / "home")
     assert analyse(f"rm -rf {tmp}/run/fixtures", cwd=str(root), home=home).decision != "allow"
     assert analyse(f"rm -rf {tmp}/build", cwd=str(root), home=home).decision == "allow"
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    ("rm notes.txt", "allow"),
+    ("unlink notes.txt", "allow"),
+    ("srm -z notes.txt", "allow"),
+    ("shred -u notes.txt", "allow"),
+    ("shred -n 3 -uz notes.txt", "allow"),
+    ("shred --remove notes.txt", "allow"),
+    # the dangerous neighbours: outside the workspace, the home folder, a keep-the-file
+    # overwrite, a protected file, a recursive delete
+    ("srm -rf ~", "deny"),
+    ("shred -u ~/notes.txt", "deny"),
+    ("srm -z ../other/notes.txt", "deny"),
+    ("shred notes.txt", "deny"),
+    ("srm .git/config", "deny"),
+    ("srm -r .", "deny"),
+    ("srm -r src", "ask"),
+    ("rm -r src", "ask"),
+])
+def test_one_file_deletes_are_judged_alike_whatever_the_program(
+        tmp_path: Path, command: str, expected: str) -> None:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "notes.txt").write_text("x")
+    home = tmp_path / "home"
+    home.mkdir()
+    assert analyse(command, cwd=str(root), home=str(home)).decision == expected
