@@ -122,3 +122,50 @@ def test_one_file_deletes_are_judged_alike_whatever_the_program(
     home = tmp_path / "home"
     home.mkdir()
     assert analyse(command, cwd=str(root), home=str(home)).decision == expected
+
+
+@pytest.mark.parametrize(("command", "expected"), [
+    # a program of another system that is not installed cannot act, and says so
+    ("format disk --help", "allow"),
+    ("format c: /q", "allow"),
+    # ... unless the command may have put one on PATH
+    ("PATH=/opt/win:$PATH format c:", "deny"),
+    ("export PATH=/opt/win:$PATH; format c:", "deny"),
+    ("cp /opt/x ~/.local/bin/format; format c:", "deny"),
+    # help and version forms never escalate
+    ("fdisk --help", "allow"),
+    ("mkfs -h", "allow"),
+    ("sudo --help", "allow"),
+    ("sudo -h", "allow"),
+    ("chroot --version", "allow"),
+    ("pkexec --version", "allow"),
+    # ... but an option parser reading them as other options, a shell reading a stdin
+    # script, a script by path and -h among other arguments are judged as ever
+    ("crontab --version", "deny"),
+    ("halt -h", "deny"),
+    ("shutdown -h", "deny"),
+    ("echo 'rm -rf ~' | bash -h", "deny"),
+    ("fdisk -h /dev/sda", "deny"),
+    ("rm -rf ~ -h", "deny"),
+])
+def test_look_alikes(tmp_path: Path, command: str, expected: str) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    a = analyse(command, cwd=str(root), home=str(tmp_path / "home"))
+    assert a.decision == expected, [f.reason for f in a.all_findings()]
+
+
+def test_not_installed_is_said_in_the_reason(tmp_path: Path) -> None:
+    a = analyse("format disk --help", cwd=str(tmp_path), home=str(tmp_path / "home"))
+    assert [(f.rule, f.reason) for f in a.all_findings()] == [
+        ("shell.not-installed", "format is not installed (not found on PATH): it cannot act")]
+
+
+def test_an_installed_look_alike_is_judged(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "format").write_text("#!/bin/sh\n")
+    (bin_dir / "format").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    assert analyse("format c:", cwd=str(tmp_path), home=str(tmp_path / "h")).decision == "deny"
