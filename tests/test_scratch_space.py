@@ -5,11 +5,16 @@ still blocked."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from smllm.gate.shell import analyse
+from test_shell_families import EXECUTABLE
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "corpus"))
+import families
 
 
 @pytest.fixture
@@ -169,3 +174,27 @@ def test_an_installed_look_alike_is_judged(tmp_path: Path,
     (bin_dir / "format").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     assert analyse("format c:", cwd=str(tmp_path), home=str(tmp_path / "h")).decision == "deny"
+
+
+def test_the_corpora_with_the_workspace_straight_in_a_temp_root(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Acceptance 4 where agents often work (``/tmp/proj``): the everyday corpus stays under
+    1% escalated (the same few policy cases as anywhere) and no dangerous command of the
+    families corpus is allowed."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    root = tmp_path / "proj"
+    for rel, text in families.WORKSPACE.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    for rel in EXECUTABLE:
+        (root / rel).chmod(0o755)
+    for name, target in families.LINKS.items():
+        (root / name).symlink_to(target)
+
+    def decide(command: str) -> str:
+        return analyse(command, cwd=str(root), home=families.HOME).decision
+
+    escalated = sorted(c for _, c in families.EVERYDAY if decide(c) != "allow")
+    allowed = [c for _, _, c in families.DANGEROUS if decide(c) == "allow"]
+    assert (escalated, allowed) == (sorted(families.ESCALATED_EVERYDAY), [])
+    assert len(escalated) < 0.01 * len(families.EVERYDAY)
