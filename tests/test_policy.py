@@ -23,7 +23,7 @@ VALIDATION = [
     ('reviewers = ["user", "user"]\n', "{f}:1: a reviewer is listed twice (list each reviewer "
      "once)"),
     ('colour = "red"\n', "{f}:1: unknown key 'colour' in the policy (use one of: mode, "
-     "authority, reviewers, llm_judge, command, rule, sensitive, sandbox)"),
+     "authority, reviewers, llm_judge, command, rule, sensitive, sandbox, approve)"),
     ('\n[[rule]]\nid = "a"\ncommand = "x"\ndecision = "maybe"\n', "{f}:5: unknown decision "
      "'maybe' (use one of: allow, ask, deny)"),
     ('[[rule]]\nid = "a"\ndecision = "allow"\n', "{f}:1: rule 'a' matches nothing (add tool, "
@@ -39,7 +39,7 @@ VALIDATION = [
      "'when' in [[rule]] (use one of: id, tool, command, path, decision, reason)"),
     ('mode = "on-request"\nreviewers = ["user"]\n\ncolour = "red"\n', "{f}:4: unknown key "
      "'colour' in the policy (use one of: mode, authority, reviewers, llm_judge, command, rule, "
-     "sensitive, sandbox)"),
+     "sensitive, sandbox, approve)"),
     ('mode = "on-request"\n[llm_judge]\nmodel = "m"\ntemperature = 1\n', "{f}:4: unknown key "
      "'temperature' in [llm_judge] (use one of: model, timeout, max_tokens, base_url)"),
     ('[llm_judge]\ntimeout = "20"\n', "{f}:2: llm_judge.timeout must be a positive number, "
@@ -53,7 +53,8 @@ VALIDATION = [
     ('llm_judge = 3\n', "{f}:1: llm_judge must be a table (write it as [llm_judge])"),
     ('rule = 1\n', "{f}:1: rule must be an array of tables (write each rule as [[rule]])"),
     ('mode = "on-request"\n[colours]\nred = 1\n', "{f}:2: unknown key 'colours' in the policy "
-     "(use one of: mode, authority, reviewers, llm_judge, command, rule, sensitive, sandbox)"),
+     "(use one of: mode, authority, reviewers, llm_judge, command, rule, sensitive, sandbox, "
+     "approve)"),
     ('reviewers = ["command"]\n', "{f}:1: the command reviewer is configured without [command] "
      'argv (add [command] with argv = ["program", "arg"])'),
     ('[llm_judge]\ntimeout = -1\n', "{f}:2: llm_judge.timeout must be a positive number, not -1 "

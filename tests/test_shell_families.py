@@ -57,10 +57,10 @@ def test_dangerous_is_never_allowed(workspace: Path, family: str, expected: str,
 
 
 def test_everyday_work_rarely_escalates(workspace: Path) -> None:
-    """Everyday commands pass; the few that escalate are the listed policy cases (<= 2%)."""
+    """Everyday commands pass; the few that escalate are the listed policy cases (< 1%)."""
     escalated = [c for _, c in corpus.EVERYDAY if _decide(c, workspace) != "allow"]
     assert sorted(corpus.ESCALATED_EVERYDAY) == sorted(escalated)
-    assert len(escalated) <= 0.02 * len(corpus.EVERYDAY)
+    assert len(escalated) < 0.01 * len(corpus.EVERYDAY)
 
 
 def test_corpus_size_and_counts(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,6 +53,7 @@ class CompiledPolicy(TypedDict, total=False):
     error: str | None
     mode: Mode
     authority: Authority
+    approve: str  # "never" | "known-safe": smllm's own allows under the guard authority
     reviewers: list[str]
     llm_judge: dict[str, Any]
     command: dict[str, Any]

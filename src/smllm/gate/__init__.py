@@ -106,6 +106,18 @@ def allowed(reason: str, rule: str | None, authoritative: bool, facts: VerdictFa
     )
 
 
+def approved_known_safe(reason: str, compiled: CompiledPolicy, facts: VerdictFacts) -> Verdict:
+    """``approve = "known-safe"`` under the guard authority: a call the analysis proves
+    read-only is answered ``allow`` (``allow:policy``, rule ``policy.known-safe``), so
+    Claude Code does not prompt for it; Claude Code's own deny rules still apply."""
+    facts = {**facts, "rule_source": compiled["sources"].get("approve", "default"),
+             "known_safe": True}
+    return Verdict("allow", "allow:policy",
+                   f"{reason}; the analysis proves it read-only, and the policy approves "
+                   "such calls itself (approve = \"known-safe\")", "policy.known-safe",
+                   facts=facts)
+
+
 #: why smllm answers allow to ``smllm reconcile`` in any mode
 AGENT_RECONCILE = ("smllm lets the agent record the verified outcome of an effect a crash "
                    "left unknown: the journal keeps it as the agent's claim, with its evidence")
@@ -250,6 +262,9 @@ def _policy(  # noqa: PLR0911 - one return per kind of outcome
                        f"smllm policy denies this call: {a.reason} (rule {a.rule}, {a.source})",
                        rule=a.rule, facts=facts)
     if a.decision == "allow":
+        if not authoritative and compiled.get("approve") == "known-safe" and \
+                analysed.known_safe(call):
+            return approved_known_safe(a.reason, compiled, facts)
         return allowed(a.reason, a.rule, authoritative, facts)
     from smllm.gate import grants  # noqa: PLC0415 - json and pathlib: escalated calls only
 

@@ -167,6 +167,7 @@ def compile_files(files: list[Path]) -> CompiledPolicy:
         "error": None,
         "mode": "on-request",
         "authority": "guard",
+        "approve": "never",
         "reviewers": ["user"],
         "llm_judge": {},
         "command": {},
@@ -175,7 +176,8 @@ def compile_files(files: list[Path]) -> CompiledPolicy:
         "sensitive": [],
         "sandbox": {},
         "builtin": builtin,
-        "sources": {"mode": "default", "authority": "default", "reviewers": "default"},
+        "sources": {"mode": "default", "authority": "default", "approve": "default",
+                    "reviewers": "default"},
     }
     for path in files:
         doc, text = _toml(path)
@@ -212,6 +214,9 @@ def _scalars(pf: _policy_file.PolicyFile, lines: _Lines, out: dict[str, Any]) ->
     if pf.authority is not None:
         out["authority"] = pf.authority
         out["sources"]["authority"] = lines.top("authority")
+    if pf.approve is not None:
+        out["approve"] = pf.approve
+        out["sources"]["approve"] = lines.top("approve")
     if pf.reviewers is not None:
         where = lines.top("reviewers")
         if len(set(pf.reviewers)) != len(pf.reviewers):

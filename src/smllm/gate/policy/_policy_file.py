@@ -21,10 +21,12 @@ from smllm.gate import reviewers
 #: this model, so they are written here once)
 MODES = ("on-request", "untrusted", "deny-unmatched", "yolo")
 AUTHORITIES = ("guard", "gate")
+#: ``approve``: what smllm approves itself under ``authority = "guard"`` (docs/policy.md)
+APPROVALS = ("never", "known-safe")
 REVIEWERS = tuple(reviewers.REVIEWERS)
 DECISIONS = ("allow", "ask", "deny")
 TOP_KEYS = ("mode", "authority", "reviewers", "llm_judge", "command", "rule", "sensitive",
-            "sandbox")
+            "sandbox", "approve")
 #: ``[sandbox]``: what ``smllm install`` writes into Claude Code's sandbox (setup/sandbox.py)
 SANDBOX_KEYS = ("read_credentials", "allowed_domains")
 RULE_KEYS = ("id", "tool", "command", "path", "decision", "reason")
@@ -83,6 +85,7 @@ class PolicyFile(_Closed):
 
     mode: Literal["on-request", "untrusted", "deny-unmatched", "yolo"] | None = None
     authority: Literal["guard", "gate"] | None = None
+    approve: Literal["never", "known-safe"] | None = None
     reviewers: list[Literal["user", "llm_judge", "command"]] | None = None
     llm_judge: JudgeSection | None = None
     command: CommandSection | None = None
@@ -144,10 +147,9 @@ def _top_error(loc: tuple[Any, ...], doc: dict[str, Any], lines: Lines) -> Polic
         return PolicyError(f"[sandbox] {loc[-1]} has the wrong type",
                            'read_credentials = true or false; allowed_domains = ["host", ...]',
                            where=where)
-    if head == "mode":
-        return _choices("mode", value, MODES, where)
-    if head == "authority":
-        return _choices("authority", value, AUTHORITIES, where)
+    choices = {"mode": MODES, "authority": AUTHORITIES, "approve": APPROVALS}.get(head)
+    if choices is not None:
+        return _choices(head, value, choices, where)
     if head == "reviewers":
         if len(loc) == 1:
             return PolicyError("reviewers must be a list",

@@ -18,6 +18,7 @@ import os
 
 from smllm.base.digest import tagged
 from smllm.gate.shell import _environ, _flows, _programs
+from smllm.gate.shell._decisions import decision_of
 from smllm.gate.shell._model import (
     VIRTUAL,
     Analysis,
@@ -280,10 +281,53 @@ def judge_argv(words: list[Word], cmd: Simple, ctx: Context) -> tuple[list[Findi
     args = words[1:]
     if (is_lower_assignment(name) or name in _RESERVED) and args:
         return judge_argv(args, cmd, ctx)  # an assignment after a launcher (sudo FOO=1 cmd)
+    return _judge_program(name, args, cmd, ctx)
+
+
+def _judge_program(name: str, args: list[Word], cmd: Simple, ctx: Context
+                   ) -> tuple[list[Finding], bool]:
+    """A program by name: its handler, unless it only prints its help or version or is
+    another system's program that is not installed here."""
     handler = _programs.lookup(name)
-    if handler is not None:
-        return handler(name, args, cmd, ctx)
-    return [], name in _programs.READ_ONLY
+    if handler is None:
+        return [], name in _programs.READ_ONLY
+    if _help_form(name, args, cmd):
+        return [], True
+    if name in _programs.FOREIGN and not _installed(name, ctx):
+        return [Finding("shell.not-installed", decision_of("shell.not-installed"),
+                        f"{name} is not installed (not found on PATH): it cannot act")], False
+    return handler(name, args, cmd, ctx)
+
+
+def _help_form(name: str, args: list[Word], cmd: Simple) -> bool:
+    """``prog --help``, ``prog --version`` or ``prog -h`` alone, reading no stdin: it prints
+    and stops (not for the programs of :data:`_programs.NOT_HELP` and the shells)."""
+    return (len(args) == 1 and args[0].value in _programs.HELP_FORMS and cmd.stdin is None
+            and not any(r.op in ("<", "<<", "<<-", "<<<") for r in cmd.redirects)
+            and name not in _programs.NOT_HELP and name not in _programs.SHELLS)
+
+
+#: where installed programs live besides the folders of ``PATH`` (the hook's ``PATH`` may
+#: be shorter than the agent's shell's)
+_PROGRAM_DIRS = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
+                 "/opt/homebrew/bin", "/opt/homebrew/sbin")
+
+
+#: noted among the aliases (a name no alias can have) once the command sets ``PATH``
+_PATH_SET = " PATH"
+
+
+def _installed(name: str, ctx: Context) -> bool:
+    """Whether ``name`` resolves to a program on ``PATH`` (or a usual program folder).
+    A command that sets ``PATH`` or has written files before can have put one there: it
+    counts as installed."""
+    memory = ctx.memory
+    if _PATH_SET in memory.aliases or memory.effects or memory.written:
+        return True
+    home = ctx.home.rstrip("/")
+    folders = [*os.environ.get("PATH", "").split(os.pathsep), *_PROGRAM_DIRS,
+               f"{home}/.local/bin", f"{home}/bin"]
+    return any(folder and os.access(os.path.join(folder, name), os.X_OK) for folder in folders)
 
 
 def _expand_alias(name: str, body: str, args: list[Word], ctx: Context) -> list[Finding]:
@@ -337,6 +381,8 @@ def environment(name: str, value: str | None, ctx: Context) -> list[Finding]:
     """Findings for setting the variable ``name`` to ``value`` for the programs run
     (``NAME=value cmd``, ``export``, ``env``): a variable that makes programs run code
     has its code analysed (see :mod:`._environ`)."""
+    if name == "PATH":
+        ctx.memory.aliases.setdefault(_PATH_SET, value or "")  # programs may be elsewhere now
     kind = _environ.kind_of(name)
     if kind is None:
         return []

@@ -280,10 +280,30 @@ def _patch_text(source: Word | None, cmd: Simple, ctx: Context) -> str | None:
     return text
 
 
+#: the options of shred that take a value (``-n 3``: the 3 is not a file)
+_SHRED_VALUES = frozenset({"-n", "--iterations", "-s", "--size", "--random-source"})
+
+
 def shred(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
-    opts, operands = _split(args)
-    if "--help" in opts:
+    """``shred`` overwrites files beyond recovery; ``srm`` and ``shred -u`` then delete
+    them. A delete of files in the workspace is judged as ``rm`` would judge it, whatever
+    the deleting program (``srm -z file.txt`` is ``rm file.txt``); anything else, and an
+    overwrite that keeps the file, destroys data."""
+    kept = [a for i, a in enumerate(args)
+            if i == 0 or (args[i - 1].value or "") not in _SHRED_VALUES]
+    opts, operands = _split(kept)
+    if "--help" in opts or "--version" in opts:
         return [], True
+    removes = name == "srm" or _short([o for o in opts if o[:2] != "--"], "u") or any(
+        o == "--remove" or o.startswith("--remove=") for o in opts)
+    if removes and operands and all(ctx.where(w, last=False) == "workspace"
+                                    for w in operands):
+        recursive = name == "srm" and (_short(opts, "rR") or "--recursive" in opts)
+        what = ("deletes recursively" if recursive else "deletes") + f" ({name})"
+        out: list[Finding] = []
+        for w in operands:
+            out += delete_target(w, recursive, ctx, what, by=name)
+        return out, False
     for w in operands:
         ctx.record("delete", w, name)
     return [Finding("fs.destroy", "deny", f"{name} destroys file contents beyond recovery")], False

@@ -314,6 +314,25 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _own_file(real: str, roots: tuple[str, ...]) -> bool:
+    """``real`` (in a temp folder) or, when it does not exist yet, its nearest existing
+    folder below the temp root belongs to the current user: other users' files are not
+    scratch."""
+    if not hasattr(os, "getuid"):  # Windows: no owners to compare
+        return True
+    uid = os.getuid()
+    probe = real
+    while not any(probe == r for r in roots):
+        try:
+            return os.stat(probe).st_uid == uid
+        except OSError:
+            parent = os.path.dirname(probe)
+            if parent == probe:
+                return True
+            probe = parent
+    return True
+
+
 class Memory:
     """What one command string has done so far, shared by every nested analysis of it:
     the budget of nested analyses, scripts read, effects, files written (with their
@@ -461,19 +480,30 @@ class Context:
 
     def _temp_or_outside(self, path: str, *, glob: bool) -> Where:
         """A path outside the workspace: ``temp`` inside a temporary folder (links
-        followed), unless the workspace itself is there."""
+        followed, the temp root itself excluded), unless it is in the home folder, the
+        workspace's own neighbourhood (:meth:`_neighbour`) or someone else's file."""
         temps = (*TEMP_ROOTS, self.tmpdir)
-        if any(_under(path, t) and path != t for t in temps) and not (
-            self.root_in_temp() and _under(path, os.path.dirname(self.root))
-        ):
-            real = os.path.realpath(path)
-            if not glob and any(
-                _under(real, t) and real != t
-                for t in (*temps, *(os.path.realpath(t) for t in temps))
-            ):
-                return "temp"
+        if not any(_under(path, t) and path != t for t in temps) or self._neighbour(path):
             return "outside"
-        return "outside"
+        real = os.path.realpath(path)
+        reals = (*temps, *(os.path.realpath(t) for t in temps))
+        if glob or not any(_under(real, t) and real != t for t in reals):
+            return "outside"
+        if _under(path, self.home) or _under(real, os.path.realpath(self.home)):
+            return "outside"
+        return "temp" if _own_file(real, reals) else "outside"
+
+    def _neighbour(self, path: str) -> bool:
+        """A workspace in a folder of its own inside a temp folder (``/tmp/run/proj``)
+        makes the rest of that folder someone else's files (a harness's fixtures); a
+        workspace straight in a temp root (``/tmp/proj``) leaves the root scratch."""
+        if not self.root_in_temp():
+            return False
+        parent = os.path.dirname(self.root)
+        temps = (*TEMP_ROOTS, self.tmpdir)
+        if parent in temps or os.path.realpath(parent) in {os.path.realpath(t) for t in temps}:
+            return False
+        return _under(path, parent)
 
     def root_in_temp(self) -> bool:
         """A workspace in a temp folder makes its neighbours someone else's files."""

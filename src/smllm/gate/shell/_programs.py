@@ -170,6 +170,20 @@ READ_ONLY = frozenset({
     "read", "shift", "wait", "jobs",
 })
 
+#: the words that, as a program's only argument, make it print its help or version and stop
+HELP_FORMS = frozenset({"--help", "--version", "-h"})
+#: programs for which that is not so: option parsers that read ``--version`` as the short
+#: options ``-v -e -r -s ...`` (``crontab --version`` removes the crontab, ``halt -h``
+#: halts), builtins whose operand is code or a file, shells and launchers reading stdin
+NOT_HELP = frozenset({
+    "crontab", "at", "batch", "halt", "poweroff", "reboot", "shutdown", "telinit", "init",
+    "killall5", "killall", "kill", "pkill", ".", "source", "eval", "exec", "command",
+    "builtin", "time", "then", "trap", "alias", "screen", "tmux",
+})
+#: programs of another system that the table knows because agents type them (Windows'
+#: ``format``, macOS' ``diskutil``): where none is installed, the word cannot act
+FOREIGN = frozenset({"format", "diskutil"})
+
 #: programs that are shells: ``-c`` runs a string, an operand a script, stdin code
 SHELLS = frozenset(
     {
