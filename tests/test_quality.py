@@ -24,9 +24,6 @@ def test_ruff_clean() -> None:
 
 #: files that still switch a rule off file-wide, each converted by another change of issue
 #: 18 (the shell's program table: _data, _infra; the one MCP judgement: mcp); none may join
-PENDING_FILE_WIDE = {"gate/mcp.py", "gate/shell/_data.py", "gate/shell/_infra.py"}
-
-
 def test_no_file_wide_noqa_in_src() -> None:
     """No module of src/smllm switches lint off for its whole file (``# ruff: noqa``):
     complexity lint holds for the whole package; a rule is waived on its line, with why."""
@@ -34,4 +31,4 @@ def test_no_file_wide_noqa_in_src() -> None:
     found = {str(p.relative_to(src)) for p in src.rglob("*.py")
              if any(line.lstrip().lower().startswith(("# ruff: noqa", "# flake8: noqa"))
                     for line in p.read_text(encoding="utf-8").splitlines())}
-    assert set() == found - PENDING_FILE_WIDE
+    assert set() == found

@@ -1,4 +1,3 @@
-# ruff: noqa: PLR0917 - a tool's arguments are a case analysis
 """MCP tools judged by what they do: execute, delete, write, query, fetch or read.
 
 An MCP tool's name (``mcp__<server>__<tool>``) says what it does in words (``write_file``,
@@ -129,8 +128,9 @@ def judge(tool_name: str, tool_input: dict[str, Any], ctx: Context,
     return out
 
 
-def _execute(tool_name: str, tool_input: dict[str, Any], strings: dict[str, str],
-             verbs: set[str], ctx: Context, analyse_command: Any, out: Judgement) -> None:
+def _execute(  # noqa: PLR0917 - private helper of judge(), called once
+        tool_name: str, tool_input: dict[str, Any], strings: dict[str, str],
+        verbs: set[str], ctx: Context, analyse_command: Any, out: Judgement) -> None:
     from smllm.gate.shell import Finding  # noqa: PLC0415 - the analyser: a finding only
 
     command = next((strings[k] for k in _COMMAND_KEYS if k in strings), None)
