@@ -415,3 +415,14 @@ def test_crash_uptime_runs_to_the_last_record(project: Path) -> None:
     end = next(r["payload"]["record"] for r in records(SID) if kind(r) == "session.end")
     expected = ("crash_inferred", 9_250)
     assert expected == (end["exit_reason"], end["uptime_ms"])
+
+
+def test_the_agent_reconciles_only_the_session_it_runs_in(tmp_path: Path) -> None:
+    """`smllm reconcile` runs outside the sandbox; from the agent's shell (CLAUDECODE set) it
+    must not write another session's journal: --journal and --last are refused."""
+    for flags in (["--journal", "someone-else"], ["--last"]):
+        proc = smllm("reconcile", "5", "--outcome", "applied", *flags,
+                     env={"CLAUDECODE": "1"}, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith("smllm: error: inside Claude Code, smllm reconcile "
+                                      "records outcomes in the session it runs in only ")

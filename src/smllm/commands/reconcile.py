@@ -19,6 +19,7 @@ import argparse
 import os
 import sys
 
+from smllm.base.errors import UsageError
 from smllm.commands import _output, _select
 from smllm.journal import recovery
 
@@ -37,8 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    log = _select.journal_of(args, default="host-or-latest", purpose="reconcile")
     by = "agent" if os.environ.get("CLAUDECODE") else "user"
+    if by == "agent" and (args.journal or args.last):
+        raise UsageError("inside Claude Code, smllm reconcile records outcomes in the session "
+                         "it runs in only", "leave out --journal and --last; a person reconciles "
+                         "another session from a shell of their own")
+    log = _select.journal_of(args, default="host-or-latest", purpose="reconcile")
     done = recovery.record_outcome(log, args.sequence, args.outcome, verified_by=by,
                                     note=args.note)
     e = done.effect
