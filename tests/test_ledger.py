@@ -14,6 +14,7 @@ import pytest
 
 from helpers import smllm
 from smllm import journal
+from smllm.journal import records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sessions" / "billing"
 BILLING_ID = "c7dfaecc-adf6-4348-87df-95576e15136e"
@@ -229,3 +230,16 @@ def test_rows_come_in_sequence_order(tmp_path: Path) -> None:
     assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()[1:]
     assert [(2, "ls"), (4, "pwd")] == [(int(ln.split()[0]), ln.split("  ")[-1]) for ln in lines]
+
+
+def test_a_late_part_of_a_model_call_is_not_another_row(tmp_path: Path) -> None:
+    """Transcript lines of a response read after it was recorded become a model.call with
+    ``part: 2``: the same call, so the ledger shows one model row for it."""
+    log = tmp_path / "session.jsonl"
+    call = {"message_id": "msg_1", "model": "m", "stop_reason": "tool_use", "usage": None,
+            "tool_use_ids": [], "text": "a", "thinking": None}
+    journal.append(log, [records.new("model.call", **call),
+                         records.new("model.call", **{**call, "part": 2, "text": "b"})])
+    out = smllm("ledger", "--journal", str(log), "--plain")
+    rows = [ln for ln in out.stdout.splitlines() if " model " in ln]
+    assert (0, 1) == (out.returncode, len(rows)), out.stdout + out.stderr

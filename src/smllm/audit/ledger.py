@@ -207,6 +207,8 @@ def status_mark(status: str, reconciled: bool) -> str | None:
 def _row(stream: str, seq: int, secs: float, kind: str | None,
          body: dict[str, Any]) -> Row | None:
     if kind == "model.call":
+        if isinstance(body.get("part"), int) and body["part"] > 1:
+            return None  # late lines of a call already shown: the same model call
         return Row(stream, seq, secs, "model", str(body.get("model") or "?"), "",
                    "not_applicable")
     if kind == "side_effect_intent":
