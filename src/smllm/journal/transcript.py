@@ -51,7 +51,7 @@ EMITTED_MEMORY = 64
 LINE_MEMORY = 64
 PREVIEW = 2000
 #: how long PreToolUse waits for the transcript to show the tool use it gates
-WAIT_SECONDS = 2.0
+WAIT_SECONDS = 10.0
 #: after this many waits in a row that ended without the tool use, a session's transcript
 #: is taken not to show them in time, and PreToolUse stops waiting for it
 MISS_LIMIT = 3
