@@ -17,7 +17,7 @@ from pathlib import Path
 from smllm.base import paths
 
 FILE_NAME = "index.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_MS = 30_000
 
 SCHEMA = """
