@@ -78,8 +78,7 @@ def _ledger_auth(claude: Harness, run: Run) -> list[str]:
     claude.smllm("export", "--journal", str(run.journal_path), "--out", str(out), check=True)
     ledger = claude.smllm("ledger", str(out), "--json", check=True)
     return [row["auth"] for row in map(json.loads, ledger.stdout.splitlines())
-            if row.get("type", "tool") != "model" and row.get("auth")
-            and row.get("what") not in (None, "")]
+            if row.get("lane") not in ("model", "approval") and "lane" in row]
 
 
 def _check(claude: Harness, run: Run) -> tuple[list[str], list[list[str]]]:
