@@ -439,7 +439,7 @@ class Harness:
         """Like :meth:`run`, but a person answers Claude Code's permission prompts: the
         stdio driver (``stdio_driver.py``) gives the i-th prompt ``answers[i]`` (later ones
         ``default``) after ``delay`` seconds. ``run.extra["prompts"]`` lists them."""
-        from stdio_driver import drive  # noqa: PLC0415 - only the driven tests need it
+        from stdio_driver import drive  # only the driven tests need it
 
         mock = self.mock
         control: dict[str, Any] = {}

@@ -76,7 +76,8 @@ def drive(argv: Sequence[str], *, prompt: str, answers: Sequence[str] = (),
                             stderr=stderr, text=True, env=env, cwd=cwd, start_new_session=True)
     if on_start is not None:
         on_start(proc.pid)
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
     driven = Driven(None)
     user = {"type": "user", "message": {"role": "user", "content": prompt}}
