@@ -80,5 +80,8 @@ def test_chain_of_a_real_escalation_through_the_hooks(tmp_path: Path) -> None:
     lines = smllm("chain", str(out)).stdout.splitlines()
     steps = [ln.split()[3] for ln in lines[1:]]
     decision = next(ln for ln in lines if " decision " in ln)
-    expected = (["requested", "wait", "resolved", "intent", "started"], "by user", True)
-    assert expected == (steps[:5], decision.split(") ", 1)[1][:7], "(inferred: " in decision)
+    # ask:user: the gate's chain, the intent, Claude Code's prompt, its answer (inferred from
+    # the call running), and only then the start (journal/hostcall.py)
+    expected = (["requested", "wait", "resolved", "intent", "requested", "decision",
+                 "discharged", "started"], "by user", True)
+    assert expected == (steps[:8], decision.split(") ", 1)[1][:7], "(inferred: " in decision)

@@ -53,16 +53,18 @@ def test_resume_after_kill_infers_crash_and_reports_unknown_effect() -> None:
     """A resume with no SessionEnd before it: crash_inferred, session.resumed, unknown effect."""
     sid, outputs = _replay("session_crash_resume.json")
     recs = records(sid)
+    # the call is Claude Code's to decide (defer:host): no start before its authorization
+    # is known, and an intent with no outcome is unknown all the same
     expected = [
         "session.start", "proposed", "accepted", "side_effect_intent",
-        "tool_batch.effect.started", "session.end", "session.resumed", "proposed", "accepted",
+        "session.end", "session.resumed", "proposed", "accepted",
     ]
     assert expected == [kind(r) for r in recs]
-    end = recs[5]["payload"]["record"]
+    end = recs[4]["payload"]["record"]
     assert "crash_inferred" == end["exit_reason"]
-    resumed = recs[6]["payload"]["record"]
+    resumed = recs[5]["payload"]["record"]
     assert 1 == resumed["prior_turn_count"]
-    assert 6 == resumed["resumed_from_sequence"]
+    assert 5 == resumed["resumed_from_sequence"]
     assert [4] == resumed["unknown_effects"]
     context = outputs[3]["hookSpecificOutput"]["additionalContext"]
     assert "UNKNOWN" in context

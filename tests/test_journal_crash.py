@@ -17,8 +17,10 @@ SID = "c7dfaecc-adf6-4348-87df-95576e15136e"
 
 
 def _pre(tool_use_id: str) -> dict[str, object]:
+    # bypassPermissions: smllm's allow is authoritative, so PreToolUse writes the intent and
+    # its start (a call left to Claude Code would get its start only once it is authorized)
     return base("PreToolUse", SID, tool_name="Bash", tool_input={"command": f"echo {tool_use_id}"},
-                tool_use_id=tool_use_id)
+                tool_use_id=tool_use_id, permission_mode="bypassPermissions")
 
 
 @pytest.mark.parametrize("point", faults.POINTS)

@@ -196,7 +196,8 @@ def test_subagent_rows_follow_a_stream_marker(tmp_path: Path) -> None:
 def test_guard_mode_rows_name_the_observed_authorizer(tmp_path: Path) -> None:
     """Under authority = guard the row says who actually allowed the call (the terminal's
     authorized_by), and an intent whose outcome was never seen keeps its stamp, last, marked
-    in flight (the session has not ended)."""
+    waiting (Claude Code has not let it start, as far as smllm saw, and the session has not
+    ended)."""
     from helpers import base, hook, smllm
 
     sid = "ledger-guard-1"
@@ -211,7 +212,7 @@ def test_guard_mode_rows_name_the_observed_authorizer(tmp_path: Path) -> None:
     assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()
     rows = [(int(line.split()[0]), line.split("auth=", 1)[1]) for line in lines[1:]]
-    assert [(2, "allow:host  ls"), (5, "defer:host  [in flight]  cat a.txt")] == rows
+    assert [(2, "allow:host  ls"), (5, "defer:host  [waiting]  cat a.txt")] == rows
 
 
 def test_rows_come_in_sequence_order(tmp_path: Path) -> None:
@@ -229,7 +230,8 @@ def test_rows_come_in_sequence_order(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     assert 0 == smllm("export", "--journal", sid, "--out", str(out)).returncode
     lines = smllm("ledger", str(out), "--plain").stdout.splitlines()[1:]
-    assert [(2, "ls"), (4, "pwd")] == [(int(ln.split()[0]), ln.split("  ")[-1]) for ln in lines]
+    # defer:host: each intent alone, its start written with its outcome (journal/hostcall)
+    assert [(2, "ls"), (3, "pwd")] == [(int(ln.split()[0]), ln.split("  ")[-1]) for ln in lines]
 
 
 def test_a_late_part_of_a_model_call_is_not_another_row(tmp_path: Path) -> None:

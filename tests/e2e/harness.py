@@ -431,6 +431,45 @@ class Harness:
         self.runs.append(run)
         return run
 
+    def drive(self, prompt: str, script: Sequence[Mapping[str, Any]] | None = None,
+              judge: Sequence[Mapping[str, Any]] | None = None, *,
+              answers: Sequence[str] = (), default: str = "allow", delay: float = 0.0,
+              permission_mode: str | None = "default", extra_args: Sequence[str] = (),
+              env: Mapping[str, str | None] | None = None, timeout: float = 120) -> Run:
+        """Like :meth:`run`, but a person answers Claude Code's permission prompts: the
+        stdio driver (``stdio_driver.py``) gives the i-th prompt ``answers[i]`` (later ones
+        ``default``) after ``delay`` seconds. ``run.extra["prompts"]`` lists them."""
+        from stdio_driver import drive  # only the driven tests need it
+
+        mock = self.mock
+        control: dict[str, Any] = {}
+        if script is not None:
+            control["script"] = list(script)
+        if judge is not None:
+            control["judge"] = list(judge)
+        if control:
+            mock.control(control)
+        argv, sid, perm_env = self._argv(prompt, permission_mode, None, None, extra_args)
+        argv = [argv[0], *argv[6:]]  # the driver passes -p and the stream formats itself
+        full_env = self.env({**perm_env, **(env or {})})
+        n = len(self.runs)
+        out_path, err_path = self.root / f"run{n}.stdout", self.root / f"run{n}.stderr"
+        offset = mock.log_size()
+        start = time.monotonic()
+        with open(out_path, "w", encoding="utf-8") as out, open(err_path, "wb") as err:
+            driven = drive(argv, prompt=prompt, answers=answers, default=default, delay=delay,
+                           out=out, stderr=err, env=full_env, cwd=self.project,
+                           timeout=timeout, on_start=self._groups.add)
+        for pgid in list(self._groups):  # stray hook processes of this run
+            self._kill_group(pgid)
+        self._groups.clear()
+        run = self._snapshot(driven.returncode, sid, out_path, err_path, offset, argv,
+                             time.monotonic() - start)
+        run.timed_out = driven.timed_out
+        run.extra.update(prompts=driven.prompts, cancelled=driven.cancelled)
+        self.runs.append(run)
+        return run
+
     def _due(self, kill_after: float | Callable[[Run], bool], elapsed: float, sid: str,
              out_path: Path, err_path: Path, offset: int, argv: list[str]) -> bool:
         if callable(kill_after):

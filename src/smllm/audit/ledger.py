@@ -187,13 +187,18 @@ def effect_status(*, decision: str, started: bool, finished: bool, outcome: str 
     """What became of an intent (the ledger's and the viewer's rule): its terminal's
     outcome (``succeeded``, ``failed``, ``refused_by_host``, ...); else ``denied`` for a
     refused stamp; else, started: ``in flight`` while the session runs, ``unknown`` once
-    it is over; not started: ``waiting``, or ``not run``."""
+    it is over; not started: ``waiting``, or ``not run``. A call Claude Code decides
+    (``defer:host``, ``ask:user``, ``allow:yolo``) has its start written only once its
+    authorization is known (journal/hostcall.py): with no terminal it is ``waiting`` while
+    the session runs, and ``unknown`` once it is over (it may have run)."""
     if finished:
         return outcome or "?"
     if decision.startswith("deny"):
         return "denied"
     if started:
         return "in flight" if running else "unknown"
+    if decision.startswith(_DEFERRED):
+        return "waiting" if running else "unknown"
     return "waiting" if running else "not run"
 
 
@@ -228,7 +233,7 @@ def _row(stream: str, seq: int, secs: float, kind: str | None,
 
 
 #: stamps that say smllm let the host decide: the row waits for what was observed
-_DEFERRED = ("defer:", "ask:")
+_DEFERRED = ("defer:", "ask:", "allow:yolo")
 #: records after its intent that an effect's row waits for its terminal, before the
 #: ledger asks a first pass for the outcome (see the module's docstring)
 HOLD = 4096

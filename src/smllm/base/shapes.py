@@ -127,6 +127,8 @@ class OpenIntent(TypedDict, total=False):
     pending: str | None
     scripts: dict[str, str] | None
     prompted: bool
+    host: bool  # Claude Code decides it (journal/hostcall.py): no effect.started yet
+    ran: dict[str, Any]  # PostToolUse's observation of such a call, until it closes
 
 
 class UnknownEffect(TypedDict, total=False):
@@ -162,9 +164,11 @@ class SessionState(TypedDict, total=False):
     open_intents: dict[str, OpenIntent]
     unknown: dict[str, UnknownEffect]
     transcript: TranscriptCursor
+    closed_calls: list[dict[str, Any]]  # host-decided calls closed last (journal/hostcall)
 
 
-SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript"]
+SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript",
+                     "closed_calls"]
 
 
 # --------------------------------------------------------------------- state machines

@@ -6,13 +6,21 @@ call ran because Claude Code let it: ``allow:user`` if its prompt was shown
 (PermissionRequest, or smllm escalated with ``ask``), else ``allow:host``. A pending
 user approval is closed first with ``decision_applied`` (inferred from the call
 running) and ``approval_wait.effect.terminal``.
+
+A call Claude Code decided (smllm deferred or asked: ``defer:host``, ``ask:user``) is
+different: its PermissionRequest may still be landing, and who let it run is in the
+transcript's line of the call, written after this hook. This hook keeps what it observed
+(the outcome, when) and the call closes once both are known, in the same records whichever
+hook lands first (:mod:`smllm.journal.hostcall`).
 """
 
 from __future__ import annotations
 
+import os
+
 from smllm.base.digest import tagged
 from smllm.hooks._context import HookContext
-from smllm.journal import records, sidecar, transcript
+from smllm.journal import hostcall, records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,6 +44,11 @@ def scripts_after(scripts: object) -> dict[str, str] | None:
     return out
 
 
+def _has_transcript(ctx: HookContext) -> bool:
+    path = ctx.transcript
+    return path is not None and os.path.isfile(path)
+
+
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     p = ctx.payload
     call = ctx.call
@@ -46,16 +59,37 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         if failed and p.get("is_interrupt")
         else ("failed" if failed else "succeeded")
     )
+    result = {"error": p.get("error")} if failed else {"output": p.get("tool_response")}
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
+        open_intents = dict(txn.state.get("open_intents") or {})
+        intent = open_intents.get(tool_use_id) or {}
+        if hostcall.host_decides(intent):
+            # Claude Code decided: who let it run is known from the transcript's line of the
+            # call (written after this hook) or a PermissionRequest still landing; keep what
+            # was observed here, and close when both are known (journal/hostcall.py)
+            observed = hostcall.observe(
+                intent, ctx.event, outcome, result, duration_ms=p.get("duration_ms"),
+                scripts_after=scripts_after(intent.get("scripts")))
+            open_intents[tool_use_id] = observed
+            txn.set_state("open_intents", open_intents)
+            if not _has_transcript(ctx):  # no line will tell: close on what was observed
+                del open_intents[tool_use_id]
+                txn.set_state("open_intents", open_intents)
+                hostcall.remember_closed(txn, [hostcall.close(
+                    txn, observed, tool_use_id, observed.get("key"), None,
+                    observed_via=ctx.event)])
+                return None
+            transcript.ingest(txn, ctx.transcript)
+            transcript.settle_call(txn, tool_use_id)
+            return None
         transcript.ingest(txn, ctx.transcript)
         open_intents = dict(txn.state.get("open_intents") or {})
-        intent = open_intents.pop(tool_use_id, None) or {}
+        intent = open_intents.pop(tool_use_id, {})
         pending = transcript.waits_on_user(intent)
         if pending is not None:  # the call ran: the person approved Claude Code's prompt
             txn.extend(records.prompt_answer(pending, tool_use_id, approved=True,
                                              observed_via=ctx.event))
-        result = {"error": p.get("error")} if failed else {"output": p.get("tool_response")}
         txn.append(
             records.new(
                 "tool_batch.effect.terminal",

@@ -5,9 +5,13 @@ The decision is :func:`smllm.gate.decide` on the call as Claude Code's adapter r
 then the policy, over one analysis of the call. An escalation's review chain runs next
 (:func:`smllm.gate.review.evaluate`, which journals it first). Whatever the outcome, a
 ``side_effect_intent`` carrying ``policy_decision`` and the analysis' facts
-(``known_safe``, ``targets``) is fsynced before this hook returns; an allowed call also
-gets ``tool_batch.effect.started``. If the intent cannot be journaled, the call is denied
+(``known_safe``, ``targets``) is fsynced before this hook returns; a call smllm allows
+also gets ``tool_batch.effect.started``. If the intent cannot be journaled, the call is denied
 (the caller turns the exception into a deny).
+
+A call smllm leaves to Claude Code (``defer:host``, ``ask:user``, ``allow:yolo``) gets its
+intent only: its authorization is not known yet, so its ``tool_batch.effect.started`` waits
+for it (:mod:`smllm.journal.hostcall`).
 """
 
 from __future__ import annotations
@@ -17,13 +21,14 @@ from smllm.gate import policy
 from smllm.harness import claude
 from smllm.hooks import _features
 from smllm.hooks._context import HookContext
-from smllm.journal import records, sidecar, transcript
+from smllm.journal import hostcall, records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from smllm.base.catalogue import ToolCall
+    from smllm.base.shapes import OpenIntent
     from smllm.journal.codec import Entry
 
 
@@ -100,17 +105,19 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             )
         )
         if allowed:
-            txn.append(
-                records.new(
-                    "tool_batch.effect.started",
-                    tool_use_id=tool_use_id,
-                    idempotency_key=key,
-                    intent_sequence=intent.sequence,
-                    operation=op,
+            host = verdict.decision in hostcall.HOST_DECISIONS
+            if not host:  # smllm authorized it: the effect may start now
+                txn.append(
+                    records.new(
+                        "tool_batch.effect.started",
+                        tool_use_id=tool_use_id,
+                        idempotency_key=key,
+                        intent_sequence=intent.sequence,
+                        operation=op,
+                    )
                 )
-            )
             open_intents = dict(txn.state.get("open_intents") or {})
-            open_intents[tool_use_id] = {
+            entry: OpenIntent = {
                 "seq": intent.sequence,
                 "key": key,
                 "operation": op,
@@ -120,5 +127,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 "pending": verdict.pending_action_id,
                 "scripts": facts.get("scripts"),
             }
+            if host:  # Claude Code decides: started once its authorization is known
+                entry["host"] = True
+            open_intents[tool_use_id] = entry
             txn.set_state("open_intents", open_intents)
     return claude.pre_tool_use(verdict.decision, verdict.reason)

@@ -20,7 +20,7 @@ import os
 from smllm import VERSION, journal
 from smllm.base import clock
 from smllm.hooks import _features
-from smllm.journal import records, sidecar, transcript
+from smllm.journal import hostcall, records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,8 +55,11 @@ def _end_crashed(txn: journal.Transaction) -> None:
 
 
 def _in_flight(txn: journal.Transaction, stream: str | None = None) -> list[UnknownEffect]:
-    """The intents still open in ``txn``'s sidecar, oldest first; removes them from it."""
-    open_intents = txn.state.get("open_intents") or {}
+    """The intents still open in ``txn``'s sidecar, oldest first; removes them from it. A
+    call Claude Code decided that PostToolUse saw run closes on what was seen (inferred),
+    and a prompt still open closes ``unknown`` first (journal/hostcall.py)."""
+    open_intents = hostcall.close_in_flight(txn, dict(txn.state.get("open_intents") or {}),
+                                            crashed=True)
     out = []
     for tid, v in sorted(open_intents.items(), key=lambda kv: int(kv[1].get("seq") or 0)):
         u: UnknownEffect = {"sequence": v.get("seq"), "tool_use_id": tid,
@@ -65,7 +68,7 @@ def _in_flight(txn: journal.Transaction, stream: str | None = None) -> list[Unkn
         if stream is not None:
             u["stream"] = stream
         out.append(u)
-    if open_intents:
+    if txn.state.get("open_intents"):
         txn.set_state("open_intents", {})
     return out
 

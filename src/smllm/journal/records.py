@@ -90,9 +90,10 @@ def approval_requested(  # noqa: PLR0917 - the fields of one record
     pending_action_id: str, tool_use_id: str | None, operation: str, tool_name: object,
     action: object, reviewers: list[str], *, rule: str | None = None,
     rule_source: str | None = None, reason: str | None = None,
-    permission_suggestions: object = None,
+    permission_suggestions: object = None, observed_via: str | None = None,
 ) -> Entry:
     """``approval.review`` ``requested``: by the gate (its chain) or Claude Code's prompt."""
+    extra = {} if observed_via is None else {"observed_via": observed_via}
     return new(
         "approval.review",
         state="requested",
@@ -107,16 +108,19 @@ def approval_requested(  # noqa: PLR0917 - the fields of one record
         rule_source=rule_source,
         reason=reason,
         permission_suggestions=permission_suggestions,
+        **extra,
     )
 
 
 def prompt_answer(pending_action_id: str, tool_use_id: str, *, approved: bool,
                   observed_via: str, by_person: bool = True,
-                  host_said: str | None = None) -> list[Entry]:
+                  host_said: str | None = None,
+                  permission: dict[str, Any] | None = None) -> list[Entry]:
     """The answer to Claude Code's prompt, inferred from the call running or not:
     ``decision_applied`` then ``approval_wait.effect.terminal``. A refusal is the person's
     only where the host says a person refused (``by_person``); else Claude Code refused on
-    its own (``kind: host``, with what it said)."""
+    its own (``kind: host``, with what it said). ``permission`` is Claude Code's own
+    ``permissionDecision`` of the call, from the transcript, when it was read there."""
     verdict = "approved" if approved else "rejected"
     inferred = ("the call ran after Claude Code's prompt" if approved
                 else "a person refused the call at Claude Code's prompt" if by_person
@@ -125,6 +129,8 @@ def prompt_answer(pending_action_id: str, tool_use_id: str, *, approved: bool,
                               "observed_via": observed_via, "inferred": inferred}
     if not by_person:
         source["host_said"] = host_said
+    if permission is not None:
+        source["host_permission_decision"] = permission
     return [
         new("decision_applied", pending_action_id=pending_action_id, decision=verdict,
             policy_result="allow" if approved else "deny", decision_source=source),

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from smllm import journal
 from smllm.base.errors import SmllmError
-from smllm.journal import records, sidecar
+from smllm.journal import hostcall, records, sidecar
 
 
 class ReconcileError(SmllmError):
@@ -78,7 +78,14 @@ def _scan_effects(path: Path) -> tuple[dict[str, Any], dict[str, Effect], list[E
             meta["end_sequence"], meta["resumed_at"] = rec["sequence"], None
         elif kind == "side_effect_intent" and isinstance(body.get("tool_use_id"), str):
             intents[body["tool_use_id"]] = {**body, "sequence": rec["sequence"]}
-        elif kind == "tool_batch.effect.started" and body.get("tool_use_id") in intents:
+            if body.get("policy_decision") in hostcall.HOST_STAMPS:
+                # Claude Code decides it: no start until its authorization is known, and
+                # it may have run, so it is an effect from its intent on (hostcall.py)
+                effects[body["tool_use_id"]] = Effect(
+                    rec["sequence"], body["tool_use_id"], str(body.get("operation")),
+                    body.get("idempotency_key"), body.get("input"))
+        elif kind == "tool_batch.effect.started" and body.get("tool_use_id") in intents \
+                and body["tool_use_id"] not in effects:
             i = intents[body["tool_use_id"]]
             effects[i["tool_use_id"]] = Effect(
                 i["sequence"], i["tool_use_id"], str(i.get("operation")),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from smllm import journal
 from smllm.base import catalogue, clock
 from smllm.base.digest import sha256_hex
+from smllm.journal.hostcall import HOST_STAMPS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,8 +40,10 @@ def _ms(rec: Record) -> int:
 def rebuild(path: str) -> SessionState:
     """Recompute the sidecar's counters from the log itself.
 
-    An intent is open from its ``tool_batch.effect.started`` (whatever smllm stamped on
-    it: ``allow:…``, ``defer:host``, ``ask:user``) until its terminal record.
+    An intent smllm allowed is open from its ``tool_batch.effect.started`` until its
+    terminal record; one Claude Code decides (``defer:host``, ``ask:user``,
+    ``allow:yolo``: no start before its authorization is known) from the intent itself,
+    prompted once an ``approval.review`` names it (journal/hostcall.py).
     """
     state: SessionState = {"open": False, "turns": 0, "open_intents": {}}
     open_intents: dict[str, OpenIntent] = {}
@@ -61,12 +64,25 @@ def rebuild(path: str) -> SessionState:
         elif kind == "accepted":
             state["turns"] = int(body.get("turn") or state.get("turns", 0) + 1)
         elif kind == "side_effect_intent":
-            intents[str(body.get("tool_use_id"))] = {
+            entry: OpenIntent = {
                 "seq": rec["sequence"],
                 "key": body.get("idempotency_key"),
                 "operation": body.get("operation"),
                 "input": body.get("input"),
+                "tool_name": str(body.get("tool_name")),
+                "decision": str(body.get("policy_decision")),
+                "pending": body.get("pending_action_id"),
             }
+            tid = str(body.get("tool_use_id"))
+            if entry["decision"] in HOST_STAMPS:
+                entry["host"] = True
+                open_intents[tid] = entry
+            else:
+                intents[tid] = entry
+        elif kind == "approval.review" and body.get("tool_use_id") in open_intents:
+            prompted = open_intents[str(body["tool_use_id"])]
+            prompted["prompted"] = True
+            prompted["pending"] = prompted.get("pending") or body.get("pending_action_id")
     state["open_intents"] = open_intents
     return state
 

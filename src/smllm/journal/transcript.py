@@ -36,7 +36,7 @@ import time
 from smllm import journal
 from smllm.base import jsonfast
 from smllm.base.digest import tagged
-from smllm.journal import records
+from smllm.journal import hostcall, records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,24 +101,10 @@ def _remember(memory: list[str], item: str) -> list[str]:
     return [*memory[-(LINE_MEMORY - 1):], item]
 
 
-#: what Claude Code's tool_result says when a person answered its prompt with "no"; any
-#: other refusal (``claude -p``, where nobody can answer, or a rule) is the host's own
-USER_REFUSALS = ("The user doesn't want to proceed with this tool use",
-                 "The user doesn't want to take this action")
-
-
-def refused_by_person(detail: str) -> bool:
-    """Does a refusal's tool_result show a person refusing (not the host on its own)?"""
-    return any(text in detail for text in USER_REFUSALS)
-
-
-def waits_on_user(intent: OpenIntent) -> str | None:
-    """The review of Claude Code's prompt this open intent waits on (its pending action id):
-    the host showed its prompt (PermissionRequest) or smllm escalated with ``ask``."""
-    pending = intent.get("pending")
-    if pending and (intent.get("prompted") or intent.get("decision") == "ask:user"):
-        return str(pending)
-    return None
+#: re-exported: the refusal texts and the open prompt live with the host-decided calls
+USER_REFUSALS = hostcall.USER_REFUSALS
+refused_by_person = hostcall.refused_by_person
+waits_on_user = hostcall.waits_on_user
 
 
 def authorized_by(intent: OpenIntent, outcome: str = "succeeded",
@@ -155,6 +141,8 @@ class _Ingest:
             dict(emitted) if isinstance(emitted, dict) else dict.fromkeys(emitted, 1))
         self.lines: list[str] = list(st.get("lines") or [])
         self.tools: list[str] = list(st.get("tools") or [])
+        #: host-decided calls this read closed (a late PermissionRequest's match)
+        self.closed: list[dict[str, Any]] = []
 
     def emit_pending(self, keep: str | None = None) -> None:
         for mid in [m for m in self.pending if m != keep]:
@@ -187,10 +175,32 @@ class _Ingest:
                                               by_person=person, observed_via="transcript",
                                               host_said=None if person else detail[:500]))
 
+    def close_host(self, tid: str) -> bool:
+        """Close a host-decided call once its outcome and its authorization are both known:
+        the tool_result line (Claude Code's ``permissionDecision``) and, if it ran,
+        PostToolUse's observation (:mod:`smllm.journal.hostcall`)."""
+        intent = self.open.get(tid)
+        res = self.results.get(tid)
+        if intent is None or res is None or not hostcall.host_decides(intent):
+            return False
+        permission = res.get("permission")
+        refused = isinstance(permission, dict) and permission.get("decision") == "reject"
+        if intent.get("ran") is None and not refused:
+            return False  # it ran (or no decision is shown): PostToolUse tells the outcome
+        del self.open[tid]
+        del self.results[tid]
+        self.closed.append(hostcall.close(self.txn, intent, tid, intent.get("key"), res,
+                                          observed_via="transcript"))
+        return True
+
     def close_results(self) -> None:
-        for tid, res in self.results.items():
+        for tid, res in list(self.results.items()):
             intent = self.open.pop(tid, None)
             if intent is None:
+                continue
+            if hostcall.host_decides(intent):  # no PostToolUse came: read from the line
+                self.closed.append(hostcall.close(self.txn, intent, tid, intent.get("key"),
+                                                  res, observed_via="transcript"))
                 continue
             outcome = "refused_by_host" if res.get("is_error") else "succeeded"
             detail = str(res.get("preview", ""))
@@ -268,7 +278,9 @@ class _Ingest:
                     self.results[tid] = {
                         "is_error": bool(block.get("is_error")),
                         "preview": _preview(block.get("content")),
+                        "permission": line.get("permissionDecision"),
                     }
+                    self.close_host(tid)
         self.emit_pending()
 
 
@@ -388,6 +400,25 @@ def _new_bytes(transcript: str, offset: int) -> tuple[int, bytes] | None:
     return None  # another hook read further meanwhile: the next one catches up
 
 
+def settle_call(txn: journal.Transaction, tid: str) -> bool:
+    """Close the host-decided call ``tid`` if its tool_result line was read already (the
+    line came before its PostToolUse): :func:`ingest` keeps such a result until then."""
+    st: dict[str, Any] = dict(txn.state.get("transcript") or {})
+    results = dict(st.get("results") or {})
+    open_intents = dict(txn.state.get("open_intents") or {})
+    intent, res = open_intents.get(tid), results.get(tid)
+    if intent is None or res is None or not hostcall.host_decides(intent):
+        return False
+    del open_intents[tid], results[tid]
+    closed = hostcall.close(txn, intent, tid, intent.get("key"), res,
+                            observed_via="transcript")
+    hostcall.remember_closed(txn, [closed])
+    st["results"] = results
+    txn.set_state("transcript", st)
+    txn.set_state("open_intents", open_intents)
+    return True
+
+
 def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = False) -> None:
     """Record what the transcript gained since the last call (under ``txn``'s lock)."""
     if transcript is None:
@@ -413,6 +444,7 @@ def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = Fa
         elif line.get("type") == "user":
             work.user(line)
     work.settle(flush=flush)
+    hostcall.remember_closed(txn, work.closed)
     st.update(offset=offset + end, pending=work.pending, results=work.results,
               emitted=work.emitted, lines=work.lines, tools=work.tools)
     found = _WAIT_FOUND.pop(transcript, None)
