@@ -12,6 +12,7 @@ import pytest
 from helpers import smllm
 from smllm.base.errors import PolicyError
 from smllm.gate.policy import _compile
+from smllm.gate.shell import analyse
 
 KNOWN_SAFE = 'approve = "known-safe"\n'
 READ_ONLY = [
@@ -87,3 +88,33 @@ def test_the_setting_compiles_with_its_source(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match=r"unknown approve 'always' \(use one of: never, "
                                           r"known-safe\)"):
         _compile.compile_files([path])
+
+
+@pytest.mark.parametrize(("command", "read_only"), [
+    ("git branch -a && git rev-parse --short HEAD", True),
+    ("git branch --list 'feat*'", True),
+    ("git -C sub branch -vv", True),
+    ("git tag -l 'v*'", True),
+    ("git remote -v", True),
+    ("git remote show origin", True),
+    ("git stash list", True),
+    ("git stash show -p", True),
+    ("git config --get user.name", True),
+    ("git config --list --show-origin", True),
+    # the same subcommands when they write
+    ("git branch newb", False),
+    ("git branch -m a b", False),
+    ("git tag v1", False),
+    ("git remote add o http://127.0.0.1:9/x", False),
+    ("git stash", False),  # git stash push: it reverts the working tree
+    ("git config user.name x", False),
+    ("git config --global --unset x", False),
+    ("git config --get a b c", False),
+])
+def test_git_listing_forms_are_read_only(tmp_path: Path, command: str,
+                                         read_only: bool) -> None:
+    """The subcommands that also write (branch, tag, remote, stash, config) are read-only
+    in their listing forms, so `approve = "known-safe"` approves them."""
+    (tmp_path / ".git").mkdir()
+    a = analyse(command, cwd=str(tmp_path), home=str(tmp_path / "home"))
+    assert (a.decision, all(c.known_safe for c in a.commands)) == ("allow", read_only)
