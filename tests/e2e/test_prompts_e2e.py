@@ -211,6 +211,9 @@ def test_known_safe_prompts_less_and_blocks_the_same(claude: Harness) -> None:
     for command, intent in approved.items():
         assert intent["rule"] == "policy.known-safe", (command, intent)
         assert intent["rule_source"].endswith(".smllm/policy.toml:1"), intent
+        # read-only, or (scratch work) confined to the temp folders: never both
+        assert (intent["known_safe"], intent.get("confined_to")) in (
+            (True, None), (False, "temp")), (command, intent)
         assert not with_smllm.prompted(command)
     # what the host prompted for without smllm and not with it, smllm approved
     for command in set(asked_without) - set(asked_with):

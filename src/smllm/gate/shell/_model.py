@@ -172,16 +172,21 @@ class Effect(_Frozen):
 
 
 class CommandReport(_Frozen):
-    """One top-level simple command: its argv as analysed and what was found in it."""
+    """One top-level simple command: its argv as analysed and what was found in it.
+    ``scope`` is how far its effects are known to reach: ``read`` (it changes nothing:
+    ``known_safe``), ``temp`` (it changes files in the temp folders only), ``workspace``
+    (files in the workspace, and maybe temp), None (anything else, or not known)."""
 
-    __slots__ = ("argv", "findings", "known_safe")
+    __slots__ = ("argv", "findings", "known_safe", "scope")
 
     def __init__(
-        self, argv: tuple[str, ...], findings: tuple[Finding, ...], known_safe: bool
+        self, argv: tuple[str, ...], findings: tuple[Finding, ...], known_safe: bool,
+        scope: str | None = None,
     ) -> None:
         self.argv = argv
         self.findings = findings
         self.known_safe = known_safe
+        self.scope = "read" if known_safe else scope
 
     @property
     def text(self) -> str:
