@@ -12,6 +12,7 @@ A user's Claude Code ``permissions.deny`` rule still wins over smllm's allow.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -156,6 +157,18 @@ def _intents(run: Run) -> list[dict[str, Any]]:
     return out
 
 
+def _facts(run: Run, name: str) -> list[dict[str, Any]]:
+    out = []
+    for rec in run.journal():
+        payload = rec.get("payload") or {}
+        ev = payload.get("event")
+        if isinstance(ev, dict) and ev.get("kind") == name:
+            out.append(ev)
+        elif rec.get("payload_type") == name:
+            out.append(payload.get("record") or {})
+    return out
+
+
 def _person(prompt: prompt_counter.Prompt) -> bool:
     """The person approves everyday work and refuses everything else."""
     return prompt.command in EVERYDAY
@@ -201,6 +214,8 @@ def test_known_safe_prompts_less_and_blocks_the_same(claude: Harness) -> None:
         stamp = intents.get(command, {}).get("policy_decision")
         print(f"  {'asked' if without.prompted(command) else '-----'} "
               f"{'asked' if with_smllm.prompted(command) else '-----'} {stamp!s:14} {command}")
+        if command in EVERYDAY and stamp == "ask:user":
+            print(f"        {intents[command].get('reason')}")
     assert len(asked_with) < len(asked_without)
     assert set(asked_with) <= set(asked_without), "smllm added a prompt to everyday work"
 
@@ -229,3 +244,38 @@ def test_known_safe_prompts_less_and_blocks_the_same(claude: Harness) -> None:
             assert [("hook", False)] == [(p.reason_type, p.allowed) for p in asked], command
         else:
             assert not asked, command
+
+
+def test_the_users_deny_rule_wins_over_known_safe(claude: Harness) -> None:
+    """A ``permissions.deny`` rule of the user's project settings blocks calls smllm
+    approves under ``approve = "known-safe"`` (read-only, and scratch work); the call
+    the rule does not name still passes without a prompt."""
+    tmp = _project(claude)
+    claude.install_smllm()
+    (claude.project / ".smllm").mkdir()
+    (claude.project / ".smllm" / "policy.toml").write_text(KNOWN_SAFE)
+    settings_path = claude.project / ".claude" / "settings.json"
+    settings = json.loads(settings_path.read_text())
+    assert settings.get("hooks"), "smllm install wrote its hooks here"
+    settings["permissions"] = {"deny": ["Bash(git log:*)", "Bash(mkdir:*)"]}
+    claude.write_settings(settings)
+    denied = ["git log --oneline -1", 'mkdir -p "$TMPDIR/denied"']
+    passed = "git status --short"
+    session = prompt_counter.run_session(
+        claude, "look around", _script([*denied, passed]), answer=lambda _p: False,
+        env={"TMPDIR": str(tmp)})
+    run = session.run
+    assert run.result is not None, run.describe()
+    intents = {str((i.get("input") or {}).get("command")): i for i in _intents(run)}
+    # smllm approved all three ...
+    assert {c: (intents[c]["policy_decision"], intents[c]["rule"]) for c in [*denied, passed]
+            } == dict.fromkeys([*denied, passed], ("allow:policy", "policy.known-safe"))
+    # ... the host's deny rule refused two of them, without asking anyone
+    refused = {str((d.get("tool_input") or {}).get("command"))
+               for d in run.result.get("permission_denials") or []}
+    assert (refused, session.prompts) == (set(denied), [])
+    assert not (tmp / "denied").exists()
+    terminal = {r.get("tool_use_id"): r.get("authorized_by") for r in _facts(
+        run, "tool_batch.effect.terminal")}
+    assert [terminal.get(intents[c]["tool_use_id"]) for c in denied] == ["deny:host"] * 2
+    assert terminal.get(intents[passed]["tool_use_id"]) == "allow:policy"
