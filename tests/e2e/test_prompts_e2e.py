@@ -72,7 +72,7 @@ EVERYDAY = [
     "find . -name '*.py' -not -path './.git/*' | xargs wc -l",
     "find src tests -type f | wc -l",
     "ls -la src && head -20 README.md",
-    "cd src && ls -1 | sort",
+    "(cd src && ls -1 | sort)",
     "wc -l src/*.py | tail -1",
     "head -n 5 src/calc.py; tail -n 3 src/calc.py",
     "grep -c import tests/*.py | sort -t: -k2 -n",
