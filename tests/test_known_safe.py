@@ -12,6 +12,7 @@ import pytest
 from helpers import smllm
 from smllm.base.errors import PolicyError
 from smllm.gate.policy import _compile
+from smllm.gate.shell import analyse
 
 KNOWN_SAFE = 'approve = "known-safe"\n'
 READ_ONLY = [
@@ -87,3 +88,96 @@ def test_the_setting_compiles_with_its_source(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match=r"unknown approve 'always' \(use one of: never, "
                                           r"known-safe\)"):
         _compile.compile_files([path])
+
+
+@pytest.mark.parametrize(("command", "read_only"), [
+    ("git branch -a && git rev-parse --short HEAD", True),
+    ("git branch --list 'feat*'", True),
+    ("git -C sub branch -vv", True),
+    ("git tag -l 'v*'", True),
+    ("git remote -v", True),
+    ("git remote show origin", True),
+    ("git stash list", True),
+    ("git stash show -p", True),
+    ("git config --get user.name", True),
+    ("git config --list --show-origin", True),
+    # the same subcommands when they write
+    ("git branch newb", False),
+    ("git branch -m a b", False),
+    ("git tag v1", False),
+    ("git remote add o http://127.0.0.1:9/x", False),
+    ("git stash", False),  # git stash push: it reverts the working tree
+    ("git config user.name x", False),
+    ("git config --global --unset x", False),
+    ("git config --get a b c", False),
+])
+def test_git_listing_forms_are_read_only(tmp_path: Path, command: str,
+                                         read_only: bool) -> None:
+    """The subcommands that also write (branch, tag, remote, stash, config) are read-only
+    in their listing forms, so `approve = "known-safe"` approves them."""
+    (tmp_path / ".git").mkdir()
+    a = analyse(command, cwd=str(tmp_path), home=str(tmp_path / "home"))
+    assert (a.decision, all(c.known_safe for c in a.commands)) == ("allow", read_only)
+
+
+SCRATCH = [
+    'mkdir -p "$TMPDIR/scratch" && echo hello > "$TMPDIR/scratch/a.txt" && cat "$TMPDIR/scratch/a.txt"',
+    'sort README.md > "$TMPDIR/sorted.txt" && wc -l "$TMPDIR/sorted.txt"',
+    'cp -r src "$TMPDIR/src-copy" && diff -r src "$TMPDIR/src-copy" && rm -rf "$TMPDIR/src-copy"',
+    'rm -rf "$TMPDIR/scratch" "$TMPDIR/sorted.txt"',
+    'ls | tee "$TMPDIR/listing.txt"',
+]
+WORKSPACE = [
+    "mkdir -p out && sort README.md | uniq > out/unique.txt && wc -l out/unique.txt",
+    "echo hi > notes.txt",
+    "cp README.md README.bak && mv README.bak out.md",
+]
+
+
+def _scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, command: str
+             ) -> dict[str, object]:
+    tmp = tmp_path.parent / f"{tmp_path.name}-tmp"
+    tmp.mkdir(exist_ok=True)
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    return _explain(tmp_path, KNOWN_SAFE, "--permission-mode", mode, "--", command)
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+@pytest.mark.parametrize("command", SCRATCH)
+def test_scratch_work_is_approved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                  mode: str, command: str) -> None:
+    """Commands that change files in the temp folders only, with file utilities whose every
+    effect the analysis records: approved, journaled as confined (not as read-only)."""
+    out = _scratch(tmp_path, monkeypatch, mode, command)
+    assert (out["decision"], out["rule"]) == ("allow:policy", "policy.known-safe")
+    assert "confined to the temp folders (scratch)" in str(out["reason"])
+
+
+@pytest.mark.parametrize(("mode", "decision"), [
+    ("default", "defer:host"), ("acceptEdits", "allow:policy"), ("plan", "defer:host")])
+@pytest.mark.parametrize("command", WORKSPACE)
+def test_workspace_writes_are_approved_where_the_host_accepts_edits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, decision: str,
+        command: str) -> None:
+    """A write confined to the workspace is approved only in Claude Code's acceptEdits
+    mode, where it lets the agent edit the workspace without asking anyway."""
+    out = _scratch(tmp_path, monkeypatch, mode, command)
+    assert out["decision"] == decision
+
+
+@pytest.mark.parametrize("command", [
+    # the scratch neighbours: the temp folder itself, all of it, a link out of it, home
+    'rm -rf "$TMPDIR"', 'rm -rf "$TMPDIR"/*', 'touch "$TMPDIR"',
+    'ln -s ~ "$TMPDIR/h" && rm -rf "$TMPDIR/h/"', "echo x > ~/notes",
+    'cp README.md ~/x', 'echo x >> .git/config',
+    # programs whose effects the analysis does not all see: code, archives, wrappers
+    'python3 -c "print(1)" > "$TMPDIR/out.txt"', 'tar xzf "$TMPDIR/a.tgz"',
+    'ln -s README.md "$TMPDIR/r"', 'sudo touch "$TMPDIR/x"',
+    'echo $(rm -rf src) > "$TMPDIR/a"', 'X=1 touch "$TMPDIR/a"',
+    'xargs rm < "$TMPDIR/list"', 'rm -rf build',
+])
+@pytest.mark.parametrize("mode", ["default", "acceptEdits"])
+def test_what_is_not_confined_is_decided_as_before(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str, command: str) -> None:
+    out = _scratch(tmp_path, monkeypatch, mode, command)
+    assert out["rule"] != "policy.known-safe", out

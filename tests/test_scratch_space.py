@@ -101,6 +101,27 @@ def test_a_harness_folder_around_the_workspace_is_not_scratch(tmp_path: Path,
 
 
 @pytest.mark.parametrize(("command", "expected"), [
+    ('mkdir -p "$TMPDIR/scratch" && echo hi > "$TMPDIR/scratch/a.txt"', "allow"),
+    ('rm -rf "$TMPDIR/scratch" "$TMPDIR/sorted.txt"', "allow"),
+    # its neighbours: the temp folder itself, all of it, the harness's other fixtures
+    ('rm -rf "$TMPDIR"', "deny"),
+    ('rm -rf "$TMPDIR/"', "deny"),
+    ('rm -rf "$TMPDIR"/*', "deny"),
+    ("rm -rf ../fixtures", "deny"),
+])
+def test_the_agents_own_tmpdir_beside_the_workspace_is_scratch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, expected: str) -> None:
+    """``$TMPDIR`` a folder of its own next to a workspace in temp (``/tmp/run/tmp`` beside
+    ``/tmp/run/proj``, the way a harness sets up a run): it was named for the work."""
+    run = tmp_path / "run"
+    for name in ("proj", "tmp", "fixtures", "home"):
+        (run / name).mkdir(parents=True)
+    monkeypatch.setenv("TMPDIR", str(run / "tmp"))
+    a = analyse(command, cwd=str(run / "proj"), home=str(run / "home"))
+    assert a.decision == expected, [f.reason for f in a.all_findings()]
+
+
+@pytest.mark.parametrize(("command", "expected"), [
     ("rm notes.txt", "allow"),
     ("unlink notes.txt", "allow"),
     ("srm -z notes.txt", "allow"),

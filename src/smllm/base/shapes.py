@@ -76,6 +76,7 @@ class VerdictFacts(TypedDict, total=False):
     smllm_verdict: str  # the policy's own verdict when smllm deferred to the host
     grant: str  # the workspace amendment that allowed the call
     known_safe: bool  # the analysis proves the call changes nothing
+    confined_to: str  # "temp" | "workspace": the files it changes are all there
     targets: list[dict[str, str | None]]  # {effect, path, by}: what the call changes
     targets_omitted: int  # targets past the cap
 

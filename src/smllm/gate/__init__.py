@@ -106,16 +106,40 @@ def allowed(reason: str, rule: str | None, authoritative: bool, facts: VerdictFa
     )
 
 
-def approved_known_safe(reason: str, compiled: CompiledPolicy, facts: VerdictFacts) -> Verdict:
+#: what ``approve = "known-safe"`` approves, by the analysis' scope of the call
+_PROVED = {"read": "read-only", "temp": "confined to the temp folders (scratch)",
+           "workspace": "confined to the workspace and scratch"}
+
+
+def known_safe_scope(analysed: analysis.CallAnalysis, call: ToolCall) -> str | None:
+    """The scope (:meth:`analysis.CallAnalysis.scope`) by which ``approve = "known-safe"``
+    approves ``call``, or None: read-only calls always; scratch work where Claude Code
+    would otherwise prompt for it (its ``default`` and ``acceptEdits`` modes: not ``plan``,
+    where nothing is to change, nor ``dontAsk``, which refuses what is not pre-approved);
+    workspace writes only where Claude Code already lets the agent edit the workspace
+    without a prompt (``acceptEdits``)."""
+    scope = analysed.scope(call)
+    if scope == "temp" and call.permission_mode not in ("default", "acceptEdits"):
+        return None
+    if scope == "workspace" and call.permission_mode != "acceptEdits":
+        return None
+    return scope
+
+
+def approved_known_safe(reason: str, compiled: CompiledPolicy, facts: VerdictFacts,
+                        scope: str = "read") -> Verdict:
     """``approve = "known-safe"`` under the guard authority: a call the analysis proves
-    read-only is answered ``allow`` (``allow:policy``, rule ``policy.known-safe``), so
-    Claude Code does not prompt for it; Claude Code's own deny rules still apply."""
+    read-only, or confined to scratch (and, in ``acceptEdits``, the workspace), is
+    answered ``allow`` (``allow:policy``, rule ``policy.known-safe``), so Claude Code does
+    not prompt for it; Claude Code's own deny rules still apply."""
     facts = {**facts, "rule_source": compiled["sources"].get("approve", "default"),
-             "known_safe": True}
+             "known_safe": scope == "read"}
+    if scope != "read":
+        facts["confined_to"] = scope
     return Verdict("allow", "allow:policy",
-                   f"{reason}; the analysis proves it read-only, and the policy approves "
-                   "such calls itself (approve = \"known-safe\")", "policy.known-safe",
-                   facts=facts)
+                   f"{reason}; the analysis proves it {_PROVED[scope]}, and the policy "
+                   "approves such calls itself (approve = \"known-safe\")",
+                   "policy.known-safe", facts=facts)
 
 
 #: why smllm answers allow to ``smllm reconcile`` in any mode
@@ -262,9 +286,10 @@ def _policy(  # noqa: PLR0911 - one return per kind of outcome
                        f"smllm policy denies this call: {a.reason} (rule {a.rule}, {a.source})",
                        rule=a.rule, facts=facts)
     if a.decision == "allow":
-        if not authoritative and compiled.get("approve") == "known-safe" and \
-                analysed.known_safe(call):
-            return approved_known_safe(a.reason, compiled, facts)
+        scope = None if authoritative or compiled.get("approve") != "known-safe" else \
+            known_safe_scope(analysed, call)
+        if scope is not None:
+            return approved_known_safe(a.reason, compiled, facts, scope)
         return allowed(a.reason, a.rule, authoritative, facts)
     from smllm.gate import grants  # noqa: PLC0415 - json and pathlib: escalated calls only
 

@@ -61,6 +61,20 @@ class CallAnalysis:
                 c.known_safe for c in self.shell.commands)
         return tools.read_only(call.tool)
 
+    def scope(self, call: ToolCall) -> str | None:
+        """How far the call is proved to reach: ``read`` (:meth:`known_safe`), ``temp``
+        (a shell command changing files in the temp folders only), ``workspace`` (in the
+        workspace, and maybe temp), or None (anything else, or not known)."""
+        if self.shell is None:
+            return "read" if tools.read_only(call.tool) else None
+        if self.shell.all_findings() or not self.shell.commands:
+            return None
+        scopes = {c.scope for c in self.shell.commands}
+        for scope in (None, "workspace", "temp"):
+            if scope in scopes:
+                return scope
+        return "read"
+
     def targets(self) -> list[dict[str, str | None]]:
         """Every write, delete, move, link and chmod recognised, with its resolved path
         (None: only known at run time) and the program that does it."""

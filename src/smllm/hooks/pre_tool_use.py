@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 #: what the intent keeps of the call's one analysis (so no reader analyses it again)
-ANALYSED = ("known_safe", "targets", "targets_omitted")
+ANALYSED = ("known_safe", "confined_to", "targets", "targets_omitted")
 
 
 def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:

@@ -76,10 +76,40 @@ def analyse_script(script: Script, text: str, ctx: Context) -> Analysis:
         if cmd.words and cmd.words[0].value in script.functions and not cmd.nested:
             reports.append(CommandReport(_argv(cmd.words), (), False))
             continue
-        found, safe = judge_simple(cmd, ctx)
-        reports.append(CommandReport(_argv(cmd.words) or ("(redirection)",), tuple(found), safe))
+        before = len(ctx.memory.effects)
+        found, safe, program_safe = judge_simple(cmd, ctx)
+        scope = None if safe or found else _scope(cmd, ctx, before, program_safe)
+        reports.append(CommandReport(_argv(cmd.words) or ("(redirection)",), tuple(found), safe,
+                                     scope))
     decision = worst([f.decision for f in findings] + [r.decision for r in reports])
     return Analysis(decision, tuple(reports), tuple(findings))
+
+
+def _scope(cmd: Simple, ctx: Context, before: int, program_safe: bool) -> str | None:
+    """How far a command without findings that is not read-only reaches: ``temp`` or
+    ``workspace`` when it is a read-only program whose redirections write (``program_safe``)
+    or a file utility whose every effect the analysis records (:data:`_programs.CONFINED`),
+    and each effect (from ``before`` on) names a file in the temp folders or the
+    workspace; else None."""
+    if cmd.nested or cmd.assigns:
+        return None
+    if cmd.words and not program_safe:
+        first = cmd.words[0]
+        if first.value is None or first.quoted or first.value not in _programs.CONFINED:
+            return None
+    effects = ctx.memory.effects[before:]
+    if not effects:
+        return None
+    scope = "temp"
+    for e in effects:
+        if e.path is None or e.kind not in ("write", "delete", "move"):
+            return None
+        where = ctx.where_path(e.path)
+        if where == "workspace":
+            scope = "workspace"
+        elif where != "temp":
+            return None
+    return scope
 
 
 def _argv(words: list[Word]) -> tuple[str, ...]:
@@ -213,8 +243,9 @@ def stdin_script(name: str, cmd: Simple, ctx: Context) -> list[Finding]:
     ]
 
 
-def judge_simple(cmd: Simple, ctx: Context) -> tuple[list[Finding], bool]:
-    """Findings for one simple command, and whether it is known to be read-only."""
+def judge_simple(cmd: Simple, ctx: Context) -> tuple[list[Finding], bool, bool]:
+    """Findings for one simple command, whether it is known to be read-only, and whether
+    its program is (its redirections aside: ``sort a > b``)."""
     memory = ctx.memory
     before = len(memory.effects)
     findings = _redirects(cmd, ctx)
@@ -232,7 +263,7 @@ def judge_simple(cmd: Simple, ctx: Context) -> tuple[list[Finding], bool]:
         if store is not None:
             findings.append(Finding("exfil.read-credentials", "ask",
                                     f"reads the credential store {store}", store))
-    return findings, safe and not findings and not _writes_a_file(cmd)
+    return findings, safe and not findings and not _writes_a_file(cmd), safe
 
 
 #: redirection targets that are not files: writing to them changes nothing on disk

@@ -196,9 +196,46 @@ def _subcommand(sub: str, rest: list[Word], ctx: Context) -> Result:
     safe = (
         sub in _SAFE
         and not found
-        and not (sub in ("branch", "tag", "stash", "config", "remote") and values)
+        and (sub not in _WRITERS or (not values and sub != "stash")  # bare stash pushes
+             or (bool(values) and _lists(sub, [a.value for a in rest])))
     )
     return found, safe
+
+
+#: the subcommands of :data:`_SAFE` that also write: read-only bare (but ``git stash``,
+#: which is ``git stash push``), or in a listing form
+_WRITERS = ("branch", "tag", "stash", "config", "remote")
+#: the options with which they only list (``git branch -a``, ``git remote -v``)
+_LIST_FLAGS: dict[str, frozenset[str]] = {
+    "branch": frozenset({"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose",
+                         "--show-current", "--no-color", "--no-column", "--list", "-l"}),
+    "tag": frozenset({"-l", "--list"}),
+    "remote": frozenset({"-v", "--verbose"}),
+    "config": frozenset({"-l", "--list", "--global", "--local", "--system", "--show-origin",
+                         "--show-scope", "--name-only"}),
+    "stash": frozenset(),
+}
+#: a first word that makes the rest read-only (``git stash list``, ``git config --get k``)
+_LIST_WORDS: dict[str, frozenset[str]] = {
+    "stash": frozenset({"list", "show"}),
+    "remote": frozenset({"get-url", "show"}),
+    "config": frozenset({"--get", "--get-all", "--get-regexp"}),
+}
+
+
+def _lists(sub: str, values: list[str | None]) -> bool:
+    """Do these arguments of a writing subcommand (:data:`_WRITERS`) only list? Every
+    argument a listing option; after ``--list`` (branch, tag) also patterns; after a
+    listing word, the operands it reads (for ``config --get``: a key and a value pattern)."""
+    if any(v is None for v in values):
+        return False
+    words = [v or "" for v in values]
+    if words[0] in _LIST_WORDS.get(sub, ()):
+        rest = words[1:]
+        return sub != "config" or (len(rest) in (1, 2) and not rest[0].startswith("-"))
+    flags = _LIST_FLAGS[sub]
+    listing = sub in ("branch", "tag") and ("--list" in words or "-l" in words)
+    return all(w in flags or (listing and not w.startswith("-")) for w in words)
 
 
 def _fetcher(sub: str, values: list[str], args: list[Word], ctx: Context) -> list[Finding]:

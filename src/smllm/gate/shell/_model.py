@@ -172,16 +172,21 @@ class Effect(_Frozen):
 
 
 class CommandReport(_Frozen):
-    """One top-level simple command: its argv as analysed and what was found in it."""
+    """One top-level simple command: its argv as analysed and what was found in it.
+    ``scope`` is how far its effects are known to reach: ``read`` (it changes nothing:
+    ``known_safe``), ``temp`` (it changes files in the temp folders only), ``workspace``
+    (files in the workspace, and maybe temp), None (anything else, or not known)."""
 
-    __slots__ = ("argv", "findings", "known_safe")
+    __slots__ = ("argv", "findings", "known_safe", "scope")
 
     def __init__(
-        self, argv: tuple[str, ...], findings: tuple[Finding, ...], known_safe: bool
+        self, argv: tuple[str, ...], findings: tuple[Finding, ...], known_safe: bool,
+        scope: str | None = None,
     ) -> None:
         self.argv = argv
         self.findings = findings
         self.known_safe = known_safe
+        self.scope = "read" if known_safe else scope
 
     @property
     def text(self) -> str:
@@ -483,11 +488,12 @@ class Context:
         followed, the temp root itself excluded), unless it is in the home folder, the
         workspace's own neighbourhood (:meth:`_neighbour`) or someone else's file."""
         temps = (*TEMP_ROOTS, self.tmpdir)
-        if not any(_under(path, t) and path != t for t in temps) or self._neighbour(path):
+        roots = {t.rstrip("/") or "/" for t in temps}  # a temp root itself is not scratch
+        if path in roots or not any(_under(path, t) for t in temps) or self._neighbour(path):
             return "outside"
         real = os.path.realpath(path)
         reals = (*temps, *(os.path.realpath(t) for t in temps))
-        if glob or not any(_under(real, t) and real != t for t in reals):
+        if glob or real in roots.union(reals) or not any(_under(real, t) for t in reals):
             return "outside"
         if _under(path, self.home) or _under(real, os.path.realpath(self.home)):
             return "outside"
@@ -496,10 +502,16 @@ class Context:
     def _neighbour(self, path: str) -> bool:
         """A workspace in a folder of its own inside a temp folder (``/tmp/run/proj``)
         makes the rest of that folder someone else's files (a harness's fixtures); a
-        workspace straight in a temp root (``/tmp/proj``) leaves the root scratch."""
+        workspace straight in a temp root (``/tmp/proj``) leaves the root scratch. The
+        agent's own ``$TMPDIR`` stays scratch when it is a folder of its own beside the
+        workspace (``/tmp/run/tmp`` next to ``/tmp/run/proj``): it was named for the work."""
         if not self.root_in_temp():
             return False
         parent = os.path.dirname(self.root)
+        tmpdir = self.tmpdir.rstrip("/") or "/"
+        if tmpdir not in TEMP_ROOTS and _under(path, tmpdir) and not _under(parent, tmpdir) \
+                and not _under(tmpdir, self.root):
+            return False
         temps = (*TEMP_ROOTS, self.tmpdir)
         if parent in temps or os.path.realpath(parent) in {os.path.realpath(t) for t in temps}:
             return False

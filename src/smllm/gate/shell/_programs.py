@@ -170,6 +170,13 @@ READ_ONLY = frozenset({
     "read", "shift", "wait", "jobs",
 })
 
+#: file utilities whose every effect on disk the analysis records with its path (a
+#: ``write``, ``delete`` or ``move``): a call of one that changes only files in the
+#: workspace or the temp folders is confined there (``approve = "known-safe"``). Not
+#: ``tar`` (an archive's entries choose where they land), ``ln`` (a link leads elsewhere)
+#: or anything that runs code.
+CONFINED = frozenset({"mkdir", "touch", "cp", "mv", "rm", "rmdir", "unlink", "tee"})
+
 #: the words that, as a program's only argument, make it print its help or version and stop
 HELP_FORMS = frozenset({"--help", "--version", "-h"})
 #: programs for which that is not so: option parsers that read ``--version`` as the short
