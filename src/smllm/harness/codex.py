@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 
-from smllm.base import paths
+from smllm.base import catalogue, paths
 from smllm.base.catalogue import ToolCall
 from smllm.base.errors import SmllmError
 
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
+    from smllm.base.shapes import VerdictFacts
     from smllm.gate import Verdict
     from smllm.journal.codec import Entry
 
@@ -55,10 +56,6 @@ HARNESS = "codex"
 GATING_EVENT = "PreToolUse"
 #: Codex's name for an edit, and its input key holding the patch text
 PATCH_TOOL = "apply_patch"
-#: Codex tools judged as a Claude Code tool of the same kind: name -> (tool, key map)
-AS_CLAUDE: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
-    "view_image": ("Read", (("path", "file_path"),)),
-}
 #: what a person can do about a call smllm would have escalated (Codex shows no prompt)
 HOW_TO_APPROVE = (
     "Codex cannot ask you, so smllm blocks a call it would escalate for review. A person "
@@ -103,7 +100,7 @@ def patch_files(text: str) -> list[tuple[str, str]]:
             continue
         for marker, action in (("*** Add File: ", "add"), ("*** Update File: ", "update"),
                                ("*** Delete File: ", "delete"), ("*** Move to: ", "move")):
-            if head.startswith(marker):
+            if head == marker.rstrip() or head.startswith(marker):
                 path = head[len(marker):].strip()
                 if not path:
                     raise PatchError(f"the patch names no file after {marker.strip()!r} "
@@ -166,10 +163,10 @@ def judged(call: ToolCall) -> list[ToolCall]:
             text = call.input.get("patch") if isinstance(call.input.get("patch"), str) else None
         if text is None:
             raise PatchError("the apply_patch input holds no patch text ('command')")
-        return [_like(call, "Edit" if action == "update" else "Write",
+        return [_like(call, catalogue.PATCH_ACTIONS[action],
                       {"file_path": path, "patch_action": action})
                 for action, path in patch_files(text)]
-    mapped = AS_CLAUDE.get(call.tool)
+    mapped = catalogue.JUDGED_AS.get(call.tool)
     if mapped is not None:
         tool, keys = mapped
         tool_input = dict(call.input)
@@ -207,16 +204,57 @@ def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
             break
         if found is None or (v.decision == "abstain" and found.decision == "allow"):
             found = v
-    assert found is not None  # noqa: S101 - judged() returns at least one call
+    if found is None:  # judged() gives at least one call
+        raise PatchError("the call gives the gate nothing to judge")
     if len(calls) > 1 and targets:
         found.facts["targets"] = targets[:20]
+    if found.decision != "deny":  # Codex's own configuration, before an ask is made a deny
+        guarded = guard(call, targets)
+        if guarded is not None:
+            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
+                           facts=found.facts)
     if found.decision != "ask":
         return found
-    facts = {**found.facts, "smllm_verdict": found.policy_decision}
+    facts: VerdictFacts = {**found.facts, "smllm_verdict": found.policy_decision}
     source = found.policy_decision.partition(":")[2] or "policy"
     return Verdict("deny", f"deny:{'machine' if source == 'machine' else 'policy'}",
                    f"{found.reason.rstrip('. ') or 'smllm escalates this call'}. "
                    f"{HOW_TO_APPROVE}", found.rule, found.pending_action_id, facts)
+
+
+def protected_parts(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Codex's own configuration, which the agent must not change either: the project's
+    ``.codex/`` (its hooks) and ``$CODEX_HOME`` (``~/.codex``: the trust of every hook)."""
+    env = os.environ if env is None else env
+    home = env.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
+    return (os.path.join(project, ".codex"), os.path.abspath(home))
+
+
+def guard(call: ToolCall, targets: list[Any]) -> str | None:
+    """Why ``call`` would change Codex's own configuration (:func:`protected_parts`), read
+    from what the one analysis found it writes (``targets`` of the verdict's facts), or
+    None. A write whose path is known only at run time is refused when the command names
+    ``.codex``."""
+    from smllm.gate import protect  # noqa: PLC0415 - loaded by the gate already
+
+    parts = protected_parts(call.project)
+    named = ".codex" in (call.command or "") or any(p in (call.command or "") for p in parts)
+    for target in targets:
+        if not isinstance(target, dict) or target.get("effect") not in protect.WRITE_EFFECTS:
+            continue
+        path = target.get("path")
+        if path is None:
+            if named:
+                return (f"smllm protects Codex's configuration: {target.get('by')} "
+                        f"{target.get('effect')}s a path known only at run time in a "
+                        f"command that names it")
+            continue
+        root = protect.reaches(str(path), call.cwd, parts)
+        if root is not None:
+            return (f"smllm protects Codex's configuration: {call.tool} would "
+                    f"{target.get('effect')} {path}, inside {root}, which the agent may "
+                    f"not change (it holds the hooks and their trust)")
+    return None
 
 
 def refused_ask(v: Verdict, tool_use_id: str) -> list[Entry]:
