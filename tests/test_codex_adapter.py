@@ -235,8 +235,8 @@ def test_a_patch_is_blocked_by_its_worst_file(workspace: Path) -> None:
 def _codex_hook(event: str, payload: dict[str, Any] | bytes,
                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", "--harness",
-                           "codex", event], input=data, capture_output=True,
+    return subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", event,
+                           "--harness", "codex"], input=data, capture_output=True,
                           env={**os.environ, **(env or {})}, timeout=60, check=False)
 
 
@@ -251,7 +251,7 @@ def _of(recs: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
 
 
 def test_hook_entry_speaks_codex(tmp_path: Path) -> None:
-    """``--harness codex``: an escalation is a reasoned deny, stdout one JSON object, the
+    """``EVENT --harness codex``: an escalation is a reasoned deny, stdout one JSON object, the
     review it opened closed as refused; session.start names the harness; an allowed call
     prints nothing and its PostToolUse (a string output) closes it."""
     project = tmp_path / "proj"
@@ -297,7 +297,7 @@ def test_a_hook_that_fails_still_blocks(tmp_path: Path, case: str) -> None:
         "session_id": "cx2", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "c1"}
     env: dict[str, str] = {}
-    args = ["--harness", "codex", "PreToolUse"]
+    args = ["PreToolUse", "--harness", "codex"]
     if case == "store-unusable":
         env["SMLLM_HOME"] = str(blocker)
     elif case == "deadline":
@@ -305,7 +305,7 @@ def test_a_hook_that_fails_still_blocks(tmp_path: Path, case: str) -> None:
     elif case == "bad-input":
         payload = b'{"session_id": "cx2", "tool_name": 3}'
     else:
-        args = ["--harness", "gemini", "PreToolUse"]
+        args = ["PreToolUse", "--harness", "gemini"]
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     proc = subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", *args],
                           input=data, capture_output=True, env={**os.environ, **env},

@@ -82,16 +82,17 @@ FALLBACK_DENY = (
 
 _done = [False]  # set once the hook's own output is on its way: the deadline stands down
 
-#: the hosts whose hooks smllm answers: ``smllm-hook [--harness NAME] EVENT`` (none named:
-#: Claude Code, whose installed command is unchanged)
+#: the hosts whose hooks smllm answers: ``smllm-hook EVENT [--harness NAME]`` (none named:
+#: Claude Code, whose installed command is unchanged). The event stays first, so the
+#: installed hook's start-up guard still sees a gating event when smllm cannot import
 HARNESSES = ("claude", "codex")
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
-    """``(harness, the rest)`` of a hook's arguments: ``--harness codex PreToolUse`` ->
+    """``(harness, [EVENT])`` of a hook's arguments: ``PreToolUse --harness codex`` ->
     ``("codex", ["PreToolUse"])``; without ``--harness``, Claude Code's."""
-    if argv[:1] == ["--harness"] and len(argv) > 1:
-        return argv[1], argv[2:]
+    if argv[1:2] == ["--harness"] and len(argv) > 2:
+        return argv[2], [argv[0], *argv[3:]]
     return "claude", argv
 
 
@@ -311,9 +312,6 @@ def main(argv: list[str]) -> int:
         )
         return 0 if argv else 2
     harness, argv = split_argv(argv)
-    if not argv:
-        _stderr(b"usage: smllm hook [--harness NAME] EVENT < hook-input.json\n")
-        return 2
     event = argv[0]
     gating = event in GATING
     _arm_deadline(event, gating)
@@ -367,8 +365,7 @@ def cli() -> None:
         code = main(sys.argv[1:])
     except BaseException:  # the last line of defence
         code = 0
-        event = split_argv(sys.argv[1:])[1][:1]
-        if event and event[0] in GATING and not _done[0]:
+        if sys.argv[1:2] and sys.argv[1] in GATING and not _done[0]:
             _done[0] = True
             reason = b"an internal error in the hook"
             if not _write_out(FALLBACK_DENY.replace(b"REASON", reason)):
