@@ -1,0 +1,124 @@
+"""smllm governing the real Codex CLI 0.169.0 (issue 21), against the project's own
+scripted Responses API on 127.0.0.1: installed with ``smllm install --harness codex``
+into a fresh project and an empty home, a session's shell calls and patch are journaled,
+``smllm verify`` passes, dangerous calls are blocked with a reason the model receives,
+and a hook that crashes still blocks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from smllm import journal
+
+PATCH_NOTES = "*** Begin Patch\n*** Add File: notes.md\n+hello from the patch\n*** End Patch\n"
+PATCH_PROTECTED = "*** Begin Patch\n*** Add File: .smllm/evil.toml\n+mode = \"yolo\"\n*** End Patch\n"
+
+SCRIPT = [
+    {"shell": "echo hi > a.txt", "call_id": "c_shell"},
+    {"patch": PATCH_NOTES, "call_id": "c_patch"},
+    {"shell": "git push --force origin main", "call_id": "c_push"},
+    {"patch": PATCH_PROTECTED, "call_id": "c_protected"},
+    {"shell": "rm -rf build", "call_id": "c_ask"},
+    {"text": "All done."},
+]
+
+
+def _fields(rec: dict[str, Any]) -> dict[str, Any]:
+    payload = rec["payload"]
+    out: dict[str, Any] = payload["event"] if "event" in payload else payload["record"]
+    return out
+
+
+def _kinds(recs: list[dict[str, Any]]) -> list[str]:
+    return [journal.kind_of(r) for r in recs]
+
+
+def _by_call(recs: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any]]:
+    return {_fields(r)["tool_use_id"]: _fields(r) for r in recs if journal.kind_of(r) == kind}
+
+
+def _journal(codex: Any, session: str) -> list[dict[str, Any]]:
+    return list(journal.iter_records(journal.log_path(session)))
+
+
+def test_a_scripted_session_is_journaled_and_gated(codex: Any) -> None:
+    (codex.project / "build").mkdir()
+    (codex.project / "build" / "x.o").write_text("obj")
+    codex.install_smllm()
+    doctor = codex.smllm("doctor", "--harness", "codex")
+    assert 0 == doctor.returncode, doctor.stdout
+    run = codex.run("do the thing", SCRIPT)
+    assert 0 == run.returncode, run.stderr[-3000:]
+    session = run.thread_id
+    recs = _journal(codex, session)
+    kinds = _kinds(recs)
+    start = _fields(recs[0])
+    assert ("session.start", "codex", "codex") == (kinds[0], start["harness"], start["host"])
+    assert "session.end" == kinds[-1]
+    intents = _by_call(recs, "side_effect_intent")
+    assert {"c_shell", "c_patch", "c_push", "c_protected", "c_ask"} == set(intents)
+    assert ("Bash", "apply_patch") == (intents["c_shell"]["tool_name"],
+                                       intents["c_patch"]["tool_name"])
+    terminal = _by_call(recs, "tool_batch.effect.terminal")
+    assert {"c_shell", "c_patch"} == set(terminal)
+    assert "succeeded" == terminal["c_shell"]["outcome"]
+    # the effects ran, the blocked calls did not
+    assert "hi\n" == (codex.project / "a.txt").read_text()
+    assert "hello from the patch\n" == (codex.project / "notes.md").read_text()
+    assert not (codex.project / ".smllm" / "evil.toml").exists()
+    assert (codex.project / "build" / "x.o").exists()
+    # the model received each reason
+    outputs = run.tool_outputs()
+    assert "Command blocked by PreToolUse hook: smllm policy denies this call: git push" in \
+        outputs["c_push"]
+    assert "smllm protects itself" in outputs["c_protected"]
+    assert "Codex cannot ask you" in outputs["c_ask"]
+    verify = codex.smllm("verify", session)
+    assert 0 == verify.returncode, verify.stdout + verify.stderr
+    sessions = codex.smllm("sessions", "--json")
+    assert 0 == sessions.returncode, sessions.stderr
+    rows = [json.loads(line) for line in sessions.stdout.splitlines() if line.strip()]
+    assert [session] == [r["session_id"] for r in rows]
+
+
+def test_doctor_fails_after_the_hook_command_is_edited(codex: Any) -> None:
+    codex.install_smllm()
+    hooks = codex.project / ".codex" / "hooks.json"
+    data = json.loads(hooks.read_text())
+    data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] += " "
+    hooks.write_text(json.dumps(data))
+    doctor = codex.smllm("doctor", "--harness", "codex")
+    assert 1 == doctor.returncode
+    assert "PreToolUse hook modified since it was trusted" in doctor.stdout
+    # and Codex indeed skips it: the dangerous command runs
+    run = codex.run("go", [{"shell": "echo ran > marker.txt", "call_id": "c1"},
+                           {"text": "done"}])
+    assert 0 == run.returncode, run.stderr[-2000:]
+    assert (codex.project / "marker.txt").exists()
+
+
+def test_a_hook_that_crashes_still_blocks(codex: Any, tmp_path: Path) -> None:
+    """smllm's store is unusable (a file where its folder should be): every PreToolUse
+    fails inside smllm, and Codex still blocks with the reason, which the model receives."""
+    codex.install_smllm()
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    run = codex.run("go", [{"shell": "echo ran > marker.txt", "call_id": "c1"},
+                           {"text": "done"}], extra={"SMLLM_HOME": str(blocker)})
+    assert 0 == run.returncode, run.stderr[-2000:]
+    assert not (codex.project / "marker.txt").exists()
+    assert "smllm could not decide on this call and denies it (fail closed)" in \
+        run.tool_outputs()["c1"]
+
+
+def test_a_hook_out_of_time_still_blocks(codex: Any) -> None:
+    """The hook's own deadline ends it with a deny before Codex's timeout would let the
+    call run."""
+    codex.install_smllm()
+    run = codex.run("go", [{"shell": "echo ran > marker.txt", "call_id": "c1"},
+                           {"text": "done"}], extra={"SMLLM_HOOK_DEADLINE": "0.000001"})
+    assert 0 == run.returncode, run.stderr[-2000:]
+    assert not (codex.project / "marker.txt").exists()
+    assert "the hook ran out of time" in run.tool_outputs()["c1"]
