@@ -131,7 +131,7 @@ class CodexHarness:
     def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
         req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_mock/script",
                                      data=json.dumps(list(script)).encode(), method="POST")
-        with urllib.request.urlopen(req, timeout=10) as resp:  # noqa: S310 - loopback only
+        with urllib.request.urlopen(req, timeout=10) as resp:
             resp.read()
 
     def close(self) -> None:

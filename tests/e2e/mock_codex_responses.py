@@ -105,7 +105,7 @@ def events(resp: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _json(self, code: int, obj: Any) -> None:
