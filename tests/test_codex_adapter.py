@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from helpers import PYTHON, hook_output, kind, records
+from helpers import PYTHON, hook_output, kind, records, smllm
 from smllm import gate
 from smllm.gate import policy, review
 from smllm.harness import claude, codex
@@ -283,6 +283,11 @@ def test_hook_entry_speaks_codex(tmp_path: Path) -> None:
     assert [("rejected", "host")] == [(a["decision"], a["decision_source"]["kind"])
                                       for a in applied]
     terminal = _of(recs, "tool_batch.effect.terminal")
+    listed = smllm("sessions", "--all", "--json")
+    assert 0 == listed.returncode, listed.stderr
+    assert [("cx1", "codex")] == [(r["session_id"], r.get("harness"))
+                                  for r in map(json.loads, listed.stdout.splitlines())]
+    assert "cx1 (codex)" in smllm("sessions", "--all").stdout
     assert [("c2", "succeeded", "ok\n")] == [
         (t["tool_use_id"], t["outcome"], t["output"]) for t in terminal]
 

@@ -80,7 +80,9 @@ def test_a_scripted_session_is_journaled_and_gated(codex: Any) -> None:
     sessions = codex.smllm("sessions", "--json")
     assert 0 == sessions.returncode, sessions.stderr
     rows = [json.loads(line) for line in sessions.stdout.splitlines() if line.strip()]
-    assert [session] == [r["session_id"] for r in rows]
+    assert [(session, "codex")] == [(r["session_id"], r["harness"]) for r in rows]
+    listing = codex.smllm("sessions")
+    assert f"{session} (codex)" in listing.stdout
 
 
 def test_doctor_fails_after_the_hook_command_is_edited(codex: Any) -> None:
