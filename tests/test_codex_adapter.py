@@ -321,3 +321,53 @@ def test_a_hook_that_fails_still_blocks(tmp_path: Path, case: str) -> None:
     spec = out["hookSpecificOutput"]
     assert "deny" == spec["permissionDecision"]
     assert spec["permissionDecisionReason"].strip()
+
+
+# ------------------------------------------------------------------ the rollout reader
+
+
+def _rollout_line(kind: str, payload: dict[str, Any], n: int) -> str:
+    return json.dumps({"timestamp": f"2026-12-01T00:00:0{n}.000Z", "ordinal": n, "type": kind,
+                       "payload": payload}) + "\n"
+
+
+def test_model_calls_come_from_the_rollout(tmp_path: Path) -> None:
+    """Each token_usage_record closes one model call; a line still being written waits for
+    the next hook; nothing is journaled twice."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    rollout = tmp_path / "rollout-x.jsonl"
+    rollout.write_text(_rollout_line("session_meta", {"cwd": str(project)}, 0))
+    base = {"session_id": "cx3", "cwd": str(project), "permission_mode": "bypassPermissions",
+            "transcript_path": str(rollout)}
+    _codex_hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
+    with rollout.open("a") as fh:
+        fh.write(_rollout_line("turn_context", {"model": "gpt-5.5"}, 1))
+        fh.write(_rollout_line("response_item", {"type": "reasoning", "summary": [
+            {"type": "summary_text", "text": "think"}]}, 2))
+        fh.write(_rollout_line("response_item", {"type": "function_call", "call_id": "c1",
+                                                 "name": "exec_command"}, 3))
+        fh.write(_rollout_line("token_usage_record", {"response_id": "resp_1",
+                                                      "usage": {"input_tokens": 7}}, 4))
+        fh.write(_rollout_line("response_item", {"type": "message", "role": "assistant",
+                                                 "content": [{"type": "output_text",
+                                                              "text": "done"}]}, 5)[:-20])
+    pre = {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+           "tool_input": {"command": "ls"}, "tool_use_id": "c1"}
+    assert b"" == _codex_hook("PreToolUse", pre).stdout
+    kinds = [kind(r) for r in records("cx3")]
+    assert ["session.start", "model.call", "side_effect_intent"] == kinds[:3]
+    first = _of(records("cx3"), "model.call")[0]
+    assert ("resp_1", "gpt-5.5", "tool_use", ["c1"], None, {"input_tokens": 7}) == (
+        first["message_id"], first["model"], first["stop_reason"], first["tool_use_ids"],
+        first["text"], first["usage"])
+    assert first["thinking"]["omitted_live_only"]["bytes"] == len("think")
+    text = rollout.read_text()
+    rollout.write_text(text + _rollout_line("response_item", {
+        "type": "message", "role": "assistant",
+        "content": [{"type": "output_text", "text": "done"}]}, 5)[-20:]
+        + _rollout_line("token_usage_record", {"response_id": "resp_2", "usage": {}}, 6))
+    _codex_hook("Stop", {**base, "hook_event_name": "Stop", "stop_hook_active": False})
+    calls = _of(records("cx3"), "model.call")
+    assert [("resp_1", None), ("resp_2", "done")] == [(c["message_id"], c["text"]) for c in calls]
+    assert 0 == smllm("verify", "cx3").returncode

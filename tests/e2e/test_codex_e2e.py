@@ -75,6 +75,15 @@ def test_a_scripted_session_is_journaled_and_gated(codex: Any) -> None:
         outputs["c_push"]
     assert "smllm protects itself" in outputs["c_protected"]
     assert "Codex cannot ask you" in outputs["c_ask"]
+    # every model call, from Codex's rollout: its response id, the calls it made, its text
+    calls = [_fields(r) for r in recs if journal.kind_of(r) == "model.call"]
+    replies = [r["reply"]["id"] for r in run.log if r.get("kind") == "main"]
+    assert replies == [c["message_id"] for c in calls]
+    assert [["c_shell"], ["c_patch"], ["c_push"], ["c_protected"], ["c_ask"], []] == [
+        c["tool_use_ids"] for c in calls]
+    assert ("All done.", "gpt-5.5", "end_turn") == (calls[-1]["text"], calls[-1]["model"],
+                                                   calls[-1]["stop_reason"])
+    assert 100 == calls[0]["usage"]["input_tokens"]
     verify = codex.smllm("verify", session)
     assert 0 == verify.returncode, verify.stdout + verify.stderr
     sessions = codex.smllm("sessions", "--json")

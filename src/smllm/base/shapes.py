@@ -162,9 +162,11 @@ class SessionState(TypedDict, total=False):
     open_intents: dict[str, OpenIntent]
     unknown: dict[str, UnknownEffect]
     transcript: TranscriptCursor
+    rollout: dict[str, Any]  # Codex's rollout file: path, offset, model, the open call
 
 
-SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript"]
+SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript",
+                     "rollout"]
 
 
 # --------------------------------------------------------------------- state machines

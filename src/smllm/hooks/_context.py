@@ -193,4 +193,11 @@ class HookContext:
                             tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None)
         if self.agent_id is not None and not main and self.harness == "claude":
             transcript.prefetch(path, safe_transcript(self.payload.get("agent_transcript_path")))
+        if self.harness == "codex":  # Codex's rollout gives the model calls
+            from smllm.harness import codex_rollout  # noqa: PLC0415 - Codex's hooks only
+
+            rollout = safe_transcript(self.payload.get("transcript_path"))
+            return codex_rollout.ingesting(  # type: ignore[return-value]
+                journal.transaction(path, now_ms=self.now_ms),
+                rollout if self.agent_id is None and path == self.main_log_path else None)
         return journal.transaction(path, now_ms=self.now_ms)
