@@ -138,7 +138,7 @@ def ingest(txn: journal.Transaction, rollout: str) -> None:
     txn.set_state("rollout", st)
 
 
-class ingesting:  # noqa: N801 - a context manager, named like journal.transaction
+class ingesting:
     """``journal.transaction`` that first journals what the rollout gained (a log that
     holds no record yet gets none before its ``session.start``)."""
 
@@ -152,7 +152,7 @@ class ingesting:  # noqa: N801 - a context manager, named like journal.transacti
         txn = self.inner.__enter__()
         if self.rollout is not None and txn.tail.sequence > 0:
             sidecar.ensure(txn)
-            try:
+            try:  # noqa: SIM105 - contextlib is too slow to import on the hot path
                 ingest(txn, self.rollout)
             except Exception:  # noqa: S110 - model calls are observed: never fail the hook
                 pass
