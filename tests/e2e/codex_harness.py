@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,18 +189,25 @@ trust_level = "trusted"
 
     def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,
             extra: Mapping[str, str] | None = None, args: Sequence[str] = (),
-            timeout: float = 180) -> CodexRun:
+            timeout: float = 180, kill_when: Callable[[], bool] | None = None) -> CodexRun:
+        """``codex exec --json [ARGS] PROMPT``; with ``kill_when``, the process group this
+        started is SIGKILLed as soon as it returns True (polled)."""
         self.set_script(script)
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
-        proc = subprocess.Popen([str(self.codex_bin), "exec", "--json", *args, prompt],
-                                cwd=self.project, env=self.env(extra), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
+        out_path, err_path = self.root / "codex.out", self.root / "codex.err"
+        with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
+            proc = subprocess.Popen([str(self.codex_bin), "exec", "--json", *args, prompt],
+                                    cwd=self.project, env=self.env(extra),
+                                    stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh,
+                                    start_new_session=True)
+            deadline = time.monotonic() + timeout
+            while proc.poll() is None:
+                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    break
+                time.sleep(0.05)
+        out, err = out_path.read_bytes(), err_path.read_bytes()
         events = []
         for line in out.decode("utf-8", "replace").splitlines():
             with contextlib.suppress(ValueError):
