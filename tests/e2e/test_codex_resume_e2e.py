@@ -27,7 +27,8 @@ def test_a_killed_codex_session_resumes_without_repeating_the_effect(codex: Any)
 
     first = codex.run("go", [{"shell": SLOW, "call_id": "c_slow"}, {"text": "done"}],
                       kill_when=started)
-    assert first.returncode is not None and first.returncode < 0, "killed mid-effect"
+    assert first.returncode is not None
+    assert first.returncode < 0, "killed mid-effect"
     session = first.thread_id
     second = codex.run("continue please", [{"shell": SLOW, "call_id": "c_again"},
                                           {"text": "Waiting for reconcile."}],
@@ -36,11 +37,11 @@ def test_a_killed_codex_session_resumes_without_repeating_the_effect(codex: Any)
     assert session == second.thread_id
     recs = list(journal.iter_records(journal.log_path(session)))
     kinds = [journal.kind_of(r) for r in recs]
-    ends = [_fields(r)["exit_reason"] for r, k in zip(recs, kinds) if k == "session.end"]
+    ends = [_fields(r)["exit_reason"] for r, k in zip(recs, kinds, strict=True) if k == "session.end"]
     assert "crash_inferred" == ends[0]
-    resumed = next(_fields(r) for r, k in zip(recs, kinds) if k == "session.resumed")
+    resumed = next(_fields(r) for r, k in zip(recs, kinds, strict=True) if k == "session.resumed")
     intents = {_fields(r)["tool_use_id"]: {**_fields(r), "seq": r["sequence"]}
-               for r, k in zip(recs, kinds) if k == "side_effect_intent"}
+               for r, k in zip(recs, kinds, strict=True) if k == "side_effect_intent"}
     assert [intents["c_slow"]["seq"]] == resumed["unknown_effects"]
     assert "deny:reconcile" == intents["c_again"]["policy_decision"]
     assert "smllm holds this call: it repeats effect" in second.tool_outputs()["c_again"]
