@@ -125,9 +125,43 @@ def test_user_scope(env: dict[str, str], project: Path) -> None:
 
 
 def test_claude_only_flags_are_refused(env: dict[str, str], project: Path) -> None:
-    proc = smllm("install", "--harness", "codex", "--no-sandbox", cwd=project, env=env)
+    proc = smllm("install", "--harness", "codex", "--local", cwd=project, env=env)
     assert 2 == proc.returncode
-    assert "--no-sandbox applies to Claude Code" in proc.stderr
+    assert "--local applies to Claude Code" in proc.stderr
+
+
+def test_the_permission_profile(env: dict[str, str], project: Path) -> None:
+    """In a project, install writes smllm's permission profile into .codex/config.toml
+    (the protected set read-only to the agent's commands) unless that file chooses a
+    sandbox itself; uninstall takes it out again, byte for byte."""
+    (project / ".smllm").mkdir()
+    box = project / ".codex" / "config.toml"
+    assert 0 == smllm("install", "--harness", "codex", cwd=project, env=env).returncode
+    data = tomlread.loads(box.read_text())
+    assert "smllm" == data["default_permissions"]
+    fs = data["permissions"]["smllm"]["filesystem"]
+    assert {".": "write", ".smllm": "read"} == fs[":project_roots"]
+    own = {k: v for k, v in fs.items() if k.startswith(os.environ["SMLLM_HOME"])}
+    assert own
+    assert {"read"} == set(own.values())  # smllm's own folders, read-only too
+    assert 0 == smllm("uninstall", "--harness", "codex", cwd=project, env=env).returncode
+    assert not (project / ".codex").exists()
+    (project / ".codex").mkdir()
+    box.write_text('sandbox_mode = "danger-full-access"\n')
+    proc = smllm("install", "--harness", "codex", cwd=project, env=env)
+    assert "sets sandbox_mode itself" in proc.stdout
+    assert 'sandbox_mode = "danger-full-access"\n' == box.read_text()
+    assert 0 == smllm("uninstall", "--harness", "codex", cwd=project, env=env).returncode
+    box.unlink()
+    box.write_text('model = "gpt-5.5"\n[tui]\ntheme = "x"\n')
+    before = box.read_bytes()
+    assert 0 == smllm("install", "--harness", "codex", cwd=project, env=env).returncode
+    assert tomlread.loads(box.read_text())["tui"] == {"theme": "x"}
+    assert 0 == smllm("uninstall", "--harness", "codex", cwd=project, env=env).returncode
+    assert before == box.read_bytes()
+    no_box = smllm("install", "--harness", "codex", "--no-sandbox", cwd=project, env=env)
+    assert 0 == no_box.returncode
+    assert before == box.read_bytes()
 
 
 def test_a_trust_written_in_another_form_is_refused(env: dict[str, str],
@@ -157,6 +191,8 @@ def test_doctor_passes_then_fails_when_a_hook_is_edited(env: dict[str, str],
     assert 0 == smllm("install", "--harness", "codex", cwd=project, env=env).returncode
     code, findings = _doctor(project, env)
     assert (0, []) == (code, _errors(findings))
+    assert [("ok", "sandbox: smllm's permission profile")] == [
+        (f["status"], f["text"].split(" in ")[0]) for f in findings if "sandbox" in f["text"]]
     hooks = project / ".codex" / "hooks.json"
     data = json.loads(hooks.read_text())
     data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] += " --verbose"

@@ -142,13 +142,16 @@ class CodexHarness:
 
     # ------------------------------------------------------------------ Codex
 
-    def write_config(self, extra: str = "") -> None:
+    def write_config(self, extra: str = "", *, sandbox_mode: str | None = "workspace-write"
+                     ) -> None:
         """Codex's user config: the mock provider, approvals never, the workspace-write
-        sandbox, plugins off, the project trusted (what a person does at Codex's prompt)."""
+        sandbox (None: none chosen here, so a project's permission profile decides),
+        plugins off, the project trusted (what a person does at Codex's prompt)."""
+        mode = f'sandbox_mode = "{sandbox_mode}"' if sandbox_mode else ""
         (self.codex_home / "config.toml").write_text(f'''model = "gpt-5.5"
 model_provider = "mock"
 approval_policy = "never"
-sandbox_mode = "workspace-write"
+{mode}
 check_for_update_on_startup = false
 web_search = "disabled"
 {extra}
@@ -183,8 +186,8 @@ trust_level = "trusted"
         return subprocess.run([PYTHON, "-m", "smllm", *args], cwd=self.project, env=self.env(extra),
                               capture_output=True, text=True, timeout=120, check=False)
 
-    def install_smllm(self) -> None:
-        proc = self.smllm("install", "--harness", "codex")
+    def install_smllm(self, *args: str) -> None:
+        proc = self.smllm("install", "--harness", "codex", *args)
         assert 0 == proc.returncode, proc.stderr
 
     def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,

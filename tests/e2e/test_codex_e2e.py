@@ -133,3 +133,32 @@ def test_a_hook_out_of_time_still_blocks(codex: Any) -> None:
     assert 0 == run.returncode, run.stderr[-2000:]
     assert not (codex.project / "marker.txt").exists()
     assert "the hook ran out of time" in run.tool_outputs()["c1"]
+
+
+def test_the_sandbox_keeps_the_protected_set_read_only(codex: Any) -> None:
+    """With the permission profile install writes (and no sandbox chosen elsewhere), a
+    write the gate lets through (yolo mode, a path only known at run time) still cannot
+    land in the project's .smllm/ or smllm's store; the hooks, outside the sandbox, still
+    journal the call and its output."""
+    import base64
+
+    codex.write_config(sandbox_mode=None)
+    (codex.project / ".smllm").mkdir()
+    (codex.project / ".smllm" / "policy.toml").write_text('mode = "yolo"\n')
+    codex.install_smllm()
+    store = base64.b64encode(str(codex.smllm_home).encode()).decode()
+    command = ("d=$(echo LnNtbGxt | base64 -d); echo x > $d/x; echo rc1=$?; "
+               f"s=$(echo {store} | base64 -d); echo y > $s/y; echo rc2=$?; "
+               "echo z > ok.txt; echo rc3=$?")
+    run = codex.run("go", [{"shell": command, "call_id": "c1"}, {"text": "done"}])
+    assert 0 == run.returncode, run.stderr[-2000:]
+    out = run.tool_outputs()["c1"]
+    assert ("rc1=1", "rc2=1", "rc3=0") == tuple(
+        w for w in out.split() if w.startswith("rc")), out
+    assert not (codex.project / ".smllm" / "x").exists()
+    assert not (codex.smllm_home / "y").exists()
+    assert (codex.project / "ok.txt").exists()
+    recs = _journal(codex, run.thread_id)
+    terminal = _by_call(recs, "tool_batch.effect.terminal")
+    assert "rc1=1" in str(terminal["c1"]["output"])
+    assert "allow:yolo" == _by_call(recs, "side_effect_intent")["c1"]["policy_decision"]

@@ -30,7 +30,9 @@ def test_fix_machine_through_codex(codex: Any) -> None:
     # Codex runs commands in a login shell, which resets PATH: the user's profile puts
     # smllm back on it, as a user's own profile would
     (codex.home / ".profile").write_text(f'export PATH="{Path(sys.executable).parent}:$PATH"\n')
-    codex.install_smllm()
+    # the agent runs smllm fire from its shell, which writes smllm's store: without the
+    # permission profile that keeps that store read-only to commands (as on Claude Code)
+    codex.install_smllm("--no-sandbox")
     run = codex.run("Fix BUG-7.", [
         {"shell": "smllm fire enter --param stateMachine=fix", "call_id": "c_enter"},
         {"text": "I am done."},

@@ -72,7 +72,6 @@ def run_codex(args: argparse.Namespace, action: str) -> int:
     from smllm.setup import codex_install  # noqa: PLC0415 - Codex's install only
 
     unsupported = [flag for flag, on in (("--local", args.local),
-                                         ("--no-sandbox", getattr(args, "no_sandbox", False)),
                                          ("--sandbox-only", getattr(args, "sandbox_only", False)),
                                          ("--allow-domain", getattr(args, "allow_domain", [])))
                    if on]
@@ -84,7 +83,8 @@ def run_codex(args: argparse.Namespace, action: str) -> int:
                         dry_run=args.dry_run):
         if action == "install":
             python, flags = codex_install.interpreter()
-            plan = codex_install.plan_install(target, python, flags)
+            plan = codex_install.plan_install(target, python, flags,
+                                              sandbox=not args.no_sandbox)
         else:
             plan = codex_install.plan_uninstall(target)
         if not args.dry_run:

@@ -32,12 +32,15 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from smllm.base import paths
 from smllm.base.errors import InstallError, UsageError
 from smllm.hooks import INSTALLED
 from smllm.setup import install, settings
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Scope = Literal["project", "user"]
 Status = Literal["ok", "info", "warn", "error"]
@@ -263,6 +266,76 @@ def with_trust(config: Path, text: str, entries: dict[str, str], drop: set[str])
     return body
 
 
+# ------------------------------------------------------------------ the sandbox profile
+
+#: the permission profile install writes into the project's .codex/config.toml
+PROFILE = "smllm"
+#: the keys that choose Codex's sandbox; one already set is the user's choice, kept
+SANDBOX_KEYS = ("default_permissions", "sandbox_mode")
+
+
+def profile_text(project: Path) -> tuple[str, str]:
+    """(the top-level line, the tables) of smllm's permission profile: the workspace as
+    Codex's ``:workspace`` gives it, with smllm's protected set read-only to the agent's
+    commands (the project's ``.smllm/`` and ``.claude/``, smllm's own folders)."""
+    from smllm.base import protected  # noqa: PLC0415 - install only
+
+    # a folder the profile names must exist: smllm's own are made (private) here, the
+    # project's are named when they are there
+    for folder in protected.own_folders():
+        paths.ensure_private_tree(Path(folder), Path(folder))
+    inside = "".join(f', "{part}" = "read"' for part in protected.PROJECT_PARTS
+                     if (project / part).is_dir())
+    own = "".join(f'{_quoted(folder)} = "read"\n'
+                  for folder in dict.fromkeys(protected.own_folders())
+                  if not Path(folder).is_relative_to(project))
+    return (f'default_permissions = "{PROFILE}"  # smllm: its protected set read-only to the '
+            f'agent\n',
+            f'\n[permissions.{PROFILE}]\nextends = ":workspace"\n\n'
+            f'[permissions.{PROFILE}.filesystem]\n'
+            f'":project_roots" = {{ "." = "write"{inside} }}\n{own}')
+
+
+def with_profile(path: Path, text: str | None, project: Path) -> tuple[str | None, str]:
+    """``text`` (the project's .codex/config.toml) with smllm's permission profile, and a
+    line for the summary; unchanged when it chooses a sandbox itself (or has the profile)."""
+    body = text or ""
+    data = _load_toml(path, body) if body.strip() else {}
+    if PROFILE in (data.get("permissions") or {}):
+        return text, f"sandbox: {path} has smllm's permission profile already"
+    chosen = [key for key in SANDBOX_KEYS if key in data]
+    if chosen:
+        return text, (f"sandbox: {path} sets {chosen[0]} itself, so smllm's permission profile "
+                      f"is not written (its protected set is then only as read-only as that "
+                      f"sandbox makes it)")
+    top, tables = profile_text(project)
+    out = top + body
+    if out and not out.endswith("\n"):
+        out += "\n"
+    out += tables
+    _load_toml(path, out)
+    return out, (f"sandbox: Codex's permission profile {PROFILE!r} in {path} keeps smllm's "
+                 f"protected set read-only to the agent's commands")
+
+
+def without_profile(text: str) -> str:
+    """``text`` without what :func:`with_profile` added."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    skip = False
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith(f'default_permissions = "{PROFILE}"  # smllm'):
+            continue
+        if stripped.startswith("["):
+            skip = stripped in (f"[permissions.{PROFILE}]", f"[permissions.{PROFILE}.filesystem]")
+            if skip and out and not out[-1].strip():
+                out.pop()
+        if not skip:
+            out.append(line)
+    return "".join(out)
+
+
 # ------------------------------------------------------------------ plans
 
 
@@ -304,8 +377,10 @@ def _dump(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
-    """Our hooks in the hooks file (replacing earlier ones of ours), each trusted."""
+def plan_install(target: Target, python: str, flags: list[str], *, sandbox: bool = True
+                 ) -> Plan:
+    """Our hooks in the hooks file (replacing earlier ones of ours), each trusted; in a
+    project (unless ``sandbox`` is False) smllm's permission profile."""
     before, data = _read_json(target.path)
     old_keys = set(ours(target.path, data))
     new = strip(data)
@@ -330,7 +405,19 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
         "path": str(target.path), "hooks_before": before, "config": str(target.config),
         "config_before": cfg_before, "created_dir": not target.path.parent.exists()}
     record["trusted"] = entries
-    changes = (Change(target.path, before, after), Change(target.config, cfg_before, cfg_after))
+    changes: tuple[Change, ...] = (Change(target.path, before, after),
+                                   Change(target.config, cfg_before, cfg_after))
+    boxed = None
+    if sandbox and target.project is not None:
+        project_config = target.path.parent / "config.toml"
+        try:
+            box_before: str | None = project_config.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            box_before = None
+        box_after, boxed = with_profile(project_config, box_before, target.project)
+        changes += (Change(project_config, box_before, box_after),)
+        record.setdefault("profile_before", box_before)
+        record["profile"] = box_after != box_before or record.get("profile", False)
     lines = [f"{'installed' if after != before else 'already installed'}: smllm's Codex "
              f"hooks ({len(owned)} events) in {target.path}",
              f"trusted: each of them in {target.config} (Codex runs no untrusted hook)"]
@@ -339,15 +426,35 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
         if (projects.get(str(target.project)) or {}).get("trust_level") != "trusted":
             lines.append(f"note: Codex reads {target.path} only in a trusted project: trust "
                          f"{target.project} when Codex asks (or run `codex exec --trust`)")
+    if boxed is not None:
+        lines.append(boxed)
     return Plan("install", target, changes, "\n".join(lines), record,
                 install.executable_plan(python, flags))
 
 
-def plan_uninstall(target: Target) -> Plan:
-    """Exactly what install added, out again."""
-    before, data = _read_json(target.path)
-    record = load_record(target) or {}
-    keys = set(ours(target.path, data)) | set(record.get("trusted") or {})
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def _toml_undone(path: Path, current: str | None, undo: Callable[[str], str],
+                 record: dict[str, Any], first_key: str) -> Change:
+    """The change that takes smllm's part (``undo``) out of a TOML file: its bytes from
+    before install when the rest is as it was then, no file when install made it."""
+    after = current if current is None else undo(current)
+    if after is not None and after != current and first_key in record:
+        first = record[first_key]
+        if first is None and not after.strip():
+            after = None
+        elif first is not None and _load_toml(path, first) == _load_toml(path, after):
+            after = first
+    return Change(path, current, after)
+
+
+def _hooks_undone(target: Target, before: str | None, data: dict[str, Any],
+                  record: dict[str, Any]) -> Change:
     stripped = strip(data)
     original = record.get("hooks_before")
     if before is None:
@@ -360,27 +467,27 @@ def plan_uninstall(target: Target) -> Plan:
         after = before
     else:
         after = _dump(stripped)
-    try:
-        cfg_before: str | None = target.config.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        cfg_before = None
-    cfg_after = cfg_before
-    if cfg_before is not None:
-        cfg_after = without_tables(cfg_before, keys)
-        if cfg_after != cfg_before:
-            first = record.get("config_before")
-            if first is not None and _load_toml(target.config, first) == _load_toml(
-                    target.config, cfg_after):
-                cfg_after = first
-            elif "config_before" in record and first is None and not cfg_after.strip():
-                cfg_after = None
+    return Change(target.path, before, after)
+
+
+def plan_uninstall(target: Target) -> Plan:
+    """Exactly what install added, out again."""
+    before, data = _read_json(target.path)
+    record = load_record(target) or {}
+    keys = set(ours(target.path, data)) | set(record.get("trusted") or {})
+    hooks = _hooks_undone(target, before, data, record)
+    trust = _toml_undone(target.config, _read_text(target.config),
+                         lambda text: without_tables(text, keys), record, "config_before")
+    changes: tuple[Change, ...] = ()
+    if record.get("profile"):
+        box = target.path.parent / "config.toml"
+        changes = (_toml_undone(box, _read_text(box), without_profile, record,
+                                "profile_before"),)
     removed = len(ours(target.path, data))
     summary = (f"uninstalled: {removed} smllm hook(s) from {target.path} and their trust "
-               f"from {target.config}" if removed or cfg_after != cfg_before
+               f"from {target.config}" if removed or trust.after != trust.before
                else f"not installed: no smllm hook in {target.path}")
-    return Plan("uninstall", target, (Change(target.path, before, after),
-                                      Change(target.config, cfg_before, cfg_after)),
-                summary, record or None)
+    return Plan("uninstall", target, (*changes, hooks, trust), summary, record or None)
 
 
 def apply(plan: Plan) -> None:
@@ -483,6 +590,7 @@ def diagnose(project: Path) -> list[tuple[Status, str]]:
                 out.append(("error", f"  hooks run {exe}: not an executable file (re-run "
                                      f"`smllm install --harness codex`)"))
         if scope == "project":
+            out.append(_sandbox_finding(path.parent / "config.toml", config))
             level = (projects.get(str(project)) or {}).get("trust_level")
             out.append(("ok", f"  project {project} trusted by Codex") if level == "trusted"
                        else ("error", f"  project {project} is not trusted by Codex, which then "
@@ -492,6 +600,28 @@ def diagnose(project: Path) -> list[tuple[Status, str]]:
         out.append(("error", f"smllm is not installed for Codex in {project} (run `smllm "
                              f"install --harness codex --project {project}`)"))
     return out
+
+
+def _sandbox_finding(box: Path, config: Path) -> tuple[Status, str]:
+    """Is smllm's permission profile the project's sandbox (a warning, not an error: the
+    gate still refuses the writes into the protected set it can see)?"""
+    try:
+        text = _read_text(box)
+        data = _load_toml(box, text) if text else {}
+        user = _load_toml(config, _read_text(config) or "")
+    except InstallError as exc:
+        return ("error", f"  {exc.render()}")
+    if data.get("default_permissions") != PROFILE or PROFILE not in (
+            data.get("permissions") or {}):
+        return ("warn", f"  sandbox: {box} does not choose smllm's permission profile, so "
+                        f"the agent's commands may write smllm's protected set where the "
+                        f"gate cannot see it (re-run `smllm install --harness codex`)")
+    chosen = [key for key in SANDBOX_KEYS if key in user]
+    if chosen:
+        return ("warn", f"  sandbox: {config} sets {chosen[0]}, which may take precedence "
+                        f"over smllm's permission profile in {box}")
+    return ("ok", f"  sandbox: smllm's permission profile in {box} keeps its protected set "
+                  f"read-only to the agent's commands")
 
 
 def interpreter() -> tuple[str, list[str]]:
