@@ -86,6 +86,19 @@ def test_a_scripted_session_is_journaled_and_gated(codex: Any) -> None:
     assert 100 == calls[0]["usage"]["input_tokens"]
     verify = codex.smllm("verify", session)
     assert 0 == verify.returncode, verify.stdout + verify.stderr
+    # the audit views read a Codex session as they read a Claude Code one
+    export = codex.smllm("export", "--journal", session, "--out", "/dev/stdout")
+    assert 0 == export.returncode, export.stderr
+    doc = json.loads(export.stdout)
+    assert {"unparseable_lines": 0, "unknown_payload_kinds": 0, "duplicate_records": 0,
+            "torn_lines": 0, "sequence_gaps": 0} == {
+        k: v for k, v in doc["diagnostics"].items()
+        if k in ("unparseable_lines", "unknown_payload_kinds", "duplicate_records",
+                 "torn_lines", "sequence_gaps")}
+    assert doc["session_terminated_abnormally"] is False
+    ledger = codex.smllm("ledger", "--journal", session)
+    assert 0 == ledger.returncode, ledger.stderr
+    assert "apply_patch" in ledger.stdout
     sessions = codex.smllm("sessions", "--json")
     assert 0 == sessions.returncode, sessions.stderr
     rows = [json.loads(line) for line in sessions.stdout.splitlines() if line.strip()]
