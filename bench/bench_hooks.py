@@ -59,7 +59,8 @@ def payloads(cwd: str, transcript: str) -> dict[str, dict[str, object]]:
     }
 
 
-def codex_cases(cwd: str, hook: list[str]) -> dict[str, tuple[list[str], bytes]]:
+def codex_cases(cwd: str, hook: list[str], transcript: str
+                ) -> dict[str, tuple[list[str], bytes]]:
     """Codex's hooks (``EVENT --harness codex``) beside Claude Code's: a shell call each
     way, a patch, and what PostToolUse and Stop cost with Codex's rollout file."""
     rollout = os.path.join(cwd, "rollout-bench.jsonl")
@@ -75,7 +76,8 @@ def codex_cases(cwd: str, hook: list[str]) -> dict[str, tuple[list[str], bytes]]
         "command": "*** Begin Patch\n*** Add File: notes.md\n+hi\n*** End Patch\n"}}
     out: dict[str, tuple[list[str], bytes]] = {
         "PreToolUse Bash (Claude Code)": ([*hook, "PreToolUse"], json.dumps(
-            {**common, "hook_event_name": "PreToolUse", **shell, "tool_use_id": "t9"}).encode())}
+            {**common, "transcript_path": transcript, "permission_mode": "default",
+             "hook_event_name": "PreToolUse", **shell, "tool_use_id": "t1"}).encode())}
     for name, event, payload in (
             ("PreToolUse Bash (Codex)", "PreToolUse", {**shell}),
             ("PreToolUse apply_patch (Codex)", "PreToolUse", {**patch}),
@@ -107,7 +109,7 @@ def bench_latency(rounds: int, home: str) -> bool:
     hook = installed_hook_argv()
     for event, payload in payloads(cwd, transcript).items():
         cases[event] = ([*hook, event], json.dumps(payload).encode())
-    for name, (argv, stdin) in codex_cases(cwd, hook).items():
+    for name, (argv, stdin) in codex_cases(cwd, hook, transcript).items():
         cases[name] = (argv, stdin)
     stop = json.dumps(payloads(cwd, transcript)["Stop"]).encode()
     cases["Stop via python -m smllm"] = ([PYTHON, "-m", "smllm", "hook", "Stop"], stop)
