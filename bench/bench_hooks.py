@@ -76,7 +76,8 @@ def codex_cases(cwd: str, hook: list[str], transcript: str
         "command": "*** Begin Patch\n*** Add File: notes.md\n+hi\n*** End Patch\n"}}
     out: dict[str, tuple[list[str], bytes]] = {
         "PreToolUse Bash (Claude Code)": ([*hook, "PreToolUse"], json.dumps(
-            {**common, "transcript_path": transcript, "permission_mode": "default",
+            {**common, "session_id": "b3e1c2d4-0000-4000-8000-00000000ba54",
+             "transcript_path": transcript, "permission_mode": "default",
              "hook_event_name": "PreToolUse", **shell, "tool_use_id": "t1"}).encode())}
     for name, event, payload in (
             ("PreToolUse Bash (Codex)", "PreToolUse", {**shell}),
