@@ -7,7 +7,8 @@ Baseline: ``python -I -S -c pass``, the no-op with the hooks' own interpreter an
 ratios). Each hook event runs exactly as
 ``smllm install`` writes it (``python -I -S -c '<import paths>; from smllm.hooks import cli;
 cli()' EVENT`` with the event's JSON on stdin), interleaved with the baseline;
-``python -m smllm hook`` is shown for comparison. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
+``python -m smllm hook`` is shown for comparison, and Codex's hooks (``EVENT --harness
+codex``) beside Claude Code's. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
 ≥ 1,000 fsynced appends per second from one writer, printed beside the fsync floor
 (``write`` + ``fsync`` of same-sized lines, measured in the same run); 16 concurrent writers
 lose nothing. Latencies are medians and ranges over interleaved rounds; peak RSS per child
@@ -58,6 +59,36 @@ def payloads(cwd: str, transcript: str) -> dict[str, dict[str, object]]:
     }
 
 
+def codex_cases(cwd: str, hook: list[str], transcript: str
+                ) -> dict[str, tuple[list[str], bytes]]:
+    """Codex's hooks (``EVENT --harness codex``) beside Claude Code's: a shell call each
+    way, a patch, and what PostToolUse and Stop cost with Codex's rollout file."""
+    rollout = os.path.join(cwd, "rollout-bench.jsonl")
+    Path(rollout).write_text("".join(json.dumps(line) + "\n" for line in (
+        {"type": "turn_context", "payload": {"model": "gpt-5.5"}},
+        {"type": "response_item", "payload": {"type": "function_call", "call_id": "c1"}},
+        {"type": "token_usage_record", "payload": {"response_id": "resp_1",
+                                                   "usage": {"input_tokens": 10}}})))
+    common = {"session_id": "b3e1c2d4-0000-4000-8000-00000000c0de", "cwd": cwd,
+              "transcript_path": rollout, "permission_mode": "bypassPermissions"}
+    shell = {"tool_name": "Bash", "tool_input": {"command": "ls -la src"}, "tool_use_id": "c1"}
+    patch = {"tool_name": "apply_patch", "tool_use_id": "c2", "tool_input": {
+        "command": "*** Begin Patch\n*** Add File: notes.md\n+hi\n*** End Patch\n"}}
+    out: dict[str, tuple[list[str], bytes]] = {
+        "PreToolUse Bash (Claude Code)": ([*hook, "PreToolUse"], json.dumps(
+            {**common, "session_id": "b3e1c2d4-0000-4000-8000-00000000ba54",
+             "transcript_path": transcript, "permission_mode": "default",
+             "hook_event_name": "PreToolUse", **shell, "tool_use_id": "t1"}).encode())}
+    for name, event, payload in (
+            ("PreToolUse Bash (Codex)", "PreToolUse", {**shell}),
+            ("PreToolUse apply_patch (Codex)", "PreToolUse", {**patch}),
+            ("PostToolUse (Codex)", "PostToolUse", {**shell, "tool_response": "ok\n"}),
+            ("Stop (Codex)", "Stop", {"stop_hook_active": False})):
+        body = {**common, "hook_event_name": event, **payload}
+        out[name] = ([*hook, event, "--harness", "codex"], json.dumps(body).encode())
+    return out
+
+
 def bench_latency(rounds: int, home: str) -> bool:
     env = dict(os.environ, SMLLM_HOME=home)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with .pyc files, as users run it
@@ -79,6 +110,8 @@ def bench_latency(rounds: int, home: str) -> bool:
     hook = installed_hook_argv()
     for event, payload in payloads(cwd, transcript).items():
         cases[event] = ([*hook, event], json.dumps(payload).encode())
+    for name, (argv, stdin) in codex_cases(cwd, hook, transcript).items():
+        cases[name] = (argv, stdin)
     stop = json.dumps(payloads(cwd, transcript)["Stop"]).encode()
     cases["Stop via python -m smllm"] = ([PYTHON, "-m", "smllm", "hook", "Stop"], stop)
     cases["python -c pass (site loaded)"] = ([PYTHON, "-c", "pass"], b"")
@@ -96,7 +129,7 @@ def bench_latency(rounds: int, home: str) -> bool:
         flag = "" if exempt or ratio <= 1.5 else "  OVER"
         ok = ok and not flag
         print(f"  {name:<34} {Stats.of(samples).ms(9):>24} {ratio:6.2f}× {rss[name]:13d}{flag}")
-    peaks = [v for k, v in rss.items() if k in payloads(cwd, transcript)]
+    peaks = [v for k, v in rss.items() if k in payloads(cwd, transcript) or "Codex" in k]
     print(f"  peak memory of a hook process: {max(peaks)} KiB "
           f"(the baseline interpreter {rss[base_name]} KiB)")
     return ok

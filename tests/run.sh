@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: run every test from a fresh clone.
 # Creates the virtual environment (.venv, reused), installs smllm with its dev extras,
-# installs the pinned Claude Code CLI for the end-to-end tests into a cache folder
+# installs the pinned Claude Code and Codex CLIs for the end-to-end tests into a cache folder
 # (reused between runs), then runs pytest. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,5 +34,7 @@ echo "== installing smllm with its dev dependencies"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 echo "== installing the pinned Claude Code CLI for the end-to-end tests"
 "$VENV/bin/python" tests/e2e/claude_cli.py ensure
+echo "== installing the pinned Codex CLI for the end-to-end tests"
+"$VENV/bin/python" tests/e2e/codex_cli.py ensure
 echo "== running the tests"
 exec "$VENV/bin/python" -m pytest "$@"

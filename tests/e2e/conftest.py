@@ -45,3 +45,23 @@ def claude(tmp_path: Path, claude_bin: Path, wheelhouse: Path,
         yield h
     finally:
         h.close()
+
+
+@pytest.fixture(scope="session")
+def codex_bin() -> Path:
+    """The launcher of the pinned Codex CLI (installed into the cache on first use)."""
+    from codex_cli import ensure_codex
+
+    return ensure_codex()
+
+
+@pytest.fixture
+def codex(tmp_path: Path, codex_bin: Path, smllm_home: Path) -> Iterator[object]:
+    """A scratch HOME and CODEX_HOME, git project, SMLLM_HOME and mock Responses API."""
+    from codex_harness import CodexHarness
+
+    h = CodexHarness(tmp_path / "cx", codex_bin, smllm_home)
+    try:
+        yield h
+    finally:
+        h.close()

@@ -75,6 +75,14 @@ OTHER_HOSTS: dict[str, str] = {
     "tool:read_file": READ, "tool:list_files": READ, "tool:search_files": READ,
     "tool:view": READ, "tool:list_directory": READ, "tool:glob_search": READ,
 }
+#: another host's file changes judged as the catalogue's tools (:mod:`smllm.harness.codex`):
+#: each action of a patch (Codex's apply_patch) as the tool that does the same to one file,
+PATCH_ACTIONS: dict[str, str] = {"add": "Write", "update": "Edit", "delete": "Write",
+                                 "move": "Write"}
+#: and another host's tool as one of the catalogue's: name -> (tool, (its key, ours)...)
+JUDGED_AS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "view_image": ("Read", (("path", "file_path"),)),
+}
 #: the kinds whose calls change nothing outside the session
 READ_ONLY_KINDS = frozenset({READ, WEB, META})
 #: every input key that names a path, in the order they are looked up

@@ -166,10 +166,11 @@ class SessionState(TypedDict, total=False):
     unknown: dict[str, UnknownEffect]
     transcript: TranscriptCursor
     closed_calls: list[dict[str, Any]]  # host-decided calls closed last (journal/hostcall)
+    rollout: dict[str, Any]  # Codex's rollout file: path, offset, model, the open call
 
 
 SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript",
-                     "closed_calls"]
+                     "closed_calls", "rollout"]
 
 
 # --------------------------------------------------------------------- state machines

@@ -13,12 +13,21 @@ from smllm.setup import doctor
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", metavar="DIR",
                         help="the project whose settings to check (default: the cwd)")
+    parser.add_argument("--harness", choices=("claude", "codex"), default="claude",
+                        help="check Claude Code's side (default) or Codex's: its hooks "
+                             "present and trusted, the project trusted")
     _output.add_json_flag(parser, "{project, findings: [{status, text}], errors, warnings}")
 
 
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project).expanduser().absolute() if args.project else Path.cwd()
-    findings = doctor.diagnose(project)
+    if args.harness == "codex":
+        from smllm.setup import codex_install  # noqa: PLC0415 - Codex's doctor only
+
+        codex = [doctor.Finding(status, text) for status, text in codex_install.diagnose(project)]
+        findings = [doctor.smllm_itself(), *codex, *doctor.store_folders()]
+    else:
+        findings = doctor.diagnose(project)
     errors = sum(f.status == "error" for f in findings)
     warnings = sum(f.status == "warn" for f in findings)
     if args.json:

@@ -41,7 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _table(rows: list[SessionRow], *, store: bool, header: bool) -> list[str]:
     """The lines: each row's cells, the columns aligned (folders too under a header)."""
-    cells = [[_listing.when(r.started_at), r.session_id, f"{r.user}@{r.host}",
+    # a session another agent CLI drove names it beside its id (Claude Code's: nothing)
+    cells = [[_listing.when(r.started_at),
+              r.session_id + (f" ({r.harness})" if r.harness else ""), f"{r.user}@{r.host}",
               str(r.records), r.termination, r.folder or "-",
               _listing.short(r.first_prompt, 60)] for r in rows]
     if header:

@@ -82,6 +82,19 @@ FALLBACK_DENY = (
 
 _done = [False]  # set once the hook's own output is on its way: the deadline stands down
 
+#: the hosts whose hooks smllm answers: ``smllm-hook EVENT [--harness NAME]`` (none named:
+#: Claude Code, whose installed command is unchanged). The event stays first, so the
+#: installed hook's start-up guard still sees a gating event when smllm cannot import
+HARNESSES = ("claude", "codex")
+
+
+def split_argv(argv: list[str]) -> tuple[str, list[str]]:
+    """``(harness, [EVENT])`` of a hook's arguments: ``PreToolUse --harness codex`` ->
+    ``("codex", ["PreToolUse"])``; without ``--harness``, Claude Code's."""
+    if argv[1:2] == ["--harness"] and len(argv) > 2:
+        return argv[2], [argv[0], *argv[3:]]
+    return "claude", argv
+
 
 def _max_input() -> int:
     raw = os.environ.get("SMLLM_MAX_INPUT")
@@ -103,8 +116,8 @@ def _read_stdin(limit: int) -> bytes:
     return stream.read(limit + 1)
 
 
-def run(event: str, raw: bytes) -> dict[str, Any] | None:
-    """Handle one event; return the JSON output object (or None for no output)."""
+def run(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
+    """Handle one event of ``harness``'s hooks; return the JSON output object (or None)."""
     gating = event in GATING
     try:
         from smllm.hooks._context import HookInputError  # noqa: PLC0415 - importing smllm.hooks must never fail
@@ -112,7 +125,7 @@ def run(event: str, raw: bytes) -> dict[str, Any] | None:
         where = _report(event, exc)
         return _crash_deny(exc, where) if gating else None
     try:
-        return _handle(event, raw)
+        return _handle(event, raw, harness)
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
         return deny(f"smllm refused this call: {exc.render()}") if gating else None
@@ -126,15 +139,18 @@ def _crash_deny(exc: BaseException, where: str) -> dict[str, Any]:
                 f"{type(exc).__name__}: {exc} (report: {where})")
 
 
-def _handle(event: str, raw: bytes) -> dict[str, Any] | None:
+def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
     from smllm.hooks._context import (  # noqa: PLC0415 - importing smllm.hooks must never fail
         HookContext,
         HookInputError,
         parse_input,
     )
 
+    if harness not in HARNESSES:
+        raise HookInputError(f"unknown harness {harness!r} (smllm answers the hooks of "
+                             f"{', '.join(HARNESSES)})", "check the hook's command line")
     if event not in HANDLERS:
-        _journal_other(event, raw)
+        _journal_other(event, raw, harness)
         return None
     limit = _max_input()
     if len(raw) > limit:
@@ -143,7 +159,7 @@ def _handle(event: str, raw: bytes) -> dict[str, Any] | None:
             "raise SMLLM_MAX_INPUT if such inputs are expected",
         )
     payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
-    ctx = HookContext.create(event, payload)
+    ctx = HookContext.create(event, payload, harness)
     name = f"smllm.hooks.{HANDLERS[event]}"
     __import__(name)
     result: dict[str, Any] | None = sys.modules[name].handle(ctx)
@@ -173,13 +189,13 @@ def _journal_rejection(event: str, raw: bytes, reason: str) -> None:
         pass
 
 
-def _journal_other(event: str, raw: bytes) -> None:
+def _journal_other(event: str, raw: bytes, harness: str = "claude") -> None:
     """Events without a handler are journaled as ``host.event`` facts."""
     from smllm.hooks._context import HookContext, parse_input  # noqa: PLC0415 - importing smllm.hooks must never fail
 
     try:
         payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
-        ctx = HookContext.create(event, payload)
+        ctx = HookContext.create(event, payload, harness)
         from smllm import journal  # noqa: PLC0415 - importing smllm.hooks must never fail
         from smllm.journal import records  # noqa: PLC0415 - importing smllm.hooks must never fail
 
@@ -295,6 +311,7 @@ def main(argv: list[str]) -> int:
             "Run one Claude Code hook event. Events: " + ", ".join(HANDLERS) + ".\n"
         )
         return 0 if argv else 2
+    harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
     _arm_deadline(event, gating)
@@ -309,7 +326,7 @@ def main(argv: list[str]) -> int:
             raw = _read_stdin(_max_input())
         except Exception:
             raw = b""
-        result = run(event, raw)
+        result = run(event, raw, harness)
         data = None if result is None else _encode(result)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, MemoryError in a handler
         if gating:

@@ -104,17 +104,23 @@ class HookContext:
     """What a handler knows: the event, its input, the clock and its journal."""
 
     def __init__(self, event: str, payload: dict[str, Any], *, session_id: str,
-                 agent_id: str | None, now_ms: int, env: Mapping[str, str] | None = None) -> None:
+                 agent_id: str | None, now_ms: int, env: Mapping[str, str] | None = None,
+                 harness: str = "claude") -> None:
         self.event = event
         self.payload = payload
         self.session_id = session_id
         self.agent_id = agent_id
         self.now_ms = now_ms
-        self.env: Mapping[str, str] = os.environ if env is None else env
+        self.harness = harness
+        if env is None:
+            env = os.environ
+            if harness != "claude":  # another host's hooks: a Claude Code folder is not theirs
+                env = {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}
+        self.env: Mapping[str, str] = env
         self._main_log: str | None = None
 
     @classmethod
-    def create(cls, event: str, payload: dict[str, Any]) -> HookContext:
+    def create(cls, event: str, payload: dict[str, Any], harness: str = "claude") -> HookContext:
         agent = payload.get("agent_id")
         return cls(
             event=event,
@@ -122,11 +128,17 @@ class HookContext:
             session_id=payload["session_id"],
             agent_id=agent if isinstance(agent, str) else None,
             now_ms=clock.now_ms(),
+            harness=harness,
         )
 
     @property
     def project(self) -> str | None:
-        """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says."""
+        """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says; for
+        Codex, which declares none, the project its ``cwd`` is in."""
+        if self.harness == "codex":
+            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
+
+            return codex.project_of(self.cwd)
         return paths.declared_project(self.env)
 
     @property
@@ -153,13 +165,21 @@ class HookContext:
 
     @property
     def call(self) -> ToolCall:
-        """The tool call a tool event asks for, as Claude Code's adapter reads it."""
+        """The tool call a tool event asks for, as its host's adapter reads it."""
+        if self.harness == "codex":
+            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
+
+            return codex.tool_call(self.payload, self.env)
         from smllm.harness import claude  # noqa: PLC0415 - tool events only
 
         return claude.tool_call(self.payload, self.env)
 
     @property
     def transcript(self) -> str | None:
+        """Claude Code's transcript; None for Codex (its rollout file has another format,
+        and no reader of it may wait for a tool use it would never show)."""
+        if self.harness != "claude":
+            return None
         return safe_transcript(self.payload.get("transcript_path"))
 
     def transaction(self, *, main: bool = False) -> journal.transaction:
@@ -171,6 +191,13 @@ class HookContext:
             self.event == "PreToolUse" and self.agent_id is None) else None
         transcript.prefetch(path, self.transcript,
                             tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None)
-        if self.agent_id is not None and not main:
+        if self.agent_id is not None and not main and self.harness == "claude":
             transcript.prefetch(path, safe_transcript(self.payload.get("agent_transcript_path")))
+        if self.harness == "codex":  # Codex's rollout gives the model calls
+            from smllm.harness import codex_rollout  # noqa: PLC0415 - Codex's hooks only
+
+            rollout = safe_transcript(self.payload.get("transcript_path"))
+            return codex_rollout.ingesting(  # type: ignore[return-value]
+                journal.transaction(path, now_ms=self.now_ms),
+                rollout if self.agent_id is None and path == self.main_log_path else None)
         return journal.transaction(path, now_ms=self.now_ms)

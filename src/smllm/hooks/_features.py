@@ -32,7 +32,7 @@ def machine_session_start(ctx: HookContext) -> str | None:
     """Bind the host session to an smllm session; the location text, if any."""
     from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
-    if ctx.agent_id is not None or (not machine.is_bound(ctx.session_id)
+    if ctx.agent_id is not None or (not machine.is_bound(ctx.session_id, ctx.harness)
                                     and not machine.find_configs(ctx.cwd)):
         return None  # no machine in play: skip loading the rest of the package
     from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
@@ -49,7 +49,7 @@ def _unbound(ctx: HookContext) -> bool:
     from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
     # a subagent works for the main agent's session; it never drives a machine
-    return ctx.agent_id is not None or not machine.is_bound(ctx.session_id)
+    return ctx.agent_id is not None or not machine.is_bound(ctx.session_id, ctx.harness)
 
 
 def machine_prompt(ctx: HookContext) -> str | None:
@@ -67,7 +67,7 @@ def machine_stop(ctx: HookContext) -> str | None:
         return None
     from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
-    if not machine.is_bound(ctx.session_id):
+    if not machine.is_bound(ctx.session_id, ctx.harness):
         configs = machine.find_configs(ctx.cwd)
         if not configs:
             return None  # no machine in play

@@ -70,12 +70,18 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     call = ctx.call
-    verdict = _verdict(ctx, call)
+    if ctx.harness == "codex":
+        from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
+
+        verdict = codex.verdict(call, lambda c: _verdict(ctx, c),
+                                lambda c: _features.held_effect(ctx, c))
+    else:
+        verdict = _verdict(ctx, call)
     facts = verdict.facts
     tool_use_id = str(call.tool_use_id)
     key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
     op = call.operation
-    allowed = verdict.decision in ("allow", "abstain", "ask")
+    allowed = verdict.decision in ("allow", "abstain", "ask")  # Codex: verdict() made ask deny
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         if verdict.pending_action_id is None:
@@ -104,6 +110,10 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 **{k: v for k, v in facts.items() if k in ANALYSED},
             )
         )
+        if ctx.harness == "codex":
+            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
+
+            txn.extend(codex.refused_ask(verdict, tool_use_id))
         if allowed:
             host = verdict.decision in hostcall.HOST_DECISIONS
             if not host:  # smllm authorized it: the effect may start now
@@ -131,4 +141,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 entry["host"] = True
             open_intents[tool_use_id] = entry
             txn.set_state("open_intents", open_intents)
+    if ctx.harness == "codex":
+        from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
+
+        return codex.pre_tool_use(verdict.decision, verdict.reason)
     return claude.pre_tool_use(verdict.decision, verdict.reason)

@@ -39,8 +39,10 @@ def _start_record(ctx: HookContext, source: str) -> journal.Entry:
         cwd=ctx.cwd,
         transcript_path=p.get("transcript_path"),
         model=p.get("model"),
-        host="claude-code",
+        host="claude-code" if ctx.harness == "claude" else ctx.harness,
         build={"display": f"smllm {VERSION}", "smllm": VERSION},
+        # another host's session names its harness; Claude Code's records stay as they were
+        **({} if ctx.harness == "claude" else {"harness": ctx.harness}),
     )
 
 

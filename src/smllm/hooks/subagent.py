@@ -33,8 +33,10 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             child.append(
                 records.new(
                     "session.start", session_id=ctx.session_id, agent_id=agent_id,
-                    agent_type=agent_type, source="subagent", host="claude-code",
+                    agent_type=agent_type, source="subagent",
+                    host="claude-code" if ctx.harness == "claude" else ctx.harness,
                     parent={"journal": f"../../{journal.LOG_NAME}", "sequence": link.sequence},
+                    **({} if ctx.harness == "claude" else {"harness": ctx.harness}),
                 )
             )
             child.set_state("started_at_ms", ctx.now_ms)
@@ -42,7 +44,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         return None
     last = ctx.payload.get("last_assistant_message")
     with ctx.transaction() as child:
-        transcript.ingest(child, safe_transcript(ctx.payload.get("agent_transcript_path")),
+        transcript.ingest(child, safe_transcript(ctx.payload.get("agent_transcript_path"))
+                          if ctx.harness == "claude" else None,
                           flush=True)
         started = int(child.state.get("started_at_ms") or ctx.now_ms)
         end = child.append(

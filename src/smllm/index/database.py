@@ -17,7 +17,7 @@ from pathlib import Path
 from smllm.base import paths
 
 FILE_NAME = "index.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 2  # 2: sessions.harness; model.call text as a facet
 BUSY_MS = 30_000
 
 SCHEMA = """
@@ -41,7 +41,8 @@ CREATE TABLE sessions (
   last_ms INTEGER,
   records INTEGER NOT NULL DEFAULT 0,
   termination TEXT NOT NULL DEFAULT 'open',
-  first_prompt TEXT
+  first_prompt TEXT,
+  harness TEXT
 );
 CREATE INDEX sessions_started ON sessions (started_ms);
 CREATE INDEX sessions_last ON sessions (last_ms);

@@ -135,13 +135,13 @@ def effective(stamp: str | None, observed: str | None) -> str | None:
 class Summary:
     """The ``smllm sessions`` columns of one main journal, folded record by record."""
 
-    __slots__ = ("first_prompt", "folder", "last_at", "last_ms", "records", "started_at",
-                 "started_ms", "termination")
+    __slots__ = ("first_prompt", "folder", "harness", "last_at", "last_ms", "records",
+                 "started_at", "started_ms", "termination")
 
     def __init__(self, *, started_at: str | None = None, started_ms: int | None = None,
                  last_at: str | None = None, last_ms: int | None = None,
                  folder: str | None = None, records: int = 0, termination: str = "open",
-                 first_prompt: str | None = None) -> None:
+                 first_prompt: str | None = None, harness: str | None = None) -> None:
         self.started_at = started_at
         self.started_ms = started_ms
         self.last_at = last_at
@@ -150,6 +150,7 @@ class Summary:
         self.records = records
         self.termination = termination
         self.first_prompt = first_prompt
+        self.harness = harness  # another host's (session.start names it); None: Claude Code
 
     def add(self, rec: Record, kind: str | None, at: str | None = None,
             ms: int | None = None) -> None:
@@ -167,6 +168,8 @@ class Summary:
             self.termination = "open"
             if self.folder is None:
                 self.folder = _str(body_of(rec).get("cwd"))
+            if self.harness is None:
+                self.harness = _str(body_of(rec).get("harness"))
         elif kind == "session.end":
             self.termination = _str(body_of(rec).get("exit_reason")) or "ended"
         elif kind == "proposed" and self.first_prompt is None:

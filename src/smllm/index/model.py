@@ -89,9 +89,13 @@ class SessionRow(NamedTuple):
     user: str | None
     git_remote: str | None = None
     smllm_version: str | None = None
+    harness: str | None = None  # the agent CLI when not Claude Code (``codex``)
 
     def as_json(self) -> dict[str, Any]:
-        return self._asdict()
+        out = self._asdict()
+        if out["harness"] is None:  # Claude Code's rows stay as they were
+            del out["harness"]
+        return out
 
 
 class Hit(NamedTuple):

@@ -13,7 +13,7 @@ from smllm.index.facets import tool_name
 from smllm.index.model import Filters, Hit, SessionRow, Where
 
 _SESSION_COLUMNS = ("session_id, started_at, started_ms, last_at, folder, journal, records, "
-                    "termination, first_prompt")
+                    "termination, first_prompt, harness")
 
 
 def _local_match(f: Filters) -> bool:
@@ -42,7 +42,7 @@ def _session_filters(w: Where, f: Filters, alias: str, time_column: str | None) 
 def _row(r: tuple[Any, ...], host: str, user: str) -> SessionRow:
     return SessionRow(session_id=r[0], started_at=r[1], started_ms=r[2], last_at=r[3],
                       folder=r[4], journal=r[5], records=r[6], termination=r[7],
-                      first_prompt=r[8], host=host, user=user)
+                      first_prompt=r[8], host=host, user=user, harness=r[9])
 
 
 def sessions(db: sqlite3.Connection, f: Filters, *, by: str = "started") -> list[SessionRow]:

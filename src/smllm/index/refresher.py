@@ -176,11 +176,12 @@ def _summary(db: sqlite3.Connection, j: _Journal) -> Summary | None:
         return None
     row = db.execute(
         "SELECT started_at, started_ms, last_at, last_ms, folder, records, termination, "
-        "first_prompt FROM sessions WHERE session_id = ?", (j.session_id,)).fetchone()
+        "first_prompt, harness FROM sessions WHERE session_id = ?", (j.session_id,)).fetchone()
     if not row:
         return Summary()
     return Summary(started_at=row[0], started_ms=row[1], last_at=row[2], last_ms=row[3],
-                   folder=row[4], records=row[5], termination=row[6], first_prompt=row[7])
+                   folder=row[4], records=row[5], termination=row[6], first_prompt=row[7],
+                   harness=row[8])
 
 
 def _index(db: sqlite3.Connection, j: _Journal, known: dict[str, _Journal],
@@ -334,7 +335,7 @@ class _Reader:
             return
         self.db.execute(
             "INSERT OR REPLACE INTO sessions (session_id, journal, folder, started_at, started_ms,"
-            " last_at, last_ms, records, termination, first_prompt) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " last_at, last_ms, records, termination, first_prompt, harness) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (self.j.session_id, self.j.path, s.folder, s.started_at, s.started_ms, s.last_at,
-             s.last_ms, s.records, s.termination, s.first_prompt))
+             s.last_ms, s.records, s.termination, s.first_prompt, s.harness))

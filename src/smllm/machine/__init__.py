@@ -51,10 +51,11 @@ def binding_file(harness: str, host: str) -> str:
                         f"{paths.check_id(host, 'host session id')}.key")
 
 
-def is_bound(host: str) -> bool:
-    """Is this Claude Code session bound to an smllm session (was a machine ever in play)?"""
+def is_bound(host: str, harness: str = HARNESS) -> bool:
+    """Is this host session (Claude Code's, or ``harness``'s) bound to an smllm session (was
+    a machine ever in play)?"""
     try:
-        return os.path.exists(binding_file(HARNESS, host))
+        return os.path.exists(binding_file(harness, host))
     except ValueError:
         return False
 

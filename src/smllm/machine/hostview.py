@@ -34,12 +34,19 @@ if TYPE_CHECKING:
 
 
 
+def _harness(ctx: HostEvent | ToolCall) -> str:
+    """The host the event comes from, as bindings and audit lines name it (``claude``,
+    ``codex``)."""
+    name = getattr(ctx, "harness", None)
+    return name if isinstance(name, str) and name else HARNESS
+
+
 def _key(ctx: HostEvent | ToolCall) -> str | None:
     from smllm.machine import locations  # noqa: PLC0415 - the machine engine: a bound session only
 
     if ctx.agent_id is not None or ctx.session_id is None:
         return None  # a subagent works for the main agent's session; it does not drive it
-    key = locations.read_binding(HARNESS, ctx.session_id)
+    key = locations.read_binding(_harness(ctx), ctx.session_id)
     return key if key is not None and locations.exists(key) else None
 
 
@@ -62,7 +69,7 @@ def on_session_start(ctx: HostEvent) -> str | None:
     from smllm.machine import channel, session  # noqa: PLC0415 - the machine engine: a bound session only
 
     try:
-        bound = session.bind(HARNESS, ctx.session_id, ctx.cwd, now_ms=ctx.now_ms,
+        bound = session.bind(_harness(ctx), ctx.session_id, ctx.cwd, now_ms=ctx.now_ms,
                              channel=channel.detect(ctx.cwd, ctx.env))
     except SmllmError as exc:
         return f"smllm: the state machines cannot be loaded: {exc.render()}"

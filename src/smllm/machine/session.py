@@ -29,13 +29,17 @@ class NoSession(SmllmError):
 
 def resolve_key(explicit: str | None, env: dict[str, str] | os._Environ[str]) -> str | None:
     """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
-    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``), else none."""
+    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``) or the Codex thread
+    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands), else none."""
     if explicit:
         return explicit
     if env.get("SMLLM_SESSION"):
         return env["SMLLM_SESSION"]
     host = env.get("CLAUDE_CODE_SESSION_ID")
-    return locations.read_binding("claude", host) if host else None
+    if host:
+        return locations.read_binding("claude", host)
+    thread = env.get("CODEX_THREAD_ID")
+    return locations.read_binding("codex", thread) if thread else None
 
 
 def _machines_for(state: dict[str, Any]) -> Machines:

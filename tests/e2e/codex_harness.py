@@ -1,0 +1,221 @@
+"""Run the real Codex CLI against a scripted model, in a scratch HOME and project.
+
+The ``codex`` fixture (``tests/e2e/conftest.py``) gives each test one :class:`CodexHarness`:
+
+* ``home`` with ``CODEX_HOME = home/.codex`` (its ``config.toml`` points Codex at the mock,
+  trusts the project, turns plugins off so nothing resolves ``github.com``);
+* ``project``: a git-initialised project folder, the cwd of every run;
+* ``tmp``: Codex's ``TMPDIR``, beside (not above) ``CODEX_HOME``, which Codex needs for
+  its sandbox helpers (shared/ref/codex-hooks.md §6);
+* one mock Responses API (``mock_codex_responses.py``) on 127.0.0.1, killed by PID.
+
+``run(prompt, script)`` runs ``codex exec --json PROMPT`` (stdin closed) with that
+environment and returns a :class:`CodexRun`: the JSONL events, stderr and the mock's
+requests of this run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MOCK = HERE / "mock_codex_responses.py"
+PYTHON = sys.executable
+#: variables from the outer environment that would change what Codex or smllm does
+_SCRUB_PREFIXES = ("CODEX", "OPENAI", "CLAUDE", "ANTHROPIC_", "SMLLM_")
+
+
+def _jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:
+    try:
+        data = path.read_bytes()[offset:]
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in data.split(b"\n"):
+        with contextlib.suppress(ValueError):
+            obj = json.loads(line)
+            if isinstance(obj, dict):
+                out.append(obj)
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+@dataclass
+class CodexRun:
+    returncode: int | None
+    events: list[dict[str, Any]]
+    stderr: str
+    log: list[dict[str, Any]]
+
+    @property
+    def thread_id(self) -> str:
+        """Codex's session id (``thread.started``), the hooks' ``session_id``."""
+        for e in self.events:
+            if e.get("type") == "thread.started":
+                return str(e["thread_id"])
+        raise AssertionError(f"no thread.started in the run's output: {self.stderr[-2000:]}")
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Bodies of the main requests the model received, in order."""
+        return [r.get("body") or {} for r in self.log if r.get("kind") == "main"]
+
+    def tool_outputs(self) -> dict[str, str]:
+        """What the model received for each call: call_id -> the output text."""
+        out: dict[str, str] = {}
+        for body in self.requests:
+            for item in body.get("input") or []:
+                if isinstance(item, dict) and item.get("type") in (
+                        "function_call_output", "custom_tool_call_output"):
+                    out[str(item.get("call_id"))] = " ".join(_strings(item.get("output")))
+        return out
+
+
+class CodexHarness:
+    def __init__(self, root: Path, codex_bin: Path, smllm_home: Path) -> None:
+        self.root = root
+        self.codex_bin = codex_bin
+        self.smllm_home = smllm_home
+        self.home = root / "home"
+        self.codex_home = self.home / ".codex"
+        self.project = root / "proj"
+        self.tmp = root / "tmp"
+        for folder in (self.codex_home, self.project, self.tmp):
+            folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
+                        "--allow-empty", "-m", "init"], cwd=self.project, check=True)
+        self.log_path = root / "requests.jsonl"
+        self._mock_pid: int | None = None
+        self.port = self._start_mock()
+        self.write_config()
+
+    # ------------------------------------------------------------------ the mock
+
+    def _start_mock(self) -> int:
+        port_file = self.root / "mock.port"
+        pid_file = self.root / "mock.pid"
+        proc = subprocess.Popen(
+            [PYTHON, str(MOCK), "--port", "0", "--port-file", str(port_file), "--pid-file",
+             str(pid_file), "--log", str(self.log_path), "--max-lifetime", "900"],
+            stdout=subprocess.DEVNULL, stderr=open(self.root / "mock.err", "w"),  # noqa: SIM115
+            start_new_session=True)
+        deadline = time.monotonic() + 30
+        while not port_file.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the mock did not start: {(self.root / 'mock.err').read_text()}")
+            time.sleep(0.05)
+        self._mock_pid = int(pid_file.read_text()) if pid_file.exists() else proc.pid
+        return int(port_file.read_text())
+
+    def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_mock/script",
+                                     data=json.dumps(list(script)).encode(), method="POST")
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            resp.read()
+
+    def close(self) -> None:
+        if self._mock_pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._mock_pid, signal.SIGTERM)
+            self._mock_pid = None
+
+    # ------------------------------------------------------------------ Codex
+
+    def write_config(self, extra: str = "", *, sandbox_mode: str | None = "workspace-write"
+                     ) -> None:
+        """Codex's user config: the mock provider, approvals never, the workspace-write
+        sandbox (None: none chosen here, so a project's permission profile decides),
+        plugins off, the project trusted (what a person does at Codex's prompt)."""
+        mode = f'sandbox_mode = "{sandbox_mode}"' if sandbox_mode else ""
+        (self.codex_home / "config.toml").write_text(f'''model = "gpt-5.5"
+model_provider = "mock"
+approval_policy = "never"
+{mode}
+check_for_update_on_startup = false
+web_search = "disabled"
+{extra}
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[model_providers.mock]
+name = "mock"
+base_url = "http://127.0.0.1:{self.port}/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects."{self.project}"]
+trust_level = "trusted"
+''')
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
+        env.update({"HOME": str(self.home), "CODEX_HOME": str(self.codex_home),
+                    "TMPDIR": str(self.tmp), "MOCK_API_KEY": "sk-mock",
+                    "SMLLM_HOME": str(self.smllm_home)})
+        env.update(extra or {})
+        return env
+
+    def smllm(self, *args: str, extra: Mapping[str, str] | None = None
+              ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([PYTHON, "-m", "smllm", *args], cwd=self.project, env=self.env(extra),
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    def install_smllm(self, *args: str) -> None:
+        proc = self.smllm("install", "--harness", "codex", *args)
+        assert 0 == proc.returncode, proc.stderr
+
+    def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,
+            extra: Mapping[str, str] | None = None, args: Sequence[str] = (),
+            timeout: float = 180, kill_when: Callable[[], bool] | None = None) -> CodexRun:
+        """``codex exec --json [ARGS] PROMPT``; with ``kill_when``, the process group this
+        started is SIGKILLed as soon as it returns True (polled)."""
+        self.set_script(script)
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        out_path, err_path = self.root / "codex.out", self.root / "codex.err"
+        with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
+            proc = subprocess.Popen([str(self.codex_bin), "exec", "--json", *args, prompt],
+                                    cwd=self.project, env=self.env(extra),
+                                    stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh,
+                                    start_new_session=True)
+            deadline = time.monotonic() + timeout
+            while proc.poll() is None:
+                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    break
+                time.sleep(0.05)
+        out, err = out_path.read_bytes(), err_path.read_bytes()
+        events = []
+        for line in out.decode("utf-8", "replace").splitlines():
+            with contextlib.suppress(ValueError):
+                obj = json.loads(line)
+                if isinstance(obj, dict):
+                    events.append(obj)
+        return CodexRun(proc.returncode, events, err.decode("utf-8", "replace"),
+                        _jsonl(self.log_path, offset))
