@@ -275,3 +275,24 @@ def test_a_deleted_journal_leaves_the_index(tmp_path: Path) -> None:
     assert 1 == len(index.sessions())
     os.unlink(path)
     assert [] == index.sessions()
+
+
+def test_search_text_finds_what_the_model_said(tmp_path: Path) -> None:
+    """A model call's text is a searchable facet: `smllm search --text` finds the response
+    that said it (and only that one), with its kind; the viewer's row shows the text too."""
+    from smllm.serve import views
+
+    path = write_session("mmmm0001-run", cwd=str(tmp_path), start_ms=T0, end=None)
+    said = ["I will run the migration first.", "Done: the table has 12 rows."]
+    append(path, [journal.event("model.call", message_id=f"msg_{i}", model="m",
+                                stop_reason="end_turn", usage={}, tool_use_ids=[],
+                                text=text, thinking=None) for i, text in enumerate(said)],
+           T0 + 1000)
+    rows = _lines(smllm("search", "--text", "migration", "--json", cwd=tmp_path).stdout)
+    assert [("model.call", said[0])] == [(r["kind"], r["text"]) for r in rows]
+    body = {"model": "m", "stop_reason": "end_turn", "tool_use_ids": ["toolu_1"],
+            "usage": {"input_tokens": 5, "output_tokens": 7}, "text": said[1]}
+    assert ("m · end_turn · 5 in / 7 out · 1 tool use(s) — Done: the table has 12 rows."
+            == views.summarize("model.call", body))
+    assert ("m · end_turn · 5 in / 7 out · 1 tool use(s)"
+            == views.summarize("model.call", {**body, "text": None}))

@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="policy, llm_judge, user, host, command, machine, ...")
     parser.add_argument("--rule", metavar="ID", help="the policy rule that decided")
     parser.add_argument("--text", metavar="TEXT",
-                        help="a substring of the command, file path, path or URL acted on")
+                        help="a substring of the command, file path, path or URL acted on, or of "
+                             "what the model said (model.call)")
     parser.add_argument("--count-by", metavar="FIELD", choices=GROUPS,
                         help=f"print counts per FIELD instead of rows ({', '.join(GROUPS)})")
 

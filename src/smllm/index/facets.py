@@ -115,6 +115,10 @@ def facets(rec: Record) -> Facets:  # noqa: PLR0911 - one return per kind
         return Facets(kind, None, None, stamp, None, _str(body.get("decision")), tid)
     if kind == "session.end":
         return Facets(kind, None, None, None, None, _str(body.get("exit_reason")), None)
+    if kind == "model.call":  # what the model said: found by `smllm search --text`
+        text = body.get("text")
+        return Facets(kind, None, text[:TEXT_LIMIT] if isinstance(text, str) and text else None,
+                      None, None, None, None)
     if kind == "approval_wait.effect.terminal":
         return Facets(kind, None, None, None, None, _str(body.get("outcome")), tid)
     return Facets(kind, None, None, None, None, None, None)

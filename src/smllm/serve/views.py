@@ -202,8 +202,10 @@ def summarize(kind: str, body: dict[str, Any]) -> str:  # noqa: C901, PLR0911, P
     if kind == "model.call":
         tools = body.get("tool_use_ids")
         n = len(tools) if isinstance(tools, list) else 0
+        text = body.get("text")
+        said = f" — {text}" if isinstance(text, str) and text.strip() else ""
         return (f"{body.get('model') or '?'} · {body.get('stop_reason') or '?'}"
-                f"{_tokens(body.get('usage'))}" + (f" · {n} tool use(s)" if n else ""))
+                f"{_tokens(body.get('usage'))}" + (f" · {n} tool use(s)" if n else "") + said)
     if kind == "side_effect_intent":
         rule = f" ({body['rule']})" if body.get("rule") else ""
         return f"{tool_of(body)}: {what_ran(body)} — {body.get('policy_decision')}{rule}"
