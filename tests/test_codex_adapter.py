@@ -371,3 +371,31 @@ def test_model_calls_come_from_the_rollout(tmp_path: Path) -> None:
     calls = _of(records("cx3"), "model.call")
     assert [("resp_1", None), ("resp_2", "done")] == [(c["message_id"], c["text"]) for c in calls]
     assert 0 == smllm("verify", "cx3").returncode
+
+
+def test_smllm_resume_reopens_a_codex_session_in_codex(tmp_path: Path) -> None:
+    """`smllm resume ID` prints the reconciliation, then runs `codex resume <thread>
+    ARGS...` in the session's folder (a Claude Code session keeps `claude --resume`)."""
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    base = {"session_id": "cx4", "cwd": str(project), "permission_mode": "bypassPermissions"}
+    _codex_hook("SessionStart", {**base, "hook_event_name": "SessionStart", "source": "startup"})
+    _codex_hook("PreToolUse", {**base, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                               "tool_input": {"command": "echo hi > a.txt"},
+                               "tool_use_id": "c1"})
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    record = tmp_path / "codex-called.json"
+    fake = bindir / "codex"
+    fake.write_text("#!/usr/bin/env python3\nimport json, os, sys\n"
+                    f"open({str(record)!r}, 'w').write(json.dumps({{'argv': sys.argv[1:], "
+                    "'cwd': os.getcwd()}))\n")
+    fake.chmod(0o755)
+    env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    proc = smllm("resume", "cx4", "--", "--model", "gpt-5.5", env=env, cwd=project)
+    assert 0 == proc.returncode, proc.stderr
+    assert "unknown" in proc.stdout
+    assert "re-opening cx4 in Codex" in proc.stdout
+    called = json.loads(record.read_text())
+    assert (["resume", "cx4", "--model", "gpt-5.5"], str(project)) == (called["argv"],
+                                                                     called["cwd"])

@@ -175,3 +175,39 @@ def test_the_sandbox_keeps_the_protected_set_read_only(codex: Any) -> None:
     terminal = _by_call(recs, "tool_batch.effect.terminal")
     assert "rc1=1" in str(terminal["c1"]["output"])
     assert "allow:yolo" == _by_call(recs, "side_effect_intent")["c1"]["policy_decision"]
+
+
+def test_fresh_clone_installer_with_harness_codex(codex: Any, wheelhouse: Path,
+                                                  tmp_path: Path) -> None:
+    """Fresh clone -> installer/install.sh --harness codex PROJECT (an empty home) ->
+    a Codex session runs the installed environment's hooks and is journaled."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent.parent
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True,
+                   capture_output=True)
+    venv = tmp_path / "venv"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(codex.home), "CODEX_HOME": str(codex.codex_home),
+           "PYTHON": os.path.realpath(getattr(sys, "_base_executable", sys.executable)),
+           "SMLLM_VENV": str(venv), "SMLLM_HOME": str(codex.smllm_home),
+           "SMLLM_NO_MODIFY_PATH": "1", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
+    proc = subprocess.run(["bash", str(clone / "installer" / "install.sh"), "--harness", "codex",
+                           str(codex.project)], env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert 0 == proc.returncode, proc.stdout + proc.stderr
+    hooks = json.loads((codex.project / ".codex" / "hooks.json").read_text())
+    assert f"{venv / 'bin' / 'smllm-hook'} PreToolUse --harness codex" == \
+        hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    run = codex.run("go", [{"shell": "echo hi > a.txt", "call_id": "c1"}, {"text": "done"}])
+    assert 0 == run.returncode, run.stderr[-2000:]
+    kinds = _kinds(_journal(codex, run.thread_id))
+    assert ["session.start", "side_effect_intent", "tool_batch.effect.terminal"] == [
+        k for k in kinds if k in ("session.start", "side_effect_intent",
+                                  "tool_batch.effect.terminal")]
+    doctor = subprocess.run([str(venv / "bin" / "smllm"), "doctor", "--harness", "codex"],
+                            cwd=codex.project, env=env, capture_output=True, text=True,
+                            check=False)
+    assert 0 == doctor.returncode, doctor.stdout

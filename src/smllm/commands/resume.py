@@ -4,7 +4,8 @@ Prints the reconciliation (committed versus unknown effects) and, without
 ``--check``, re-opens the session in Claude Code: ``claude --resume <host id>
 CLAUDE_ARGS...`` in the folder it ran in (what follows ``--`` is passed to ``claude``
 as it is: a permission mode, ``--plugin-dir``, a model). The SessionStart hook then
-records the crash and the resume.
+records the crash and the resume. A session Codex drove (its ``session.start`` names the
+harness) re-opens in Codex: ``codex resume <thread id> ARGS...``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from smllm.base.errors import SmllmError, UsageError
 from smllm.commands import _output, _select
@@ -85,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.write(recovery.report_text(report))
     if args.check:
         return 0
+    if _harness_of(log) == "codex":
+        return _reopen_in_codex(report, claude_args)
     claude = shutil.which("claude")
     if claude is None:
         raise SmllmError("claude is not on PATH",
@@ -98,3 +102,34 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     os.chdir(folder)
     os.execv(claude, [claude, "--resume", report.session_id, *claude_args])  # noqa: S606 - replace ourselves
+
+
+def _harness_of(log: Path) -> str:
+    """The agent CLI that drove the session (its ``session.start`` names any other than
+    Claude Code)."""
+    from smllm import journal  # noqa: PLC0415 - resume only
+
+    for rec in journal.iter_records(log):
+        payload = rec.get("payload") or {}
+        body = payload.get("record") if isinstance(payload, dict) else None
+        harness = body.get("harness") if isinstance(body, dict) else None
+        return harness if isinstance(harness, str) else "claude"
+    return "claude"
+
+
+def _reopen_in_codex(report: recovery.Reconciliation, words: list[str]) -> int:
+    """A Codex session: ``codex resume <id> CODEX_ARGS...`` in its folder (its SessionStart
+    then records the crash and tells the agent each unknown effect)."""
+    codex = shutil.which("codex")
+    if codex is None:
+        raise SmllmError("codex is not on PATH",
+                         "install the Codex CLI, or run `smllm resume --check` for the report "
+                         "only")
+    folder = report.cwd or os.getcwd()
+    if not os.path.isdir(folder):
+        raise SmllmError(f"the session's folder {folder} no longer exists",
+                         f"recreate it, or run `codex resume {report.session_id}` yourself")
+    sys.stdout.write(f"re-opening {report.session_id} in Codex ({folder}){_shown(words)}\n")
+    sys.stdout.flush()
+    os.chdir(folder)
+    os.execv(codex, [codex, "resume", str(report.session_id), *words])  # noqa: S606 - replace ourselves

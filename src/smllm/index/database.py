@@ -17,7 +17,7 @@ from pathlib import Path
 from smllm.base import paths
 
 FILE_NAME = "index.sqlite3"
-SCHEMA_VERSION = 2  # 2: sessions.harness; model.call text as a facet
+SCHEMA_VERSION = 3  # 2: model.call text searchable; 3: sessions.harness
 BUSY_MS = 30_000
 
 SCHEMA = """
