@@ -118,7 +118,8 @@ def test_no_planted_secret_is_in_any_column_of_any_table(store: dict[str, Any]) 
                               "count(*) FILTER (WHERE target LIKE '%[REDACTED:%') "
                               "FROM smllm.records").fetchone()
         shipping = conn.execute("SELECT value FROM smllm.meta WHERE key = 'shipping'").fetchone()
-    assert counts is not None and shipping is not None
+    assert counts is not None
+    assert shipping is not None
     assert ("redacted", len(SECRETS) * len(PLACES), records) == (shipping[0], counts[0], counts[1])
     assert counts[2] >= len(SECRETS)  # the target column is masked too, not left out
     ok = alice.smllm("verify", "--store", store["auditor"], SID)
@@ -167,8 +168,8 @@ def test_verify_store_finds_an_edited_a_deleted_and_a_cut_row(store: dict[str, A
 
 
 def test_a_raw_store_says_so(postgres: Server, store_db: str, tmp_path: Path) -> None:
-    """`store init --raw` makes a store shipped in clear: init, status, ship and verify
-    --store all say so, its metadata holds it, and its lines hold the secrets; a redacted
+    """`store init --raw` makes a store shipped in clear: init, status, ship, verify
+    --store, sessions and search all say so, its metadata holds it, and its lines hold the secrets; a redacted
     store that holds rows cannot be turned raw."""
     admin = postgres.url(store_db)
     note = ("raw store: its lines hold every secret in clear (made with `smllm store init "
@@ -188,6 +189,11 @@ def test_a_raw_store_says_so(postgres: Server, store_db: str, tmp_path: Path) ->
     verify = alice.smllm("verify", "--store", admin, SID)
     assert (0, f"  {note}") == (verify.returncode, verify.stdout.splitlines()[1])
     assert "hash chain intact; compared with " + path in verify.stdout
+    listed = [smllm(*argv, "--store", admin, "--json") for argv in (
+        ("sessions",), ("search", "--kind", "session.start"))]
+    assert [(0, f"smllm: {note}\n", SID)] * 2 == [
+        (p.returncode, p.stderr, json.loads(p.stdout.splitlines()[0])["session_id"])
+        for p in listed]
     text = _everything(postgres, store_db)
     assert all(any(f in text for f in _forms(s["secret"])) for s in SECRETS[:20])
 
