@@ -428,6 +428,7 @@ def fd(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
     "fd": fd,
+    "fdfind": fd,
     "xargs": xargs,
     "parallel": parallel,
     "find": find,
