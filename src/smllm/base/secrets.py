@@ -1034,8 +1034,14 @@ def _learn(value: Any, key: str | None, found: Masker) -> None:  # noqa: C901, P
             else:
                 _learn(v, k, found)
     elif isinstance(value, list):
+        plain_list = key is None or plain_keys.get(key) is True
         for v in value:
-            if isinstance(v, str):
+            if plain_list and type(v) is str:
+                if len(v) >= 8:
+                    hit = memo.get(v)
+                    if hit is None or hit[1]:
+                        _redact_text_noting(v, found)
+            elif isinstance(v, str):
                 _learn_text(v, key, found)
             elif isinstance(v, (dict, list)):
                 _learn(v, key, found)
