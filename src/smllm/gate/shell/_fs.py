@@ -50,8 +50,8 @@ def _repo_metadata(w: Word, ctx: Context, name: str, what: str) -> list[Finding]
     """A repository's own metadata (``.git`` or a path in it) deleted, moved away or
     overwritten: its history goes with it."""
     path = ctx.path_of(w) if w.value is not None else None
-    if path is None or "/.git/" not in path.rstrip("/") + "/":
-        return []
+    if path is None or "/.git/" not in path.rstrip("/") + "/" or path.endswith(".lock"):
+        return []  # a stale lock (``index.lock``) holds no history
     return [finding("git.metadata-destroy", f"{name} {what} {w.value}, the repository's "
                     "own history")]
 
