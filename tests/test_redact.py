@@ -423,3 +423,22 @@ def test_find_compiles_only_the_rules_a_text_may_match() -> None:
     expected = sorted(r.kind for r in redact._RULES
                       if not r.needles or any(n in url.lower() for n in r.needles))
     assert expected == json.loads(proc.stdout)
+
+
+def test_redacted_twice_is_byte_identical_whatever_the_caches_hold(
+        tmp_path: Path, exports: tuple[bytes, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corpus session exported redacted in a fresh process (the fixture) and twice more
+    in this one, once with the caches warm and once with them tiny (the memo full at once,
+    the recent texts cleared every few strings), is the same document byte for byte: the
+    caches only remember, never decide."""
+    from smllm.audit import export
+
+    log = tmp_path / "sid-secrets" / "session.jsonl"
+    outs = []
+    for memo, recent in ((redact._MEMO_SIZE, redact._RECENT_SIZE), (8, 4)):
+        monkeypatch.setattr(redact, "_MEMO_SIZE", memo)
+        monkeypatch.setattr(redact, "_RECENT_SIZE", recent)
+        out = tmp_path / f"again-{memo}.json"
+        export.export(log, out, redacted=True)
+        outs.append(out.read_bytes())
+    assert [exports[1], exports[1]] == outs

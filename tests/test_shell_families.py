@@ -103,3 +103,26 @@ def test_rows_through_the_real_hook(workspace: Path, tmp_path: Path, command: st
     decision = (out or {}).get("hookSpecificOutput", {}).get("permissionDecision")
     assert expected == decision, json.dumps(out)
     assert os.path.isdir(workspace)
+
+
+#: the families issue 23's outside corpus found missing
+ISSUE23_FAMILIES = {"history-destroy", "bulk-wipe", "kill-by-name", "secret-link",
+                    "push-remote", "secret-copy", "per-file-exec"}
+
+
+def test_issue23_families_are_caught_and_their_look_alikes_pass(
+        workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """At least 40 dangerous commands of the families issue 23 names, in every one of them:
+    none is allowed; the everyday look-alike beside each is allowed; the counts are
+    printed."""
+    rows = [(family, command, _decide(command, workspace), alike, _decide(alike, workspace))
+            for family, _, command, alike in corpus.ISSUE23]
+    allowed = [(f, c) for f, c, d, _, _ in rows if d == "allow"]
+    escalated = [(f, a, d) for f, _, _, a, d in rows if d != "allow"]
+    by_family = collections.Counter(f for f, *_ in rows)
+    with capsys.disabled():
+        print(f"\nissue 23 families: {len(rows)} dangerous, {len(allowed)} allowed; "
+              f"{len(rows)} look-alikes, {len(escalated)} escalated")
+        print("  " + ", ".join(f"{k} {v}" for k, v in sorted(by_family.items())))
+    expected = (True, ISSUE23_FAMILIES, [], [])
+    assert expected == (len(rows) >= 40, set(by_family), allowed, escalated)

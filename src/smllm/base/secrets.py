@@ -415,14 +415,43 @@ WEBHOOKS = [
 ]
 
 
+def _top_level(rx: str) -> list[str]:
+    """The alternatives of ``rx`` at the top level (not those inside a group or a class)."""
+    out, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(rx):
+        ch = rx[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if rx[i + 1 : i + 2] == "]":  # a class whose first member is ``]``
+                i += 1
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(rx[start:i])
+            start = i + 1
+        i += 1
+    out.append(rx[start:])
+    return out
+
+
 def _needles(rx: str) -> tuple[str, ...]:
-    """The literal start of each alternative of ``rx`` (lowercase), or () if one has none."""
+    """The literal start of each top-level alternative of ``rx`` (lowercase), or () if
+    one has none: every match holds one of them."""
     out = []
-    for piece in rx.split("|"):
+    for piece in _top_level(rx):
         alt = piece.removeprefix("\\b").removeprefix("(?<![A-Za-z0-9_~.])")
         lit = ""
         for ch in alt:
             if not (ch.isalnum() or ch in "_-~"):
+                if ch in "?*{":  # the last character may be absent
+                    lit = lit[:-1]
                 break
             lit += ch
         if len(lit) < 2:
@@ -632,10 +661,35 @@ for _n in _NEEDLES:
 _PAIRS_UP_TO = 256  # longer texts: every needle is looked for (fewer than their pairs)
 
 
+def _trie(words: list[str]) -> str:
+    """A regex matching where any of ``words`` starts, as a trie (``sk``, ``sk-ant-``,
+    ``sg``: ``s(?:g|k)``): a few literal tests a position, not one per word."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        if "" in node:  # a word ends here: the longer ones hold it, so it is enough
+            return ""
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(node.items())]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return emit(root)
+
+
+#: any needle at all: one search (in C) clears most of a log's strings, which hold none
+_ANY_NEEDLE = re.compile(_trie(_NEEDLES))
+
+
 def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
     """The rules that may match ``text``: those holding none of their needles cannot
     (and so are never compiled)."""
     lowered = text.lower()
+    if _ANY_NEEDLE.search(lowered) is None:
+        return [_SUBS[i] for i in sorted(_ALWAYS)]
     chosen = set(_ALWAYS)
     if len(lowered) > _PAIRS_UP_TO:
         for n in _NEEDLES:
@@ -659,16 +713,38 @@ _MEMO_SIZE = 1 << 14
 _memo: dict[str, tuple[str, int, tuple[tuple[str, str], ...]]] = {}
 
 
+#: once the memo is full, the texts seen lately: a log repeats its ids a few records
+#: apart (a tool call's id in its intent, start and end), then never again
+_RECENT_SIZE = 1 << 12
+_recent: dict[str, tuple[str, int, tuple[tuple[str, str], ...]]] = {}
+
+
+def _remember(text: str, hit: tuple[str, int, tuple[tuple[str, str], ...]]) -> None:
+    if len(text) > _MEMO_TEXT:
+        return
+    if len(_memo) < _MEMO_SIZE:  # full: the first stay
+        _memo[text] = hit
+        return
+    if len(_recent) >= _RECENT_SIZE:
+        _recent.clear()
+    _recent[text] = hit
+
+
 def _redact_text_noting(text: str, found: Masker) -> str:
-    hit = _memo.get(text) if len(text) <= _MEMO_TEXT else None
+    hit = (_memo.get(text) or _recent.get(text)) if len(text) <= _MEMO_TEXT else None
+    if hit is None and not _ALWAYS and _ANY_NEEDLE.search(text.lower()) is None:
+        _remember(text, (text, 0, ()))  # no rule can match: most of a log's new strings
+        return text
     if hit is None:
-        local = Masker()
+        local: Masker | None = None
         out = text
         for rule, sub in _candidates(text):
+            if rule.pattern.search(out) is None:  # most candidates: no closure to build
+                continue
+            local = local if local is not None else Masker()
             out = rule.pattern.sub(local.noting(rule, sub), out)
-        hit = (out, local.hits, tuple(local.values.items()))
-        if len(text) <= _MEMO_TEXT and len(_memo) < _MEMO_SIZE:  # full: the first stay
-            _memo[text] = hit
+        hit = (out, local.hits, tuple(local.values.items())) if local else (out, 0, ())
+        _remember(text, hit)
     out, hits, values = hit
     if hits:
         found.hits += hits
@@ -903,23 +979,69 @@ def _learn_text(value: str, key: str | None, found: Masker) -> None:
             _redact_text_noting(value, found)
 
 
-def _learn(value: Any, key: str | None, found: Masker) -> None:
-    """What :func:`_redact` learns about ``value``, without building its redacted copy
-    (leaves are handled in their container's loop: a log is mostly leaves)."""
+#: key -> it is a plain key: not a secret's name, and no secret in its own text (a log
+#: repeats its keys: each is judged once)
+_plain_keys: dict[str, bool] = {}
+
+
+def _plain(key: str) -> bool:
+    plain = not _secret_key(key) and (len(key) < 8 or _clean(key))
+    if len(_plain_keys) < _MEMO_SIZE:
+        _plain_keys[key] = plain
+    return plain
+
+
+def _clean(text: str) -> bool:
+    """The rules find nothing in ``text`` (remembered like any redaction)."""
+    probe = Masker()
+    _redact_text_noting(text, probe)
+    return not probe.hits
+
+
+def _learn_pair(k: Any, v: Any, found: Masker) -> None:
+    """One key and its value, in general (a key naming a secret, or holding one)."""
+    if isinstance(k, str):
+        if len(k) >= 8:
+            _learn_text(k, None, found)
+        if isinstance(v, str):
+            _learn_text(v, k, found)
+        elif isinstance(v, (dict, list)):
+            _learn(v, k, found)
+    else:
+        _learn(v, None, found)
+
+
+def _learn(value: Any, key: str | None, found: Masker) -> None:  # noqa: C901, PLR0912 - the hot loop, inline
+    """What :func:`_redact` learns about ``value``, without building its redacted copy.
+    Leaves are handled in their container's loop: a log is mostly leaves, most of them
+    recur, and most keys are plain (:func:`_plain`), so a pair whose key is plain and
+    whose value is short or remembered clean costs two dictionary look-ups."""
+    memo, plain_keys = _memo, _plain_keys
     if isinstance(value, dict):
         for k, v in value.items():
-            if isinstance(k, str):
-                if len(k) >= 8:
-                    _learn_text(k, None, found)
-                if isinstance(v, str):
-                    _learn_text(v, k, found)
-                elif isinstance(v, (dict, list)):
-                    _learn(v, k, found)
+            plain = plain_keys.get(k) if type(k) is str else False
+            if plain is None:
+                plain = _plain(k)
+            kind = type(v)
+            if not plain or (kind is not str and kind is not dict and kind is not list):
+                if not plain or isinstance(v, (str, dict, list)):  # else a number, null
+                    _learn_pair(k, v, found)
+            elif kind is str:
+                if len(v) >= 8:
+                    hit = memo.get(v)
+                    if hit is None or hit[1]:
+                        _redact_text_noting(v, found)
             else:
-                _learn(v, None, found)
+                _learn(v, k, found)
     elif isinstance(value, list):
+        plain_list = key is None or plain_keys.get(key) is True
         for v in value:
-            if isinstance(v, str):
+            if plain_list and type(v) is str:
+                if len(v) >= 8:
+                    hit = memo.get(v)
+                    if hit is None or hit[1]:
+                        _redact_text_noting(v, found)
+            elif isinstance(v, str):
                 _learn_text(v, key, found)
             elif isinstance(v, (dict, list)):
                 _learn(v, key, found)

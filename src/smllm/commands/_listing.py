@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -12,7 +13,7 @@ from smllm.base import clock
 from smllm.base.errors import UsageError
 from smllm.commands import _output
 from smllm.index.model import Filters, parse_time
-from smllm.store import address, schema
+from smllm.store import address, redaction, schema
 from smllm.store.connection import connect
 
 Row = TypeVar("Row")
@@ -75,11 +76,13 @@ def store_url(args: argparse.Namespace) -> str | None:
 def query(url: str | None, f: Filters, local: Callable[[Filters], list[Row]],
           store: Callable[[Any, Filters], list[Row]]) -> list[Row]:
     """The rows ``f`` selects: from the local index (``url`` None), else from the team
-    store at ``url`` (its schema checked first)."""
+    store at ``url`` (its schema checked first; a raw store says so on stderr)."""
     if url is None:
         return local(f)
     with connect(url) as conn:
         schema.check(conn)
+        if schema.shipping(conn) == "raw":  # on stderr: --json's lines stay JSON
+            sys.stderr.write(f"smllm: {redaction.RAW_NOTE}\n")
         return store(conn, f)
 
 

@@ -15,7 +15,7 @@ import time
 from smllm import index
 from smllm.base.errors import SessionNotFound, UsageError
 from smllm.commands import _output
-from smllm.store import address, shipper
+from smllm.store import address, redaction, shipper
 from smllm.store.address import shown
 from smllm.store.shipper import Report
 
@@ -60,6 +60,8 @@ def _print(report: object, url: str, as_json: bool) -> None:
         f"shipped {report.sent} record(s) of {report.read} journal(s) to {shown(url)}: "
         f"{report.inserted} new, {report.duplicates} already stored, "
         f"{report.conflict_count} conflict(s)\n")
+    if report.shipping == "raw":
+        sys.stdout.write(f"{redaction.RAW_NOTE}\n")
     for c in report.conflicts:
         sys.stdout.write(c.text() + "\n")
     if report.conflict_count > len(report.conflicts):

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from smllm.commands import _output
-from smllm.store import address, schema
+from smllm.store import address, redaction, schema
 from smllm.store.connection import connect
 
 
@@ -19,6 +19,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     init.add_argument("--url", metavar="URL", help=url_help)
     init.add_argument("--rls", action="store_true",
                       help="turn row-level security on: a writer reads only its own sessions")
+    init.add_argument("--raw", action="store_true",
+                      help="ship journal lines in clear, secrets included (default: every "
+                           "secret is masked before it leaves the machine); chosen before "
+                           "the first ship, said wherever the store is read")
     _output.add_json_flag(init, "the result")
     status = sub.add_parser("status", help="the schema version, row-level security, counts")
     status.add_argument("--url", metavar="URL", help=url_help)
@@ -46,18 +50,23 @@ def _say(args: argparse.Namespace, report: dict[str, Any], text: str) -> None:
 
 def _init(conn: Any, args: argparse.Namespace, shown: str) -> None:
     done = schema.migrate(conn)
+    if args.raw:
+        schema.set_shipping(conn, "raw")
     if args.rls:
         schema.set_rls(conn, True)
     rls_on = schema.rls_enabled(conn)
+    shipping = schema.shipping(conn)
     verb = "created" if done and done[0][0] == 1 else (
         "migrated" if done else "already up to date")
     text = "".join(f"applied migration {v}: {n}\n" for v, n in done)
     text += (f"team store {shown}: schema version {schema.LATEST} {verb}; roles "
              f"{schema.WRITER}, {schema.AUDITOR}; row-level security "
-             f"{'on' if rls_on else 'off'}\n")
+             f"{'on' if rls_on else 'off'}; shipping {shipping}\n")
+    if shipping == "raw":
+        text += f"{redaction.RAW_NOTE}\n"
     _say(args, {"store": shown, "schema_version": schema.LATEST,
                 "applied": [{"version": v, "name": n} for v, n in done],
-                "row_level_security": rls_on}, text)
+                "row_level_security": rls_on, "shipping": shipping}, text)
 
 
 def _status(conn: Any, args: argparse.Namespace, shown: str) -> None:
@@ -69,8 +78,12 @@ def _status(conn: Any, args: argparse.Namespace, shown: str) -> None:
     sessions, records, size = row if row else (0, 0, "0")
     info = {"store": shown, "schema_version": schema.applied(conn),
             "row_level_security": schema.rls_enabled(conn), "sessions": sessions,
-            "records": records, "records_size": size, "store_id": schema.store_id(conn)}
-    _say(args, info, "".join(f"{key}: {value}\n" for key, value in info.items()))
+            "records": records, "records_size": size, "store_id": schema.store_id(conn),
+            "shipping": schema.shipping(conn)}
+    text = "".join(f"{key}: {value}\n" for key, value in info.items())
+    if info["shipping"] == "raw":
+        text += f"{redaction.RAW_NOTE}\n"
+    _say(args, info, text)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 from smllm.base.errors import UsageError
 from smllm.commands import _output, _select
 from smllm.journal.verify import Anchor, Report, verify
-from smllm.store import address, audit, schema
+from smllm.store import address, audit, redaction, schema
 from smllm.store.connection import connect
 
 
@@ -54,13 +54,16 @@ def _run_store(args: argparse.Namespace) -> int:
         return 0 if report.ok else 1
     where = f"{report.session_id} on {report.host} in {address.shown(url)}"
     local = f"; compared with {report.local}" if report.local else ""
+    masked = f", {report.redacted} of them redacted" if report.redacted else ""
+    raw = (f"  {redaction.RAW_NOTE}\n" if report.shipping == "raw" else "")
     if report.ok:
         sys.stdout.write(f"ok: {where}: {report.rows} stored rows in {report.streams} "
-                         f"stream(s), hash chain intact{local}\n")
+                         f"stream(s){masked}, hash chain intact{local}\n{raw}")
         return 0
     sys.stdout.write(f"FAILED: {where}: {len(report.findings)} problem(s){local}\n")
     for finding in report.findings:
         sys.stdout.write(f"  {finding.text()}\n")
+    sys.stdout.write(raw)
     return 1
 
 

@@ -1,8 +1,12 @@
 """``smllm verify --store URL SESSION``: the hash chain re-checked from the stored rows.
 
-Each stored line's hash is recomputed from the line itself; each row must chain onto
-the one before it (``prev``) with no gap in the sequence. When the session's journal
-is on this machine, it is compared record by record: a local tail that is shorter
+Each stored line's hash is recomputed from the line itself (a redacted line, which no
+longer hashes to it, must still declare it, and match its link of the stored-row chain:
+:mod:`smllm.store.redaction`); each row must chain onto the one before it (``prev``)
+with no gap in the sequence, and reach the last row a ship recorded (``smllm.heads``):
+rows cut from the end of the store are reported with their count. When the session's journal
+is on this machine, it is compared record by record (a redacted row must be the local
+record with exactly its secrets removed): a local tail that is shorter
 than what was shipped (cut after shipping) is reported with the count.
 
 Plain ``smllm verify`` asks the configured store too (:func:`head_anchor`): the last
@@ -23,7 +27,7 @@ from smllm.index import origin
 from smllm.index.model import Filters
 from smllm.journal import lookup
 from smllm.journal.verify import Anchor
-from smllm.store import address, reader, schema
+from smllm.store import address, reader, redaction, schema
 from smllm.store.connection import connect, first_line
 
 #: seconds to wait for the store when it only serves as a head anchor (plain verify)
@@ -51,6 +55,10 @@ class StoreReport:
     streams: int = 0
     local: str | None = None
     findings: list[Finding] = field(default_factory=list)
+    #: how the store is shipped to (``raw``: its lines hold secrets in clear)
+    shipping: redaction.Shipping = "redacted"
+    #: stored rows whose line is the journal line with its secrets masked
+    redacted: int = 0
 
     @property
     def ok(self) -> bool:
@@ -59,6 +67,7 @@ class StoreReport:
     def as_json(self) -> dict[str, Any]:
         return {"host": self.host, "session_id": self.session_id, "ok": self.ok,
                 "rows": self.rows, "streams": self.streams, "local_journal": self.local,
+                "shipping": self.shipping, "redacted_rows": self.redacted,
                 "problems": [f.__dict__ for f in self.findings]}
 
 
@@ -77,38 +86,84 @@ def _which(conn: psycopg.Connection[Any], spec: str, host: str | None) -> tuple[
     return str(rows[0].host), rows[0].session_id
 
 
-def _stored(conn: psycopg.Connection[Any], host: str, sid: str
-            ) -> dict[str, list[tuple[int, str, str | None, bytes]]]:
-    out: dict[str, list[tuple[int, str, str | None, bytes]]] = {}
+@dataclass(frozen=True)
+class Row:
+    """One stored row, as verify reads it."""
+
+    sequence: int
+    digest: str  # the journal hash (of the line before redaction)
+    prev: str | None  # the line's own ``prev``
+    data: bytes  # the stored line
+    redacted: bool
+    chain: str | None  # its link of the stored-row chain (None: shipped before it existed)
+    declared: str | None  # the ``hash`` the stored line holds
+
+
+def _stored(conn: psycopg.Connection[Any], host: str, sid: str) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = {}
     with conn.cursor() as cur:
-        cur.execute("SELECT stream, sequence, hash, line, line_bytes FROM smllm.records "
-                    "WHERE host = %s AND session_id = %s ORDER BY stream, sequence", (host, sid))
-        for stream, seq, digest, line, raw in cur:
+        cur.execute("SELECT stream, sequence, hash, line, line_bytes, redacted, chain "
+                    "FROM smllm.records WHERE host = %s AND session_id = %s "
+                    "ORDER BY stream, sequence", (host, sid))
+        for stream, seq, digest, line, raw, redacted, chain in cur:
             data = line.encode("utf-8") if line is not None else bytes(raw)
             rec = journal.parse_line(data)
             prev = rec.get("prev") if rec is not None else None
-            out.setdefault(stream, []).append(
-                (int(seq), digest, prev if isinstance(prev, str) else None, data))
+            declared = rec.get("hash") if rec is not None else None
+            out.setdefault(stream, []).append(Row(
+                int(seq), digest, prev if isinstance(prev, str) else None, data, bool(redacted),
+                chain, declared if isinstance(declared, str) else None))
     return out
 
 
-def _check_chain(report: StoreReport, stream: str,
-                 rows: list[tuple[int, str, str | None, bytes]]) -> None:
+def _stored_heads(conn: psycopg.Connection[Any], host: str, sid: str) -> dict[str, int]:
+    """Per stream, the highest sequence a ship recorded as stored."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT stream, max(sequence) FROM smllm.heads WHERE host = %s AND "
+                    "session_id = %s GROUP BY stream", (host, sid))
+        return {str(stream): int(top) for stream, top in cur}
+
+
+def _edited(row: Row, prev_link: str | None) -> str | None:
+    """Why ``row`` is not as shipped (None: it is)."""
+    if not row.redacted:
+        declared, actual = journal.line_hash(row.data)
+        if declared != row.digest or actual != row.digest:
+            return "stored row was edited: its line does not hash to its recorded hash"
+    elif row.declared != row.digest:
+        return "stored row was edited: its redacted line holds another hash than its row"
+    if row.chain is not None and prev_link is not None and row.chain != redaction.link(
+            prev_link, row.digest, row.redacted, row.data):
+        return "stored row was edited: it does not match its link of the stored-row chain"
+    return None
+
+
+def _check_chain(report: StoreReport, stream: str, rows: list[Row],
+                 head: int | None = None) -> None:
     expected_seq, prev_hash = 1, journal.GENESIS
-    for seq, digest, prev, data in rows:
+    prev_link: str | None = redaction.GENESIS
+    for row in rows:
+        seq = row.sequence
         if seq > expected_seq:
             missing = seq - expected_seq
             span = f"#{expected_seq}" if missing == 1 else f"#{expected_seq}-#{seq - 1}"
             report.findings.append(Finding(stream, expected_seq,
                                            f"{missing} row(s) missing from the store ({span})"))
-        declared, actual = journal.line_hash(data)
-        if declared != digest or actual != digest:
-            report.findings.append(Finding(stream, seq, "stored row was edited: its line does "
-                                           "not hash to its recorded hash"))
-        elif seq == expected_seq and prev != prev_hash:
+        edited = _edited(row, prev_link if seq == expected_seq else None)
+        if edited is not None:
+            report.findings.append(Finding(stream, seq, edited))
+        elif seq == expected_seq and row.prev != prev_hash:
             report.findings.append(Finding(stream, seq, "stored row does not chain onto the "
                                            "row before it (prev differs)"))
-        expected_seq, prev_hash = seq + 1, digest
+        expected_seq, prev_hash = seq + 1, row.digest
+        prev_link = row.chain if row.chain is not None else ""
+        if row.redacted:
+            report.redacted += 1
+    top = rows[-1].sequence if rows else 0
+    if head is not None and head > top:
+        report.findings.append(Finding(
+            stream, top + 1, f"the store's rows end at #{top} but a ship stored up to #{head}: "
+            f"{head - top} row(s) cut from the end of the store"))
 
 
 def _local_journal(sid: str, stream: str) -> str | None:
@@ -121,9 +176,9 @@ def _local_journal(sid: str, stream: str) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def _compare_local(report: StoreReport, stream: str, path: str,
-                   rows: list[tuple[int, str, str | None, bytes]]) -> None:
-    stored = {seq: digest for seq, digest, _, _ in rows}
+def _compare_local(report: StoreReport, stream: str, path: str, rows: list[Row],
+                   found: redaction.SessionSecrets | None) -> None:
+    stored = {row.sequence: row for row in rows}
     last_local = 0
     for rec_line in journal.iter_lines(path):
         rec = rec_line.record
@@ -132,9 +187,16 @@ def _compare_local(report: StoreReport, stream: str, path: str,
         seq = int(rec["sequence"])
         last_local = max(last_local, seq)
         declared, _ = journal.line_hash(rec_line.raw)
-        if seq in stored and stored[seq] != declared:
+        row = stored.get(seq)
+        if row is None:
+            continue
+        if row.digest != declared:
             report.findings.append(Finding(stream, seq, "the local journal's record differs "
                                            "from the stored one (edited or forked)"))
+        elif row.redacted and (found is None or not redaction.same_but_secrets(
+                row.data, rec_line.raw, found)):
+            report.findings.append(Finding(stream, seq, "the stored row is not the local "
+                                           "record with exactly its secrets removed"))
     top = max(stored) if stored else 0
     if top > last_local:
         cut = top - last_local
@@ -148,18 +210,28 @@ def verify(conn: psycopg.Connection[Any], spec: str, host: str | None = None) ->
     """Check the stored rows of session ``spec`` (and compare with the local journal)."""
     host_name, sid = _which(conn, spec, host)
     report = StoreReport(host_name, sid)
+    report.shipping = schema.shipping(conn)
     stored = _stored(conn, host_name, sid)
+    heads = _stored_heads(conn, host_name, sid)
     report.rows = sum(len(v) for v in stored.values())
     report.streams = len(stored)
 
     local_here = host_name == origin.host()
+    paths = {stream: _local_journal(sid, stream) if local_here else None
+             for stream in stored}
+    found = None
+    if any(row.redacted for rows in stored.values() for row in rows):
+        found = redaction.learn(sorted(p for p in paths.values() if p is not None))
     for stream in sorted(stored, key=lambda s: (s != "main", s)):
-        _check_chain(report, stream, stored[stream])
-        path = _local_journal(sid, stream) if local_here else None
+        _check_chain(report, stream, stored[stream], heads.get(stream))
+        path = paths[stream]
         if path is not None:
             if stream == "main":
                 report.local = path
-            _compare_local(report, stream, path, stored[stream])
+            _compare_local(report, stream, path, stored[stream], found)
+    for stream in sorted(set(heads) - set(stored)):
+        report.findings.append(Finding(stream, 1, f"a ship stored up to #{heads[stream]} but "
+                                       "the store holds no row of this stream: every row cut"))
     return report
 
 

@@ -12,6 +12,9 @@ Roles (group roles: grant them to the developers' and auditors' login roles):
   UPDATE, DELETE or TRUNCATE, and a trigger refuses those to everyone, owner included.
 * ``smllm_auditor``: SELECT on everything.
 
+Shipping (``smllm.meta`` row ``shipping``): ``redacted`` by default, ``raw`` only for a
+store made with ``smllm store init --raw`` (:mod:`smllm.store.redaction`).
+
 Row-level security (``smllm store rls on``): a writer then reads and writes only the
 rows it shipped (``db_user = current_user``); an auditor still reads everything.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from smllm.base.errors import StoreError
+from smllm.store.redaction import Shipping, mode_of
 
 if TYPE_CHECKING:
     import psycopg
@@ -28,7 +32,7 @@ if TYPE_CHECKING:
 WRITER = "smllm_writer"
 AUDITOR = "smllm_auditor"
 LOCK_KEY = 0x736D6C6C6D  # "smllm": the advisory lock of migrations
-TABLES = ("records", "sessions")
+TABLES = ("records", "sessions", "heads")
 
 _V1 = """
 CREATE SCHEMA IF NOT EXISTS smllm;
@@ -135,9 +139,51 @@ CREATE POLICY writer_own ON smllm.sessions FOR ALL TO smllm_writer
 CREATE POLICY auditor_all ON smllm.sessions FOR SELECT TO smllm_auditor USING (true);
 """
 
+_V2 = """
+ALTER TABLE smllm.records ADD COLUMN redacted boolean NOT NULL DEFAULT false,
+                          ADD COLUMN chain text;
+COMMENT ON COLUMN smllm.records.redacted IS
+  'the line is the journal line with its secrets masked (it no longer hashes to hash)';
+COMMENT ON COLUMN smllm.records.chain IS
+  'the stored-row chain: sha256 of the previous row''s chain, hash, redacted and line';
+GRANT INSERT (redacted, chain) ON smllm.records TO smllm_writer;
+
+CREATE TABLE smllm.heads (
+  host        text NOT NULL,
+  session_id  text NOT NULL,
+  stream      text NOT NULL,
+  sequence    bigint NOT NULL,
+  chain       text,
+  db_user     name NOT NULL DEFAULT current_user,
+  shipped_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (host, session_id, stream, sequence)
+);
+COMMENT ON TABLE smllm.heads IS
+  'the last row of a journal each ship stored: rows cut from the end of records show';
+CREATE TRIGGER heads_append_only BEFORE UPDATE OR DELETE ON smllm.heads
+  FOR EACH ROW EXECUTE FUNCTION smllm.refuse_change();
+CREATE TRIGGER heads_no_truncate BEFORE TRUNCATE ON smllm.heads
+  FOR EACH STATEMENT EXECUTE FUNCTION smllm.refuse_change();
+GRANT SELECT ON smllm.heads TO smllm_writer, smllm_auditor;
+GRANT INSERT (host, session_id, stream, sequence, chain) ON smllm.heads TO smllm_writer;
+CREATE POLICY writer_own ON smllm.heads FOR ALL TO smllm_writer
+  USING (db_user = current_user) WITH CHECK (db_user = current_user);
+CREATE POLICY auditor_all ON smllm.heads FOR SELECT TO smllm_auditor USING (true);
+DO $$ BEGIN
+  IF (SELECT relrowsecurity FROM pg_class WHERE oid = 'smllm.records'::regclass) THEN
+    ALTER TABLE smllm.heads ENABLE ROW LEVEL SECURITY;
+  END IF;
+END $$;
+
+-- a store that already holds rows holds them raw: it stays a raw store
+INSERT INTO smllm.meta SELECT 'shipping',
+  CASE WHEN EXISTS (SELECT FROM smllm.records) THEN 'raw' ELSE 'redacted' END;
+"""
+
 #: (version, name, SQL): append only; never edit a released migration
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "records, sessions, effects view, roles, policies", _V1),
+    (2, "redacted shipping, the stored-row chain, heads", _V2),
 )
 LATEST = MIGRATIONS[-1][0]
 
@@ -227,6 +273,32 @@ def grant(conn: psycopg.Connection[Any], role: str, group: str) -> bool:
             cur.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(role)))
         cur.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(role)))
     return created
+
+
+def shipping(conn: psycopg.Connection[Any]) -> Shipping:
+    """How the store is shipped to: ``redacted`` (secrets masked before they leave the
+    machine) or ``raw`` (lines in clear, made with ``store init --raw``)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT value FROM smllm.meta WHERE key = 'shipping'")
+        row = cur.fetchone()
+    return mode_of(row[0] if row else None)
+
+
+def set_shipping(conn: psycopg.Connection[Any], mode: Shipping) -> None:
+    """Make the store raw or redacted; refused once it holds rows shipped the other way
+    (a raw store's rows stay in clear; a redacted one's raw turn would mix them)."""
+    current = shipping(conn)
+    if current == mode:
+        return
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("SELECT EXISTS (SELECT FROM smllm.records)")
+        row = cur.fetchone()
+        if row and row[0]:
+            raise StoreError(f"the team store already holds rows shipped {current}; its "
+                             "shipping is chosen when it is created",
+                             "create another store (another database) for "
+                             f"{mode} shipping")
+        cur.execute("UPDATE smllm.meta SET value = %s WHERE key = 'shipping'", (mode,))
 
 
 def store_id(conn: psycopg.Connection[Any]) -> str:

@@ -36,7 +36,7 @@ from smllm.base import faults
 from smllm.base.errors import StoreError
 from smllm.index import database, origin, refresher
 from smllm.index.facets import declared_hash, facets, lines_after
-from smllm.store import schema
+from smllm.store import redaction, schema
 from smllm.store.address import shown
 from smllm.store.connection import connect, first_line
 
@@ -50,11 +50,12 @@ SWITCH_INTERVAL = 0.00005
 CHUNK = 4 * 1024 * 1024
 CONFLICTS_KEPT = 100
 COLUMNS = ("host", "session_id", "stream", "sequence", "hash", "recorded_at", "kind",
-           "tool", "target", "decision", "rule", "outcome", "tool_use_id", "line", "line_bytes")
+           "tool", "target", "decision", "rule", "outcome", "tool_use_id", "line", "line_bytes",
+           "redacted", "chain")
 _STAGE = ("CREATE TEMP TABLE IF NOT EXISTS ship_stage (host text, session_id text, stream text,"
           " sequence bigint, hash text, recorded_at timestamptz, kind text, tool text,"
           " target text, decision text, rule text, outcome text, tool_use_id text, line text,"
-          " line_bytes bytea) ON COMMIT DELETE ROWS")
+          " line_bytes bytea, redacted boolean, chain text) ON COMMIT DELETE ROWS")
 _COLS = ", ".join(COLUMNS)
 
 
@@ -83,13 +84,16 @@ class Report:
     conflict_count: int = 0
     #: session id -> why the store refused it (not shipped; tried again next time)
     failed: dict[str, str] = field(default_factory=dict)
+    #: how the store is shipped to: secrets masked (``redacted``) or in clear (``raw``)
+    shipping: redaction.Shipping = "redacted"
 
     @property
     def duplicates(self) -> int:
         return self.sent - self.inserted - self.conflict_count
 
     def as_json(self) -> dict[str, Any]:
-        return {"journals": self.journals, "read": self.read, "sent": self.sent,
+        return {"shipping": self.shipping, "journals": self.journals, "read": self.read,
+                "sent": self.sent,
                 "inserted": self.inserted, "duplicates": self.duplicates,
                 "conflicts": self.conflict_count,
                 "conflict_rows": [c.__dict__ for c in self.conflicts],
@@ -100,7 +104,8 @@ class Report:
 class Source:
     """One journal to ship and where its cursor stands."""
 
-    __slots__ = ("folder", "offset", "path", "prev", "session_id", "started_at", "stream")
+    __slots__ = ("chain", "folder", "offset", "path", "prev", "secrets", "session_id",
+                 "started_at", "stored", "stream")
 
     def __init__(self, path: str, session_id: str, stream: str, *, folder: str | None,
                  started_at: str | None) -> None:
@@ -111,6 +116,12 @@ class Source:
         self.started_at = started_at
         self.offset = 0  # the cursor: just after the line hashed ``prev``
         self.prev: str | None = None
+        #: the store's last row of this journal: (sequence, chain link), if any
+        self.stored: tuple[int, str] | None = None
+        #: the stored-row chain's link of the line before the next one read
+        self.chain = redaction.GENESIS
+        #: redacted shipping: what pass 1 learnt of the session (None: raw shipping)
+        self.secrets: redaction.SessionSecrets | None = None
 
 
 def _escape(value: str) -> str:
@@ -157,20 +168,34 @@ def line_hash(raw: bytes, rec: Record) -> str:
 
 
 def encode_row(host: str, src: Source, raw: bytes, rec: Record) -> bytes:
-    """One ``COPY ... FROM STDIN`` text-format row for a journal line."""
+    """One ``COPY ... FROM STDIN`` text-format row for a journal line (redacted when
+    ``src.secrets`` is set); moves ``src.chain`` on to this row's link."""
+    digest = line_hash(raw, rec)
+    found = src.secrets
+    redacted = False
+    if found is not None:
+        raw, rec, redacted = redaction.redact_line(src.path, raw, rec, found)
     f = facets(rec)
     at = rec.get("recorded_at")
+    sequence = int(rec["sequence"])
+    chain = redaction.link(src.chain, digest, redacted, raw)
+    if src.stored is not None and sequence == src.stored[0]:
+        chain = src.stored[1]  # already stored: the rows after it chain onto its link
+    src.chain = chain
     head = copy_fields((
-        host, src.session_id, src.stream, int(rec["sequence"]), line_hash(raw, rec),
+        host, src.session_id, src.stream, sequence, digest,
         at if isinstance(at, str) else None,
-        f.kind, f.tool, f.text, f.decision, f.rule, f.outcome, f.tool_use_id)).encode()
+        f.kind, f.tool, redaction.mask_text(f.text, found), f.decision,
+        redaction.mask_text(f.rule, found), redaction.mask_text(f.outcome, found),
+        f.tool_use_id)).encode()
     # a parsed record line is valid UTF-8 without a newline; JSON escapes control
     # characters inside strings, but a tab or carriage return between tokens is valid JSON
     # whitespace and must be escaped for COPY like the backslashes
     line = raw.replace(b"\\", b"\\\\")
     if b"\t" in line or b"\r" in line:
         line = line.replace(b"\t", b"\\t").replace(b"\r", b"\\r")
-    return head + b"\t" + line + b"\t\\N\n"
+    tail = b"\tt\t" if redacted else b"\tf\t"
+    return head + b"\t" + line + b"\t\\N" + tail + chain.encode() + b"\n"
 
 
 class _Batch:
@@ -181,6 +206,8 @@ class _Batch:
         self.sessions: dict[str, Source] = {}
         self.cursors: dict[str, tuple[int, int, str]] = {}
         self.cursor_owners: dict[str, str] = {}  # journal path -> its session
+        #: (session, stream) -> (sequence, chain link) of its last row in the batch
+        self.heads: dict[tuple[str, str], tuple[int, str]] = {}
 
     def only(self, keep: set[str]) -> _Batch:
         """The rows and cursors of the sessions in ``keep``."""
@@ -193,6 +220,7 @@ class _Batch:
         out.sessions = {sid: src for sid, src in self.sessions.items() if sid in keep}
         out.cursor_owners = {p: sid for p, sid in self.cursor_owners.items() if sid in keep}
         out.cursors = {p: c for p, c in self.cursors.items() if p in out.cursor_owners}
+        out.heads = {k: v for k, v in self.heads.items() if k[0] in keep}
         return out
 
 
@@ -209,16 +237,25 @@ def _lines(src: Source) -> Iterator[tuple[int, bytes, Record] | None]:
                 yield pos, raw, rec
 
 
-def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Report) -> None:
+def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Report,
+             logs: dict[str, list[str]] | None) -> None:
+    """Read and encode every source's new lines into batches (``logs``: redacted
+    shipping, each session's journals, all read first to learn its secrets)."""
     batch = _Batch()
+    learnt: tuple[str, redaction.SessionSecrets] | None = None
     try:
         for src in sources:
+            if logs is not None:
+                if learnt is None or learnt[0] != src.session_id:
+                    learnt = (src.session_id,
+                              redaction.learn(logs.get(src.session_id, [src.path])))
+                src.secrets = learnt[1]
             fresh = True
             while True:
                 restarted = False
                 for item in _lines(src):
                     if item is None:
-                        src.offset, src.prev = 0, None
+                        src.offset, src.prev, src.chain = 0, None, redaction.GENESIS
                         restarted = True
                         break
                     pos, raw, rec = item
@@ -231,6 +268,8 @@ def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Re
                     batch.sessions[src.session_id] = src
                     batch.cursors[src.path] = (pos, int(rec["sequence"]), line_hash(raw, rec))
                     batch.cursor_owners[src.path] = src.session_id
+                    batch.heads[(src.session_id, src.stream)] = (
+                        int(rec["sequence"]), src.chain)
                     if batch.rows >= BATCH_ROWS:
                         out.put(batch)
                         batch = _Batch()
@@ -241,6 +280,31 @@ def _produce(sources: list[Source], host: str, out: queue.Queue[Any], report: Re
         out.put(None)
     except BaseException as exc:  # handed to the consumer, which raises it
         out.put(exc)
+
+
+def _logs(db: sqlite3.Connection, sources: list[Source]) -> dict[str, list[str]]:
+    """Every journal of each session in ``sources`` (those with nothing new too: a
+    subagent's log can hold a secret the main log repeats)."""
+    wanted = {src.session_id for src in sources}
+    out: dict[str, list[str]] = {}
+    for path, sid in db.execute("SELECT path, session_id FROM journals ORDER BY path"):
+        if sid in wanted:
+            out.setdefault(sid, []).append(path)
+    return out
+
+
+def _stored_heads(conn: Any, host: str, sources: list[Source]) -> None:
+    """Each source's last stored row (sequence, chain link): a resumed ship chains on."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT DISTINCT ON (session_id, stream) session_id, stream, sequence, "
+                    "coalesce(chain, '') FROM smllm.records WHERE host = %s AND "
+                    "session_id = ANY(%s) ORDER BY session_id, stream, sequence DESC",
+                    (host, sorted({src.session_id for src in sources})))
+        found = {(sid, stream): (int(seq), chain) for sid, stream, seq, chain in cur}
+    for src in sources:
+        src.stored = found.get((src.session_id, src.stream))
+        if src.stored is not None and src.offset:
+            src.chain = src.stored[1]
 
 
 def _sources(db: sqlite3.Connection, store: str, sessions: set[str] | None,
@@ -296,8 +360,15 @@ def _send(cur: Any, batch: _Batch, host: str, report: Report, direct: bool) -> b
     cur.executemany(
         "INSERT INTO smllm.sessions (host, session_id, os_user, project, git_remote, "
         "smllm_version, started_at) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-        [(host, sid, user, src.folder, origin.git_remote(src.folder), version, src.started_at)
+        [(host, sid, user, redaction.mask_text(src.folder, src.secrets),
+          redaction.mask_text(origin.git_remote(src.folder), src.secrets), version,
+          src.started_at)
          for sid, src in batch.sessions.items()])
+    cur.executemany(
+        "INSERT INTO smllm.heads (host, session_id, stream, sequence, chain) "
+        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        [(host, sid, stream, seq, chain)
+         for (sid, stream), (seq, chain) in sorted(batch.heads.items())])
     if direct and _send_direct(cur, batch, report):
         return True
     # duplicates (a re-send) or RLS: staging from now on
@@ -331,7 +402,7 @@ def _save_cursors(db: sqlite3.Connection, store: str, cursors: dict[str, tuple[i
 
 
 def _pump(conn: Any, db: sqlite3.Connection, store: str, sources: list[Source], *, host: str,
-          report: Report) -> None:
+          report: Report, logs: dict[str, list[str]] | None) -> None:
     """Read and encode in a thread; send each batch in its own transaction, then move the
     cursors it covers."""
     with conn.cursor() as cur:
@@ -340,7 +411,8 @@ def _pump(conn: Any, db: sqlite3.Connection, store: str, sources: list[Source], 
     conn.commit()
     direct = True
     pipe: queue.Queue[Any] = queue.Queue(maxsize=2)
-    worker = threading.Thread(target=_produce, args=(sources, host, pipe, report), daemon=True)
+    worker = threading.Thread(target=_produce, args=(sources, host, pipe, report, logs),
+                              daemon=True)
     interval = sys.getswitchinterval()
     sys.setswitchinterval(SWITCH_INTERVAL)
     try:
@@ -400,15 +472,19 @@ def ship(url: str, *, sessions: set[str] | None = None, recheck: bool = False) -
     try:
         schema.check(conn)
         store = schema.store_id(conn)
-        conn.commit()
+        report.shipping = schema.shipping(conn)
         host = origin.host()
         with database.connect() as db:
             refresher.refresh(db)
             sources = _sources(db, store, sessions, recheck)
             report.journals = len(sources)
             if not sources:
+                conn.commit()
                 return report
-            _pump(conn, db, store, sources, host=host, report=report)
+            _stored_heads(conn, host, sources)
+            conn.commit()
+            logs = _logs(db, sources) if report.shipping == "redacted" else None
+            _pump(conn, db, store, sources, host=host, report=report, logs=logs)
     except StoreError:
         raise
     except Exception as exc:

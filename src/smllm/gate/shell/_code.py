@@ -9,6 +9,7 @@ it builds at run time escalates, and a secret it sends over the network is denie
 from __future__ import annotations
 
 from smllm.gate.shell._analyse import judge_argv, nested, read_script, stdin_text, write_target
+from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._model import (
     Context,
     Finding,
@@ -340,9 +341,29 @@ def sed(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     for s in scripts:
         out += _sed_script(s, ctx)
     if in_place:
+        if any(_sed_wipes(s) for s in scripts) or _sed_quiet(args):
+            shown = ", ".join(f.value or f.raw for f in files[:3]) or "the files it is given"
+            out.append(finding("fs.wipe-contents", f"sed -i empties what it edits ({shown})"))
         for f in files:
             out += write_target(f, ctx, truncate=False, what="edits in place")
     return out, not in_place and not out
+
+
+#: sed scripts that delete every line (``d``, ``1,$d``, ``/./d``) or empty it (``s/.*//``)
+_SED_WIPE = re.compile(r"\s*(?:(?:1\s*,\s*\$|/\^?\.[*+]?\$?/|/\^/)\s*)?d\s*"
+                       r"|\s*s(.)\^?\.[*+]\$?\1\1g?\s*")
+
+
+def _sed_wipes(script: str | None) -> bool:
+    return script is not None and any(_SED_WIPE.fullmatch(part)
+                                      for part in re.split(r"[;\n]", script) if part.strip())
+
+
+def _sed_quiet(args: list[Word]) -> bool:
+    """``-n`` with ``-i``: each file keeps only what the script prints (``-n 1p``: one
+    line)."""
+    return any(v in ("-n", "--quiet", "--silent") or re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", v)
+               is not None for v in (a.value or "" for a in args) if not v.startswith("--in"))
 
 
 def _sed_argv(args: list[Word]) -> tuple[list[str | None], list[Word], bool]:

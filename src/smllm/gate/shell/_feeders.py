@@ -398,7 +398,37 @@ def _find_delete(paths: list[Word], filtered: bool, ctx: Context) -> list[Findin
     return out
 
 
+#: fd's options that run a command per found file (``-x``) or once for all (``-X``)
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def fd(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
+    """``fd PATTERN -x CMD`` / ``-X CMD``: CMD is judged with a run-time file (each of
+    ``{}``, ``{/}``, ``{//}``, ``{.}``, ``{/.}``, or appended); fd alone only lists."""
+    values = _values(args)
+    found: list[Finding] = []
+    ran = False
+    i = 0
+    while i < len(args):
+        if values[i] not in _FD_EXEC:
+            i += 1
+            continue
+        ran = True
+        j = i + 1
+        while j < len(args) and values[j] not in (";", "\\;") and values[j] not in _FD_EXEC:
+            j += 1
+        inner = [DYNAMIC if (w.value is None or "{" in w.value) else w for w in args[i + 1 : j]]
+        if inner:
+            if not any(w is DYNAMIC for w in inner[1:]):
+                inner.append(DYNAMIC)  # fd appends the path when no placeholder is given
+            found += judge_argv(inner, cmd, ctx)[0]
+        i = j + 1 if j < len(args) and values[j] in (";", "\\;") else j
+    return found, not ran
+
+
 HANDLERS: dict[str, Callable[[str, list[Word], Simple, Context], Result]] = {
+    "fd": fd,
+    "fdfind": fd,
     "xargs": xargs,
     "parallel": parallel,
     "find": find,

@@ -14,6 +14,7 @@ from smllm.gate.shell._analyse import (
     stdin_text,
     write_target,
 )
+from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._flags import long_option
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
@@ -45,6 +46,25 @@ def _short(opts: list[str], letters: str) -> bool:
     return any(not o.startswith("--") and any(ch in o[1:] for ch in letters) for o in opts)
 
 
+def _repo_metadata(w: Word, ctx: Context, name: str, what: str) -> list[Finding]:
+    """A repository's own metadata (``.git`` or a path in it) deleted, moved away or
+    overwritten: its history goes with it."""
+    path = ctx.path_of(w) if w.value is not None else None
+    if path is None or "/.git/" not in path.rstrip("/") + "/" or path.endswith(".lock"):
+        return []  # a stale lock (``index.lock``) holds no history
+    return [finding("git.metadata-destroy", f"{name} {what} {w.value}, the repository's "
+                    "own history")]
+
+
+def _secret_source(w: Word, ctx: Context, name: str, what: str) -> list[Finding]:
+    """A secret file (``.env``, a private key, a credential store) copied, moved or
+    linked somewhere else: a second copy nobody protects, or one a folder serves."""
+    path = ctx.path_of(w) if w.value is not None else None
+    if path is None or ctx.secret_kind(path) is None:
+        return []
+    return [finding("fs.secret-copy", f"{name} {what} the secret file {w.value}")]
+
+
 _RM_LONG = ("--force", "--interactive", "--one-file-system", "--no-preserve-root",
             "--preserve-root", "--recursive", "--dir", "--verbose", "--help", "--version")
 
@@ -60,6 +80,7 @@ def rm(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     )
     out: list[Finding] = []
     for w in operands:
+        out += _repo_metadata(w, ctx, name, "deletes")
         out += delete_target(w, recursive, ctx, what, by=name)
     return out, False
 
@@ -71,9 +92,14 @@ def mv(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     target, operands = _mv_target(args, opts, operands)
     out: list[Finding] = []
     _copy_content(name, operands, target, ctx)
+    for src in operands:
+        out += _secret_source(src, ctx, name, "copies" if name != "mv" else "moves")
     if name == "mv":
         for src in operands:
+            out += _repo_metadata(src, ctx, name, "moves away")
             out += _moved_away(src, ctx, name)
+    if target is not None and name != "mv" and operands:
+        out += _repo_metadata(target, ctx, name, "overwrites")
     if name == "cp" and any(s.value == "/dev/null" for s in operands):
         out.append(Finding("fs.truncate", "ask", "copies /dev/null over a file (empties it)"))
     if target is not None:
@@ -171,9 +197,17 @@ def ln(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         else:
             dest = ctx.resolve(raw)
         if dest:
+            out += _linked_secret(dest, raw, where_to, ctx, name)
             ctx.memory.links[link_path] = dest
             ctx.record("link", link_path, name)
     return out, False
+
+
+def _linked_secret(dest: str, raw: str, link: Word, ctx: Context, name: str) -> list[Finding]:
+    """A link to a secret file: served or committed from the folder it lands in."""
+    if ctx.secret_kind(dest) is None:
+        return []
+    return [finding("fs.secret-copy", f"{name} links the secret file {raw} into {link.value}")]
 
 
 def tee(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -203,7 +237,8 @@ def truncate(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
             continue
         if a.value and a.value.startswith("-"):
             continue
-        found = write_target(a, ctx, truncate=True, what="truncates", by=name)
+        found = _repo_metadata(a, ctx, name, "empties")
+        found += write_target(a, ctx, truncate=True, what="truncates", by=name)
         out += found or [
             Finding("fs.truncate", "ask", f"truncates {a.value if a.value is not None else a.raw}")
         ]
@@ -300,13 +335,15 @@ def shred(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
                                     for w in operands):
         recursive = name == "srm" and (_short(opts, "rR") or "--recursive" in opts)
         what = ("deletes recursively" if recursive else "deletes") + f" ({name})"
-        out: list[Finding] = []
+        out = [f for w in operands for f in _repo_metadata(w, ctx, name, "destroys")]
         for w in operands:
             out += delete_target(w, recursive, ctx, what, by=name)
         return out, False
     for w in operands:
         ctx.record("delete", w, name)
-    return [Finding("fs.destroy", "deny", f"{name} destroys file contents beyond recovery")], False
+    history = [f for w in operands for f in _repo_metadata(w, ctx, name, "destroys")]
+    return [*history, Finding("fs.destroy", "deny",
+                              f"{name} destroys file contents beyond recovery")], False
 
 
 def disk_destroy(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
@@ -320,6 +357,10 @@ def disk_destroy(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Resu
 
 def dd(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
     for a in args:
+        if a.value is not None and a.value.startswith("if="):
+            copied = _secret_source(Word(a.raw, a.value[3:], a.glob), ctx, name, "copies")
+            if copied:
+                return copied, False
         if a.value is not None and a.value.startswith("of="):
             target = Word(a.raw, a.value[3:], a.glob)
             ctx.record("write", target, name)

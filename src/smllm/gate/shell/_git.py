@@ -18,6 +18,7 @@ from smllm.gate.shell._analyse import (
     read_script,
     write_target,
 )
+from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._flags import Arg, Options, flags, long_option, read
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
@@ -399,6 +400,32 @@ def _push(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
     if f & {"--force-with-lease", "--force-if-includes"}:
         return [Finding("git.force-push-lease", "ask",
                         "git push --force-with-lease still rewrites the remote's history")]
+    return _push_elsewhere(f, operands, ctx)
+
+
+def _push_elsewhere(f: set[str], operands: list[str], ctx: Context) -> list[Finding]:
+    """A push to a repository named by its URL, or to a remote this command has just
+    added or re-pointed: the code goes where nobody configured it to go (with ``--all``
+    or ``refs/*``, the whole repository)."""
+    if not operands:
+        return []
+    remote = operands[0]
+    url = "://" in remote or remote.endswith(".git") or (
+        ":" in remote and "@" in remote.split(":", 1)[0])
+    if not url and remote not in ctx.memory.remotes:
+        return []
+    whole = bool(f & {"--all", "--branches", "--tags"}) or any("*" in v for v in operands[1:])
+    where = f"the URL {remote}" if url else f"the remote {remote} this command points"
+    return [finding("git.push-new-remote", f"git push{' of every branch' if whole else ''} "
+                    f"to {where}")]
+
+
+def _remote(values: list[str], args: list[Word], ctx: Context) -> list[Finding]:
+    """``git remote add NAME URL`` / ``set-url NAME URL``: a later push to NAME in the same
+    command goes to a new place."""
+    operands = [v for v in values if not v.startswith("-")]
+    if len(operands) >= 3 and operands[0] in ("add", "set-url", "rename"):
+        ctx.memory.remotes.add(operands[1 if operands[0] != "rename" else 2])
     return []
 
 
@@ -522,6 +549,7 @@ _CHECKS: dict[str, Callable[[list[str], list[Word], Context], list[Finding]]] = 
     "branch": _branch,
     "worktree": _worktree,
     "push": _push,
+    "remote": _remote,
     "reflog": _reflog,
     "gc": _gc,
     "prune": _prune,

@@ -343,8 +343,8 @@ class Memory:
     the budget of nested analyses, scripts read, effects, files written (with their
     content when it is known), links made, aliases, secrets read and files they tainted."""
 
-    __slots__ = ("aliases", "budget", "effects", "links", "scripts", "secret_reads",
-                 "tainted", "written")
+    __slots__ = ("aliases", "budget", "effects", "links", "remotes", "scripts",
+                 "secret_reads", "tainted", "written")
 
     def __init__(self) -> None:
         self.budget = 400
@@ -355,6 +355,7 @@ class Memory:
         self.aliases: dict[str, str] = {}
         self.secret_reads: list[tuple[str, bool]] = []  # (path, in a substitution)
         self.tainted: set[str] = set()
+        self.remotes: set[str] = set()  # git remotes added or re-pointed by the command
 
 
 class Context:

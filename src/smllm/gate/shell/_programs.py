@@ -65,6 +65,7 @@ FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
         "watch": ("watch",),
     },
     "_feeders": {
+        "fd": ("fd", "fdfind"),
         "find": ("find",),
         "parallel": ("parallel",),
         "xargs": ("xargs",),

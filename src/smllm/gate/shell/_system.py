@@ -1,7 +1,9 @@
 """The machine itself: power, services, signals to every process, and persistence.
 
 Signalling every process the user owns (``kill -1``, ``pkill -u me``, ``killall -r .``)
-and deleting every scheduled job are denied; installing a crontab escalates, and the
+and deleting every scheduled job are denied; killing processes by name (``pkill node``,
+``killall python``, ``kill $(pgrep -f server)``: every instance, whoever started it)
+escalates; installing a crontab escalates, and the
 commands of a crontab given on stdin or in a file are analysed. Stopping the machine or
 its services and installing what runs at every login (an enabled service, a launch
 agent, lingering) are prefix rules of the program table (:mod:`._tabledata`).
@@ -68,6 +70,10 @@ def kill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return _found("sys.destroy", "kill -1 signals every process you own")
     if values[-1:] == ["-1"] and len(values) == 1:
         return _found("sys.destroy", "kill -1 signals every process you own")
+    found = [a.raw for a in args if a.value is None and any(
+        f"{p} " in a.raw or a.raw.endswith(p) for p in ("pgrep", "pidof"))]
+    if found:  # the processes are chosen by name at run time
+        return _found("proc.kill-by-name", f"kill signals every process {found[0]} names")
     return [], False
 
 
@@ -99,4 +105,11 @@ def pkill(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
         return _found("sys.destroy", f"{name} signals every process of a user")
     if (name == "pkill" or regex) and any(p in _EVERYTHING for p in patterns):
         return _found("sys.destroy", f"{name} {patterns[0]!r} matches every process")
+    full = name == "pkill" and any(v in ("-f", "--full") or (
+        v.startswith("-") and not v.startswith("--") and "f" in v[1:]) for v in values)
+    named = [p for p in patterns if p and not any(ch.isspace() for ch in p)]
+    if named:  # a bare name: every instance of a program (this agent runs on node)
+        what = "whose command line holds" if full else "named"
+        return _found("proc.kill-by-name", f"{name} signals every process {what} "
+                      f"{named[0]!r}, whoever started it")
     return [], False
