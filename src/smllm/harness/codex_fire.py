@@ -193,7 +193,7 @@ def guarded(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> str | None:
         return None
     return ("smllm does not run this fire from its Codex hook: a transition of the session's "
             "machines has a command guard, which would run outside Codex's sandbox. A person "
-            "can run it outside the agent, or install smllm for Codex with --no-sandbox")
+            "can fire it from a shell outside the agent")
 
 
 def run(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> Ran:
