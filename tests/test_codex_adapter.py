@@ -525,6 +525,7 @@ def test_the_hook_runs_a_plain_fire_and_answers_with_its_output(
         (terminal[t]["outcome"], terminal[t]["fire"], terminal[t]["ran_by"],
          terminal[t]["observed_via"]) for t in ("c1", "c2", "c3")]
     assert "Arrived by: enter (new bug)" in terminal["c1"]["output"]
+    assert {"sm-cxfire"} == {terminal[t]["session"] for t in ("c1", "c2", "c3")}
     assert 0 == smllm("verify", "cx-fire").returncode
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import OpenIntent
+    from smllm.harness.codex_fire import Plain
     from smllm.journal.codec import Entry
 
 
@@ -151,7 +152,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     return claude.pre_tool_use(verdict.decision, verdict.reason)
 
 
-def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Any:
+def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
     """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
     (:mod:`smllm.harness.codex_fire`), else None."""
     command = call.command
@@ -164,7 +165,7 @@ def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Any:
 
 
 def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
-                  plain: Any) -> dict[str, Any]:
+                  plain: Plain) -> dict[str, Any]:
     """Codex: run a plain fire or status here, outside Codex's sandbox (which keeps smllm's
     store read-only to the agent's commands), and deny the call with what it printed. The
     intent keeps the gate's decision under rule ``machine.fire-in-hook``; the terminal says
@@ -208,6 +209,6 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
             outcome="succeeded" if ran.ok else "failed", observed_via="PreToolUse",
             ran_by="smllm", command=plain.command, event=plain.event,
             fire=None if plain.command != "fire" else ("accepted" if ran.ok else "refused"),
-            exit_code=ran.code, output=ran.text))
+            session=ran.session, exit_code=ran.code, output=ran.text))
         txn.set_state("open_intents", open_intents)
     return codex.deny(codex_fire.reason(ran))
