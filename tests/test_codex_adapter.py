@@ -399,3 +399,169 @@ def test_smllm_resume_reopens_a_codex_session_in_codex(tmp_path: Path) -> None:
     called = json.loads(record.read_text())
     assert (["resume", "cx4", "--model", "gpt-5.5"], str(project)) == (called["argv"],
                                                                      called["cwd"])
+
+
+# ------------------------------------------------------- smllm fire from Codex's shell
+
+SEED001 = Path(__file__).parent / "golden" / "seed001"
+
+
+@pytest.mark.parametrize(("command", "plain"), [
+    ("smllm fire enter --param stateMachine=fix",
+     ("fire", "enter", ["stateMachine=fix"], None, False)),
+    ("  smllm   fire reproduced --param bugId=BUG-7 --param=note=x --session sm-abc  ",
+     ("fire", "reproduced", ["bugId=BUG-7", "note=x"], "sm-abc", False)),
+    ("smllm fire 'fixed' --param \"note=a b\" --json",
+     ("fire", "fixed", ["note=a b"], None, True)),
+    ("smllm fire --session=sm-abc done", ("fire", "done", [], "sm-abc", False)),
+    ("smllm status", ("status", None, [], None, False)),
+    ("smllm status --session sm-abc --json", ("status", None, [], "sm-abc", True)),
+    (f"{Path(sys.executable).parent}/smllm fire x", ("fire", "x", [], None, False)),
+])
+def test_a_plain_fire_is_read_exactly(command: str, plain: tuple[Any, ...]) -> None:
+    from smllm.harness import codex_fire
+
+    assert plain == tuple(codex_fire.parse(command) or ())
+
+
+@pytest.mark.parametrize("command", [
+    "smllm fire x; rm -rf ~", "smllm fire x && rm -rf ~", "smllm fire x || true",
+    "smllm fire x | tee f", "smllm fire x &", "smllm fire x;", "smllm fire x # note",
+    "smllm fire $(id)", "smllm fire `id`", "smllm fire $X", "smllm fire \"$(id)\"",
+    "smllm fire ${X}", "smllm fire x --param a=$(id)", "smllm fire ~", "smllm fire x*",
+    "smllm fire {a,b}", "smllm fire x > f", "smllm fire x 2>&1", "smllm fire x < f",
+    "smllm fire x <<< y", "SMLLM_HOME=/tmp smllm fire x", "env smllm fire x",
+    "(smllm fire x)", "{ smllm fire x; }", "smllm fire x\nrm -rf ~", "smllm fire x \\\n y",
+    "/tmp/smllm fire x", "./smllm fire x", "smllm-evil fire x", "smllm fire",
+    "smllm fire x y", "smllm fire x --force", "smllm fire x --session", "smllm fire -x",
+    "smllm status --param a=b", "smllm status x", "smllm reconcile", "smllm export",
+    "smllm fire 'x", "echo smllm fire x", "smllm fire x --session --json",
+])
+def test_hostile_look_alikes_are_not_plain(command: str) -> None:
+    """Anything but one simple command of literal words is left to the gate."""
+    from smllm.harness import codex_fire
+
+    assert codex_fire.parse(command) is None
+
+
+def _machine_project(tmp_path: Path, machine: str | None = None) -> Path:
+    project = tmp_path / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / ".smllm").mkdir()
+    (project / ".smllm" / "config.toml").write_text((SEED001 / "config.toml").read_text())
+    (project / ".smllm" / "fix.smllm.yaml").write_text(
+        machine or (SEED001 / "fix.smllm.yaml").read_text())
+    return project
+
+
+def _audit(home: Path) -> list[dict[str, Any]]:
+    [path] = (home / "audit").glob("sm-*.jsonl")
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def _reason(proc: subprocess.CompletedProcess[bytes]) -> str:
+    out = hook_output(proc)
+    assert out is not None, proc.stderr.decode()[-2000:]
+    assert "deny" == out["hookSpecificOutput"]["permissionDecision"]
+    return str(out["hookSpecificOutput"]["permissionDecisionReason"])
+
+
+def test_the_hook_runs_a_plain_fire_and_answers_with_its_output(
+        tmp_path: Path, smllm_home: Path) -> None:
+    """Codex's sandbox keeps smllm's store read-only to the agent's shell: the hook runs a
+    plain fire itself, in the session bound to the Codex thread, and the deny's reason is
+    what the fire printed; the journal keeps the gate's decision, rule
+    machine.fire-in-hook, and what the fire did. A look-alike is not run."""
+    from smllm.harness import codex_fire
+
+    project = _machine_project(tmp_path)
+    base = {"session_id": "cx-fire", "cwd": str(project), "permission_mode": "bypassPermissions",
+            "transcript_path": str(tmp_path / "rollout.jsonl")}
+    env = {"SMLLM_IDS": "sm-cxfire,i-100001"}
+    _codex_hook("SessionStart", {**base, "hook_event_name": "SessionStart",
+                                 "source": "startup", "model": "gpt-5.5"}, env)
+
+    def shell(n: int, command: str) -> subprocess.CompletedProcess[bytes]:
+        return _codex_hook("PreToolUse", {**base, "hook_event_name": "PreToolUse",
+                                          "tool_name": "Bash", "tool_use_id": f"c{n}",
+                                          "tool_input": {"command": command}}, env)
+
+    entered = _reason(shell(1, "smllm fire enter --param stateMachine=fix"))
+    assert entered.startswith(codex_fire.HEAD)
+    assert "Arrived by: enter (new bug)" in entered
+    assert "exit status" not in entered
+    refused = _reason(shell(2, "smllm fire fixed"))
+    assert refused.startswith(codex_fire.HEAD)
+    assert "fixed is not offered here" in refused
+    assert refused.endswith("(exit status 1)")
+    status = _reason(shell(3, "smllm status --json"))
+    shown = json.loads(status[len(codex_fire.HEAD):])
+    assert ("sm-cxfire", "TRIAGE") == (shown["session"], shown["location"]["state"])
+    for n, command in enumerate(["smllm fire reproduced --param bugId=BUG-7; rm -rf ~",
+                                 "smllm fire reproduced --param bugId=$(id)",
+                                 "smllm fire reproduced --param bugId=BUG-7 > f",
+                                 "SMLLM_HOME=/tmp smllm fire reproduced --param bugId=BUG-7"],
+                                4):
+        out = hook_output(shell(n, command))
+        reason = "" if out is None else out["hookSpecificOutput"]["permissionDecisionReason"]
+        assert not reason.startswith(codex_fire.HEAD), command
+    audit = _audit(smllm_home)
+    assert [("bind", None, "accepted"), ("fire", "enter", "accepted"),
+            ("fire", "fixed", "refused")] == [
+        (ln["call"], ln["event"], ln["outcome"]) for ln in audit]
+    assert ("codex", "cx-fire") == (audit[0]["binding"]["harness"],
+                                    audit[0]["binding"]["hostSession"])
+    recs = records("cx-fire")
+    intents = {i["tool_use_id"]: i for i in _of(recs, "side_effect_intent")}
+    assert [("allow:policy", codex_fire.RULE, "machine.fire")] * 3 == [
+        (intents[t]["policy_decision"], intents[t]["rule"], intents[t]["gate_rule"])
+        for t in ("c1", "c2", "c3")]
+    assert {"c4", "c5", "c6", "c7"} <= set(intents)
+    assert not any(intents[t]["rule"] == codex_fire.RULE for t in ("c4", "c5", "c6", "c7"))
+    terminal = {t["tool_use_id"]: t for t in _of(recs, "tool_batch.effect.terminal")}
+    assert [("succeeded", "accepted", "smllm", "PreToolUse"),
+            ("failed", "refused", "smllm", "PreToolUse"),
+            ("succeeded", None, "smllm", "PreToolUse")] == [
+        (terminal[t]["outcome"], terminal[t]["fire"], terminal[t]["ran_by"],
+         terminal[t]["observed_via"]) for t in ("c1", "c2", "c3")]
+    assert "Arrived by: enter (new bug)" in terminal["c1"]["output"]
+    assert {"sm-cxfire"} == {terminal[t]["session"] for t in ("c1", "c2", "c3")}
+    assert 0 == smllm("verify", "cx-fire").returncode
+
+
+def test_a_fire_whose_guard_runs_a_command_is_not_run_from_the_hook(
+        tmp_path: Path, smllm_home: Path) -> None:
+    """A command guard would run outside Codex's sandbox, in files the agent wrote: the hook
+    denies the fire with why, and the guard never runs."""
+    from smllm.harness import codex_fire
+
+    marker = tmp_path / "guard-ran"
+    machine = (SEED001 / "fix.smllm.yaml").read_text().replace(
+        "reproduced: { target: FIX, actions: setRef }",
+        "reproduced: { target: FIX, actions: setRef, guard: { type: command, params: "
+        f"{{ run: \"touch {marker}\" }} }} }}")
+    assert "type: command" in machine
+    project = _machine_project(tmp_path, machine)
+    base = {"session_id": "cx-guard", "cwd": str(project), "permission_mode": "bypassPermissions",
+            "transcript_path": str(tmp_path / "rollout.jsonl")}
+    _codex_hook("SessionStart", {**base, "hook_event_name": "SessionStart",
+                                 "source": "startup", "model": "gpt-5.5"},
+                {"SMLLM_IDS": "sm-cxguard"})
+    entered = smllm("fire", "--session", "sm-cxguard", "enter", "--param", "stateMachine=fix",
+                    cwd=project)
+    assert 0 == entered.returncode, entered.stderr
+    reason = _reason(_codex_hook("PreToolUse", {
+        **base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "g1",
+        "tool_input": {"command": "smllm fire reproduced --param bugId=BUG-7"}}))
+    assert "command guard" in reason
+    assert not reason.startswith(codex_fire.HEAD)
+    assert not marker.exists()
+    assert ["bind", "fire"] == [ln["call"] for ln in _audit(smllm_home)]
+    # the same fire from a person's shell runs the guard (so the test above can fail)
+    fired = smllm("fire", "--session", "sm-cxguard", "reproduced", "--param", "bugId=BUG-7",
+                  cwd=project)
+    assert 0 == fired.returncode, fired.stdout + fired.stderr
+    assert marker.exists()
+    [intent] = _of(records("cx-guard"), "side_effect_intent")
+    assert ("deny:machine", codex_fire.RULE_GUARDED) == (intent["policy_decision"],
+                                                         intent["rule"])

@@ -1,14 +1,16 @@
-"""The ``fix`` state machine drives a real Codex session (scripted model): SessionStart
-binds the Codex thread (harness ``codex`` in the audit line), the agent enters ``fix`` with
-``smllm fire`` from Codex's shell (the session found from ``$CODEX_THREAD_ID``), its first
-stop in TRIAGE is refused with the events text, which Codex hands the model, and a second
-stop without a fire is let through by the runaway rule (Codex itself has no cap)."""
+"""The ``fix`` state machine drives a real Codex session (scripted model), with the sandbox
+profile smllm installs in force (smllm's store read-only to the agent's commands):
+SessionStart binds the Codex thread (harness ``codex`` in the audit line), the agent enters
+``fix`` with ``smllm fire`` from Codex's shell, which smllm's PreToolUse hook runs itself
+outside the sandbox (the session found from the thread) and answers with the fire's output,
+its first stop in TRIAGE is refused with the events text, which Codex hands the model, and
+a second stop without a fire is let through by the runaway rule (Codex itself has no cap)."""
 
 from __future__ import annotations
 
+import base64
 import html
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +29,16 @@ def test_fix_machine_through_codex(codex: Any) -> None:
     smllm_dir.mkdir()
     for name in ("config.toml", "fix.smllm.yaml"):
         (smllm_dir / name).write_text((SEED / name).read_text())
-    # Codex runs commands in a login shell, which resets PATH: the user's profile puts
-    # smllm back on it, as a user's own profile would
-    (codex.home / ".profile").write_text(f'export PATH="{Path(sys.executable).parent}:$PATH"\n')
-    # the agent runs smllm fire from its shell, which writes smllm's store: without the
-    # permission profile that keeps that store read-only to commands (as on Claude Code)
-    codex.install_smllm("--no-sandbox")
+    # yolo: the gate lets the store probe below run, so that only the sandbox stops it
+    (smllm_dir / "policy.toml").write_text('mode = "yolo"\n')
+    codex.write_config(sandbox_mode=None)  # no sandbox chosen here: smllm's profile decides
+    codex.install_smllm()
+    assert 'default_permissions = "smllm"' in (codex.project / ".codex" / "config.toml"
+                                               ).read_text()
+    store = base64.b64encode(str(codex.smllm_home).encode()).decode()
+    probe = f"s=$(echo {store} | base64 -d); echo y > $s/probe; echo rc=$?"
     run = codex.run("Fix BUG-7.", [
+        {"shell": probe, "call_id": "c_probe"},
         {"shell": "smllm fire enter --param stateMachine=fix", "call_id": "c_enter"},
         {"text": "I am done."},
         {"text": "Stopping anyway."},
@@ -47,11 +52,31 @@ def test_fix_machine_through_codex(codex: Any) -> None:
                                         audit[0]["binding"]["hostSession"])
     events_text = (SEED / "stop.txt").read_text().replace("sm-nqvfvw", KEY).replace(
         "i-419405", "i-100001")
-    assert 3 == len(run.requests), "one block only: the second stop was let through"
+    assert "rc=1" in run.tool_outputs()["c_probe"], "the sandbox keeps the store read-only"
+    assert not (codex.smllm_home / "probe").exists()
+    assert 4 == len(run.requests), "one block only: the second stop was let through"
     # Codex hands the block reason to the model as a user message, the text escaped
     prompts = [html.unescape(part["text"]) for item in run.requests[-1]["input"]
                if item.get("role") == "user" for part in item.get("content") or []
                if "<hook_prompt" in str(part.get("text"))]
     assert 1 == len(prompts), prompts
     assert events_text.rstrip("\n") in prompts[0]
-    assert "Arrived by: enter (new bug)" in run.tool_outputs()["c_enter"]
+    entered = run.tool_outputs()["c_enter"]
+    assert "smllm ran this command itself, from its Codex hook" in entered
+    assert "Arrived by: enter (new bug)" in entered
+    journal = codex.smllm("export", "--journal", run.thread_id, "--out", "/dev/stdout")
+    assert 0 == journal.returncode, journal.stderr
+    about = [d for d in _dicts(json.loads(journal.stdout)) if d.get("tool_use_id") == "c_enter"]
+    # the journal: the gate's decision under rule machine.fire-in-hook, the fire run by smllm
+    assert [("allow:policy", "machine.fire-in-hook")] == [
+        (d["policy_decision"], d["rule"]) for d in about if "policy_decision" in d]
+    assert [("succeeded", "accepted", "smllm")] == [
+        (d["outcome"], d["fire"], d["ran_by"]) for d in about if "outcome" in d]
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        return [value, *(d for v in value.values() for d in _dicts(v))]
+    if isinstance(value, list):
+        return [d for v in value for d in _dicts(v)]
+    return []

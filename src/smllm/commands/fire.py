@@ -16,6 +16,7 @@ from smllm.machine import session
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -81,14 +82,24 @@ def run(args: argparse.Namespace) -> int:
 
 def _fire(event: str, session_key: str | None, params: dict[str, str], *,
           as_json: bool) -> int:
-    key = session.resolve_key(session_key, os.environ)
-    key, decision, location = session.fire(key, event, params, cwd=os.getcwd())
+    code, text = fired(event, session_key, params, as_json=as_json, cwd=os.getcwd(),
+                       env=os.environ)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return code
+
+
+def fired(event: str, session_key: str | None, params: dict[str, str], *, as_json: bool,
+          cwd: str, env: Mapping[str, str]) -> tuple[int, str]:
+    """Fire ``event`` as ``smllm fire`` does in ``cwd`` with ``env``: (exit status, what it
+    prints). Codex's PreToolUse hook runs a plain fire from Codex's shell through here
+    (:mod:`smllm.harness.codex_fire`)."""
+    key = session.resolve_key(session_key, env)
+    key, decision, location = session.fire(key, event, params, cwd=cwd, env=dict(env))
     text = decision.text or ""
     if as_json:
         from smllm.commands import _output  # noqa: PLC0415 - --json only
 
-        _output.write({"ok": decision.ok, "session": key, "location": location, "text": text})
-    else:
-        sys.stdout.write(text)
-    sys.stdout.flush()
-    return 0 if decision.ok else 1
+        text = _output.dumps({"ok": decision.ok, "session": key, "location": location,
+                               "text": text}) + "\n"
+    return (0 if decision.ok else 1), text

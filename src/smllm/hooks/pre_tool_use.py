@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import OpenIntent
+    from smllm.harness.codex_fire import Plain
     from smllm.journal.codec import Entry
 
 
@@ -75,6 +76,9 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
 
         verdict = codex.verdict(call, lambda c: _verdict(ctx, c),
                                 lambda c: _features.held_effect(ctx, c))
+        plain = _plain_fire(call, verdict)
+        if plain is not None:
+            return _fire_in_hook(ctx, call, verdict, plain)
     else:
         verdict = _verdict(ctx, call)
     facts = verdict.facts
@@ -146,3 +150,65 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
 
         return codex.pre_tool_use(verdict.decision, verdict.reason)
     return claude.pre_tool_use(verdict.decision, verdict.reason)
+
+
+def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
+    """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
+    (:mod:`smllm.harness.codex_fire`), else None."""
+    command = call.command
+    if call.tool != "Bash" or verdict.decision not in ("allow", "abstain") \
+            or command is None or "smllm" not in command:
+        return None
+    from smllm.harness import codex_fire  # noqa: PLC0415 - a Bash call naming smllm only
+
+    return codex_fire.parse(command)
+
+
+def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
+                  plain: Plain) -> dict[str, Any]:
+    """Codex: run a plain fire or status here, outside Codex's sandbox (which keeps smllm's
+    store read-only to the agent's commands), and deny the call with what it printed. The
+    intent keeps the gate's decision under rule ``machine.fire-in-hook``; the terminal says
+    what the fire did (``fire: accepted|refused``), run by smllm, not by Codex."""
+    from smllm.harness import codex, codex_fire  # noqa: PLC0415 - Codex's hooks only
+
+    tool_use_id = str(call.tool_use_id)
+    key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
+    op = call.operation
+    refusal = codex_fire.guarded(plain, call, ctx.env)
+    with ctx.transaction() as txn:
+        sidecar.ensure(txn)
+        transcript.ingest(txn, ctx.transcript)
+        intent = txn.append(records.new(
+            "side_effect_intent", operation=op, tool_name=call.tool, tool_use_id=tool_use_id,
+            idempotency_key=key,
+            policy_decision="deny:machine" if refusal else verdict.policy_decision,
+            rule=codex_fire.RULE_GUARDED if refusal else codex_fire.RULE,
+            reason=refusal or verdict.reason, pending_action_id=None,
+            gate_rule=verdict.rule, input=call.input, permission_mode=call.permission_mode,
+            agent_id=ctx.agent_id, ran_by=None if refusal else "smllm",
+            **{k: v for k, v in verdict.facts.items() if k in ANALYSED}))
+        if refusal:
+            return codex.deny(refusal)
+        txn.append(records.new("tool_batch.effect.started", tool_use_id=tool_use_id,
+                               idempotency_key=key, intent_sequence=intent.sequence,
+                               operation=op, ran_by="smllm"))
+        open_intents = dict(txn.state.get("open_intents") or {})
+        open_intents[tool_use_id] = {"seq": intent.sequence, "key": key, "operation": op,
+                                     "input": call.input, "tool_name": call.tool,
+                                     "decision": verdict.policy_decision, "pending": None,
+                                     "scripts": None}
+        txn.set_state("open_intents", open_intents)
+    ran = codex_fire.run(plain, call, ctx.env)
+    with ctx.transaction() as txn:
+        open_intents = dict(txn.state.get("open_intents") or {})
+        open_intents.pop(tool_use_id, None)
+        txn.append(records.new(
+            "tool_batch.effect.terminal", tool_use_id=tool_use_id, idempotency_key=key,
+            intent_sequence=intent.sequence, operation=op,
+            outcome="succeeded" if ran.ok else "failed", observed_via="PreToolUse",
+            ran_by="smllm", command=plain.command, event=plain.event,
+            fire=None if plain.command != "fire" else ("accepted" if ran.ok else "refused"),
+            session=ran.session, exit_code=ran.code, output=ran.text))
+        txn.set_state("open_intents", open_intents)
+    return codex.deny(codex_fire.reason(ran))

@@ -17,6 +17,7 @@ from smllm.machine import catalog, engine, locations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from smllm.base.shapes import Machines
@@ -27,7 +28,7 @@ class NoSession(SmllmError):
     """A fire named no session and cannot start one."""
 
 
-def resolve_key(explicit: str | None, env: dict[str, str] | os._Environ[str]) -> str | None:
+def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
     """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
     the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``) or the Codex thread
     (``$CODEX_THREAD_ID``, which Codex gives the agent's commands), else none."""
