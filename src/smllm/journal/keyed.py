@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 MAC_NAME = "chain.mac"
 #: one slot: 20-digit sequence, a space, 64 hex digits, a newline
 SLOT = 20 + 1 + 64 + 1
-KEY_FOLDER = "key"
+KEY_FOLDER = os.path.basename(paths.key_root())
 KEY_NAME = "journal.key"
 REGISTER_NAME = "keyed-logs"
 _DOMAIN = b"smllm-journal-mac-v1\0"
@@ -54,7 +54,7 @@ _PADS: dict[bytes, tuple[Any, Any]] = {}
 
 def key_folder() -> str:
     """The folder of the key and the register (hidden from the sandbox, read and write)."""
-    return os.path.join(paths.state_root(), KEY_FOLDER)
+    return paths.key_root()
 
 
 def key_file() -> str:

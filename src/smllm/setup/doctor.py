@@ -26,6 +26,7 @@ import smllm
 from smllm import machine
 from smllm.base import paths
 from smllm.base.errors import ConfigError
+from smllm.hooks import GATING
 from smllm.machine import catalog
 from smllm.setup import firing, install, sandbox, settings
 
@@ -149,6 +150,7 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     if missing:
         text += f" (missing: {', '.join(missing)}; re-run `smllm install`)"
     out.insert(0, Finding(status, text))
+    out += _fail_open(sf.data, label)
     if sum(map(len, install.owned(sf.data).values())) > len(reg.events):
         out.append(Finding("warn", f"{label}: an event has more than one smllm hook "
                                    f"(re-run `smllm install`: it keeps one per event)"))
@@ -160,6 +162,18 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
         return out, reg
     return [Finding(f.status, f.text.replace("`smllm install`", f"`smllm install {flags}`"))
             for f in out], reg
+
+
+def _fail_open(data: dict[str, Any], label: str) -> list[Finding]:
+    """A gating hook of smllm's without ``"onFailure": "block"``: the pinned Claude Code
+    then lets the call run when the hook is killed by a signal or times out."""
+    found = install.owned(data)
+    return [Finding("warn", f"{label}: the {event} hook has no \"onFailure\": "
+                            f"\"{install.ON_FAILURE}\", so Claude Code lets a call run when "
+                            "that hook is killed by a signal or times out (re-run "
+                            "`smllm install`)")
+            for event in sorted(GATING) for hook in found.get(event, [])
+            if hook.get("onFailure") != install.ON_FAILURE]
 
 
 def scope_flags(scope: str, path: Path) -> str:
