@@ -273,3 +273,37 @@ def test_a_gating_hook_killed_by_a_signal_blocks_its_call(claude: Harness) -> No
     ran = claude.run("touch it", script=script, permission_mode="bypass",
                      env={"SMLLM_FAULT": "locked"})
     assert (claude.project / "killed-marker").exists(), ran.describe()
+
+
+def test_a_repository_shipping_smllm_env_settings_gives_the_hooks_no_orders(
+        claude: Harness) -> None:
+    """Issue 19, acceptance 1 (hostile env): the repository's .claude/settings.json sets
+    SMLLM_FAULT (every hook would kill itself), SMLLM_NOW (records stamped 2020) and
+    SMLLM_HOME (journals moved into the project). The hooks ignore all three: the call is
+    gated and journaled in smllm's own folder with the real time, nothing is written in
+    the project, verify passes; doctor names the variables."""
+    (claude.project / ".smllm").mkdir()
+    (claude.project / ".smllm" / "policy.toml").write_text(POLICY)
+    planted = claude.project / "journals-here"
+    claude.write_settings({"env": {"SMLLM_FAULT": "locked", "SMLLM_NOW": "1577836800000",
+                                   "SMLLM_HOME": str(planted)}})
+    claude.install_smllm("--no-sandbox")
+    doctor = claude.smllm("doctor", "--project", str(claude.project))
+    assert ('"env" sets SMLLM_FAULT, SMLLM_HOME, SMLLM_NOW, which smllm\'s hooks ignore'
+            in doctor.stdout), doctor.stdout
+    script = [{"tool_use": {"name": "Bash", "input": {"command": "touch gated-marker"}}},
+              {"text": "done"}]
+    run = claude.run("touch it", script=script, permission_mode="bypass")
+    assert 0 == run.returncode, run.describe()
+    assert (claude.project / "gated-marker").exists(), run.describe()
+    assert not planted.exists()
+    # SMLLM_HOME taken away, the hooks use the platform's folders under HOME
+    logs = list((claude.home / ".local" / "share" / "smllm").rglob("session.jsonl"))
+    assert 1 == len(logs), logs
+    records = [json.loads(line) for line in logs[0].read_text().splitlines()]
+    intents = [r["payload"]["event"]["input"]["command"] for r in records
+               if (r.get("payload") or {}).get("event", {}).get("kind") == "side_effect_intent"]
+    assert ["touch gated-marker"] == intents
+    assert not any(r["recorded_at"].startswith("2020") for r in records)
+    verify = claude.smllm("verify", str(logs[0]), env={"SMLLM_HOME": None})
+    assert (0, "ok") == (verify.returncode, verify.stdout[:2]), verify.stdout

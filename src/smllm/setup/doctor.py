@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import smllm
 from smllm import machine
-from smllm.base import paths
+from smllm.base import knobs, paths
 from smllm.base.errors import ConfigError
 from smllm.hooks import GATING
 from smllm.machine import catalog
@@ -140,6 +140,8 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     out: list[Finding] = []
     if sf.data.get("disableAllHooks") is True:
         out.append(Finding("warn", f"{label}: \"disableAllHooks\": true turns every hook off"))
+    if scope in ("project", "local"):
+        out += _shipped_env(sf.data, label)
     reg = registration(scope, sf)
     if not reg.events:
         out.insert(0, Finding("ok", f"{label}: parses; no smllm hooks"))
@@ -162,6 +164,19 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
         return out, reg
     return [Finding(f.status, f.text.replace("`smllm install`", f"`smllm install {flags}`"))
             for f in out], reg
+
+
+def _shipped_env(data: dict[str, Any], label: str) -> list[Finding]:
+    """``SMLLM_*`` variables a project's settings set: the hooks ignore them
+    (:mod:`smllm.base.knobs`), and a repository that ships them is hostile or mistaken."""
+    env = data.get("env")
+    names = sorted(k for k in env if isinstance(k, str) and k.startswith(knobs.PREFIX)) \
+        if isinstance(env, dict) else []
+    if not names:
+        return []
+    return [Finding("warn", f"{label}: \"env\" sets {', '.join(names)}, which smllm's hooks "
+                            "ignore (a project cannot give them orders: fault points, the "
+                            "clock, smllm's home); remove them from this file")]
 
 
 def _fail_open(data: dict[str, Any], label: str) -> list[Finding]:
