@@ -16,7 +16,6 @@ import stat
 from pathlib import Path
 
 from helpers import base, hook, smllm
-
 from smllm import journal
 from smllm.journal import keyed
 
@@ -178,7 +177,7 @@ def test_a_writer_killed_between_the_mac_and_the_record_leaves_a_log_that_verifi
         tmp_path: Path) -> None:
     """The MAC is written before the record: a hook killed in between (fault point
     before-write) leaves a slot the next writer overwrites, never a record without one."""
-    log = _session(tmp_path, commands=1)
+    _session(tmp_path, commands=1)
     call = {"tool_name": "Bash", "tool_input": {"command": "echo killed"}, "tool_use_id": "t_k"}
     killed = hook("PreToolUse", base("PreToolUse", SID, cwd=str(tmp_path), **call),
                   env={"SMLLM_FAULT": "before-write"})
