@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from helpers import base, hook, hook_output, records
-
 from smllm.base import knobs
 
 SID = "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"
