@@ -1,5 +1,6 @@
-"""Hooks take no orders from the project (issue 19): an ``SMLLM_*`` variable that the
-project's own settings set in their ``env`` is dropped before any hook reads it."""
+"""Issue 19, acceptance 1 routes without the CLI: hooks take no orders from the project (an
+``SMLLM_*`` variable that the project's own settings set in their ``env`` is dropped before
+any hook reads it), and `smllm fire` is not admitted where it would load a planted machine."""
 
 from __future__ import annotations
 
@@ -45,3 +46,27 @@ def test_a_hook_ignores_a_fault_point_the_repository_ships(tmp_path: Path) -> No
     killed = hook("PreToolUse", base("PreToolUse", SID, cwd=str(tmp_path), **call), env=env,
                   cwd=tmp_path)
     assert -9 == killed.returncode
+
+
+def test_fire_from_a_subfolder_with_a_planted_machine_is_denied(tmp_path: Path) -> None:
+    """Issue 19, acceptance 1: `smllm fire` runs outside the sandbox and loads the nearest
+    .smllm/config.toml above the shell's folder. From a subfolder where the agent planted
+    its own .smllm/ (a machine whose guard runs its program), the gate denies the plain
+    form; from the project folder, with the project's own config, it admits it."""
+    from helpers import protect_check
+
+    project = tmp_path / "proj"
+    (project / ".smllm").mkdir(parents=True)
+    (project / ".smllm" / "config.toml").write_text('[machines]\nfiles = ["fix.smllm.yaml"]\n')
+    sub = project / "sub"
+    (sub / ".smllm").mkdir(parents=True)
+    planted = sub / ".smllm" / "config.toml"
+    planted.write_text('[machines]\nfiles = ["evil.smllm.yaml"]\n')
+    fire = {"command": "smllm fire enter"}
+    found = protect_check("Bash", fire, str(sub), str(project))
+    assert found is not None
+    assert str(planted) in found
+    assert "a machine config the agent can write" in found
+    assert protect_check("Bash", fire, str(project), str(project)) is None
+    assert protect_check("Bash", {"command": "smllm status"}, str(sub / ".."),
+                         str(project)) is None
