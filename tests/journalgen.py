@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from smllm import journal
 from smllm.base import clock
-from smllm.journal import sidecar
+from smllm.journal import keyed, sidecar
 
 
 @dataclass(frozen=True)
@@ -71,12 +71,18 @@ def append(path: str, entries: Sequence[journal.Entry], start_ms: int) -> None:
         finally:
             os.close(fd)
         seq, prev = tail.sequence, tail.hash
-    out = []
+    out, digests = [], []
     for i, entry in enumerate(entries):
         line, _, prev = journal.encode_record(
             entry, sequence=seq + i + 1, prev=prev,
             recorded_at=clock.iso_utc(start_ms + i), skipped=0)
         out.append(line)
+        digests.append(prev)
+    secret = keyed.key(create=True)  # the MACs beside the log, as every writer leaves them
+    assert secret is not None
+    if seq == 0:
+        keyed.register(path)
+    keyed.write_slots(path, seq + 1, keyed.slots(secret, seq + 1, digests))
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, b"".join(out))

@@ -45,11 +45,11 @@ def test_plugin_json_files_have_no_duplicate_keys(rel: str) -> None:
 
 
 def test_hooks_json_registers_every_event_like_install() -> None:
-    """hooks/hooks.json: the same events, matchers and timeouts as `smllm install`."""
+    """hooks/hooks.json: the same events, matchers, timeouts and onFailure as `smllm
+    install`."""
     hooks = _json("hooks/hooks.json")["hooks"]
-    expected = {e: [{**g, "hooks": [{"type": "command", "timeout": install.EVENTS[e],
-                                      "command": f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/launcher" '
-                                                 f"hook {e}"}]}]
+    expected = {e: [{**g, "hooks": [{**h, "command": f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/launcher" '
+                                                     f"hook {e}"} for h in g["hooks"]]}]
                 for e, g in install.desired("/py", []).items()}
     assert expected == hooks
 

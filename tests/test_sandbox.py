@@ -37,13 +37,15 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
     assert 0 == run_smllm("install", "--project", str(project)).returncode
     box = _settings(project)["sandbox"]
     home = Path(os.environ["HOME"])
+    unreadable = ["/" + str(p) for p in [smllm_home, smllm_home / "key",
+                                         home / ".claude" / "projects"]]
     expected_deny = ["/" + str(p) for p in [
         project / ".claude", project / ".smllm", project / ".mcp.json", home / ".claude",
         home / ".claude.json", smllm_home]]
     assert isinstance(box, dict)
     deny = box["filesystem"]["denyWrite"]
     assert ([True, False, ["smllm fire *", "smllm status", "smllm status *", "smllm reconcile *"], True,
-             CREDENTIALS, []] ==
+             [*CREDENTIALS, *unreadable], []] ==
             [box["enabled"], box["allowUnsandboxedCommands"], box["excludedCommands"],
              box["failIfUnavailable"], box["filesystem"]["denyRead"],
              box["network"]["allowedDomains"]])
@@ -51,15 +53,20 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
     assert "/" + str(project / "deploy" / "keys") == deny[-1]
 
 
-def test_policy_choices_reach_the_sandbox(project: Path) -> None:
-    """[sandbox] read_credentials = true and allowed_domains are written as chosen."""
+def test_policy_choices_reach_the_sandbox(project: Path, smllm_home: Path) -> None:
+    """[sandbox] read_credentials = true and allowed_domains are written as chosen; smllm's
+    journals, key and Claude Code's transcripts stay unreadable whatever the policy says."""
     (project / ".smllm").mkdir()
     (project / ".smllm" / "policy.toml").write_text(
         '[sandbox]\nread_credentials = true\nallowed_domains = ["pypi.org"]\n')
     assert 0 == run_smllm("install", "--project", str(project)).returncode
     box = _settings(project)["sandbox"]
     assert isinstance(box, dict)
-    assert ([], ["pypi.org"]) == (box["filesystem"]["denyRead"], box["network"]["allowedDomains"])
+    home = Path(os.environ["HOME"])
+    unreadable = ["/" + str(p) for p in [smllm_home, smllm_home / "key",
+                                         home / ".claude" / "projects"]]
+    assert (unreadable, ["pypi.org"]) == (box["filesystem"]["denyRead"],
+                                          box["network"]["allowedDomains"])
 
 
 def test_unknown_sandbox_key_is_a_policy_error(project: Path) -> None:

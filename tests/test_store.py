@@ -200,7 +200,9 @@ def test_plain_verify_counts_a_cut_tail_from_the_store_once_the_head_file_is_gon
         {"kind": "head", "where": "the head recorded beside it (head)", "available": False,
          "sequence": None, "error": "no head file beside the log"},
         {"kind": "store", "where": store, "available": True, "sequence": 10, "error": None},
-    ]) == (report["ok"], report["missing"], report["anchors"])
+        ("key", True, 10 - cut, None),  # each record's MAC under the key, checked
+    ]) == (report["ok"], report["missing"], [*report["anchors"][:2], tuple(
+        report["anchors"][2][k] for k in ("kind", "available", "sequence", "error"))])
 
 
 def test_plain_verify_with_both_heads_counts_the_cut_once(team: dict[str, Any]) -> None:

@@ -193,3 +193,117 @@ def test_without_the_sandbox_the_gate_denies_what_it_sees(claude: Harness,
     assert ({c: "deny" for c in routes}, before) == (decisions, _digests(protected))
     doctor = claude.smllm("doctor", "--project", str(claude.project))
     assert "warn   sandbox: off, so the trust boundary is advisory only" in doctor.stdout
+
+
+def test_journals_transcripts_and_the_key_are_unreadable_from_the_sandbox(
+        claude: Harness) -> None:
+    """Issue 19, acceptance 3: policy in yolo mode (the gate approves every read), the
+    agent's commands try to read another project's journal, Claude Code's transcripts and
+    smllm's journal key: each fails in the sandbox and no secret reaches the model, while
+    a file of the project itself reads as usual (the sandbox is not failing everything)."""
+    smllm_dir = claude.project / ".smllm"
+    smllm_dir.mkdir()
+    (smllm_dir / "policy.toml").write_text(POLICY)
+    (claude.project / "notes.txt").write_text("PROJECT-VISIBLE-7d1\n")
+    other = claude.smllm_home / "sessions" / "2026" / "01" / "01" / "other-sess"
+    other.mkdir(parents=True)
+    (other / "session.jsonl").write_text('{"sequence":1,"note":"OTHER-PROJECT-SECRET-4b2"}\n')
+    transcripts = claude.home / ".claude" / "projects" / "-work-other"
+    transcripts.mkdir(parents=True)
+    (transcripts / "t.jsonl").write_text('{"message":"TRANSCRIPT-SECRET-9c3"}\n')
+    claude.install_smllm()
+    claude.write_settings({"model": "sonnet"}, which="user")
+    key_file = claude.smllm_home / "key" / "journal.key"
+    reads = [f"cat {other / 'session.jsonl'}", f"cat {transcripts / 't.jsonl'}",
+             f"cat {key_file}", f"grep -rh SECRET {claude.smllm_home} {claude.home / '.claude'}",
+             f"cat {claude.project / 'notes.txt'}"]
+    run = _attack(claude, reads)
+    key = key_file.read_text().strip()  # written by the hooks, outside the sandbox
+    assert 64 == len(key)
+    seen = {s: run.model_saw(s) for s in ("OTHER-PROJECT-SECRET-4b2", "TRANSCRIPT-SECRET-9c3",
+                                           key, "PROJECT-VISIBLE-7d1")}
+    assert {"OTHER-PROJECT-SECRET-4b2": False, "TRANSCRIPT-SECRET-9c3": False, key: False,
+            "PROJECT-VISIBLE-7d1": True} == seen, run.describe()
+    decisions, outcomes = {}, {}
+    for rec in run.journal():
+        body = (rec.get("payload") or {}).get("event") or {}
+        if body.get("kind") == "side_effect_intent":
+            decisions[body["tool_use_id"]] = (body["input"]["command"],
+                                              body["policy_decision"].split(":")[0])
+        if rec.get("payload_type") == "tool_batch.effect.terminal":
+            outcomes[rec["payload"]["record"]["tool_use_id"]] = rec["payload"]["record"]["outcome"]
+    # each read ran (the gate allowed it) and failed in the sandbox, but the project's own
+    # file; grep's status is not compared: it may match its own command line elsewhere
+    assert sorted((c, "allow", "succeeded" if "notes" in c else "failed") for c in reads) == \
+        sorted((c, d, outcomes.get(t) if not c.startswith("grep") else "failed")
+               for t, (c, d) in decisions.items())
+    verify = claude.smllm("verify", run.session_id)
+    assert (0, "ok") == (verify.returncode, verify.stdout[:2]), verify.stdout
+
+
+def _pre_tool_use_hooks(settings: dict[str, object]) -> list[dict[str, object]]:
+    groups = settings["hooks"]["PreToolUse"]  # type: ignore[index]
+    return [h for g in groups for h in g["hooks"]]  # type: ignore[attr-defined]
+
+
+def test_a_gating_hook_killed_by_a_signal_blocks_its_call(claude: Harness) -> None:
+    """Issue 19, acceptance 4, measured on the pinned CLI: every smllm hook is SIGKILLed at
+    the journal's lock (fault point ``locked``). As installed (``"onFailure": "block"`` on
+    PreToolUse) the Bash call does not run; with that one setting taken out, Claude Code
+    lets the same call run unjournaled (the host's default, which doctor reports)."""
+    (claude.project / ".smllm").mkdir()
+    (claude.project / ".smllm" / "policy.toml").write_text(POLICY)
+    claude.install_smllm("--no-sandbox")
+    path = claude.project / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    assert ["block"] == [h.get("onFailure") for h in _pre_tool_use_hooks(settings)]
+    script = [{"tool_use": {"name": "Bash", "input": {"command": "touch killed-marker"}}},
+              {"text": "done"}]
+    blocked = claude.run("touch it", script=script, permission_mode="bypass",
+                         env={"SMLLM_FAULT": "locked"})
+    assert not (claude.project / "killed-marker").exists(), blocked.describe()
+    results = blocked.tool_results()
+    assert [True] == [r.get("is_error") for r in results], results
+    for hook in _pre_tool_use_hooks(settings):
+        del hook["onFailure"]
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    doctor = claude.smllm("doctor", "--project", str(claude.project))
+    assert ('the PreToolUse hook has no "onFailure": "block", so Claude Code lets a call run '
+            'when that hook is killed by a signal or times out' in doctor.stdout), doctor.stdout
+    ran = claude.run("touch it", script=script, permission_mode="bypass",
+                     env={"SMLLM_FAULT": "locked"})
+    assert (claude.project / "killed-marker").exists(), ran.describe()
+
+
+def test_a_repository_shipping_smllm_env_settings_gives_the_hooks_no_orders(
+        claude: Harness) -> None:
+    """Issue 19, acceptance 1 (hostile env): the repository's .claude/settings.json sets
+    SMLLM_FAULT (every hook would kill itself), SMLLM_NOW (records stamped 2020) and
+    SMLLM_HOME (journals moved into the project). The hooks ignore all three: the call is
+    gated and journaled in smllm's own folder with the real time, nothing is written in
+    the project, verify passes; doctor names the variables."""
+    (claude.project / ".smllm").mkdir()
+    (claude.project / ".smllm" / "policy.toml").write_text(POLICY)
+    planted = claude.project / "journals-here"
+    claude.write_settings({"env": {"SMLLM_FAULT": "locked", "SMLLM_NOW": "1577836800000",
+                                   "SMLLM_HOME": str(planted)}})
+    claude.install_smllm("--no-sandbox")
+    doctor = claude.smllm("doctor", "--project", str(claude.project))
+    assert ('"env" sets SMLLM_FAULT, SMLLM_HOME, SMLLM_NOW, which smllm\'s hooks ignore'
+            in doctor.stdout), doctor.stdout
+    script = [{"tool_use": {"name": "Bash", "input": {"command": "touch gated-marker"}}},
+              {"text": "done"}]
+    run = claude.run("touch it", script=script, permission_mode="bypass")
+    assert 0 == run.returncode, run.describe()
+    assert (claude.project / "gated-marker").exists(), run.describe()
+    assert not planted.exists()
+    # SMLLM_HOME taken away, the hooks use the platform's folders under HOME
+    logs = list((claude.home / ".local" / "share" / "smllm").rglob("session.jsonl"))
+    assert 1 == len(logs), logs
+    records = [json.loads(line) for line in logs[0].read_text().splitlines()]
+    intents = [r["payload"]["event"]["input"]["command"] for r in records
+               if (r.get("payload") or {}).get("event", {}).get("kind") == "side_effect_intent"]
+    assert ["touch gated-marker"] == intents
+    assert not any(r["recorded_at"].startswith("2020") for r in records)
+    verify = claude.smllm("verify", str(logs[0]), env={"SMLLM_HOME": None})
+    assert (0, "ok") == (verify.returncode, verify.stdout[:2]), verify.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+__all__ = ["sha256", "sha256_hex", "tagged"]  # sha256: the hasher itself (HMAC, journal.keyed)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from hashlib import sha256

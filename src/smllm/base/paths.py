@@ -79,6 +79,12 @@ def state_root() -> str:
     return _xdg("XDG_STATE_HOME", ".local/state")
 
 
+def key_root() -> str:
+    """smllm's journal key and the register of the logs it keys (:mod:`smllm.journal.keyed`):
+    a folder of the state folder that the agent's sandbox can neither read nor write."""
+    return os.path.join(state_root(), "key")
+
+
 def config_root() -> str:
     """Where the user-level ``config.toml`` and ``policy.toml`` live."""
     return _user_root("XDG_CONFIG_HOME", ".config", "config")

@@ -61,6 +61,14 @@ def protected_set(project: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(os.path.abspath(p) for p in out))
 
 
+def unreadable() -> tuple[str, ...]:
+    """What the agent's commands must not even read (the sandbox's ``denyRead``; the hooks,
+    outside it, still write them): smllm's data folder (every project's journals), its
+    journal key, and Claude Code's transcripts (``projects/`` in its user folder)."""
+    return tuple(dict.fromkeys(os.path.abspath(p) for p in (
+        paths.data_root(), paths.key_root(), os.path.join(paths.claude_root(), "projects"))))
+
+
 def with_policy(project: str, sensitive: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """The protected set plus the paths the policy lists as ``sensitive`` (relative ones
     from the project): what no call may write without review."""

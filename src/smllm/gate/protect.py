@@ -176,6 +176,21 @@ def shell_effects(command: str, analysis: Analysis, cwd: str,
     return None
 
 
+def planted_config(command: str, cwd: str, protected: tuple[str, ...]) -> str | None:
+    """The machine config a plain ``smllm fire``/``status``/``reconcile`` run in ``cwd``
+    would load (the nearest ``.smllm/config.toml`` upwards) when it lies outside the
+    protected set: one the agent planted in a subfolder, whose guards would run outside
+    the sandbox."""
+    if "smllm" not in command or not any(c in OWN_COMMANDS for c in _subcommands(command)):
+        return None
+    from smllm import machine  # noqa: PLC0415 - only for smllm's own commands
+
+    for config in machine.find_configs(cwd):
+        if reaches(config, cwd, protected) is None:
+            return config
+    return None
+
+
 def agent_reconcile(call: ToolCall) -> bool:
     """Is ``call`` the agent recording the outcome of an unknown effect: one plain ``smllm
     reconcile SEQ --outcome …`` in Bash (journaled as the agent's claim, with its
@@ -200,6 +215,12 @@ def _bash(command: str | None, analysed: CallAnalysis, cwd: str,
         return ("smllm protects itself: `smllm fire`, `smllm status` and `smllm reconcile` "
                 "run outside the sandbox, so they must be one plain command (no other "
                 "command, operator, variable, substitution or redirection)")
+    planted = planted_config(command, cwd, protected)
+    if planted is not None:
+        return (f"smllm protects itself: `smllm {_subcommands(command)[0]}` runs outside the "
+                f"sandbox and, from {cwd}, would load {planted}, a machine config the agent "
+                "can write (only the project's .smllm/ and the user's config are read); run "
+                "it from the project folder")
     if analysed.shell is None:
         return None
     return shell_effects(command, analysed.shell, cwd, protected)

@@ -225,6 +225,22 @@ def _report(event: str, exc: BaseException) -> str:
         return "unavailable"
 
 
+def _take_no_orders() -> None:
+    """Drop the ``SMLLM_*`` variables the project's settings set (:mod:`smllm.base.knobs`)
+    before anything reads them; a failure here drops every one of them."""
+    try:
+        from smllm.base import knobs  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+        dropped = knobs.scrub()
+    except BaseException:
+        dropped = [k for k in os.environ if k.startswith("SMLLM_")]
+        for k in dropped:
+            os.environ.pop(k, None)
+    if dropped:
+        _stderr(("smllm: ignoring " + ", ".join(dropped) + " set by the project's settings "
+                 "(hooks take no orders from the project)\n").encode("utf-8", "replace"))
+
+
 def _deadline(event: str) -> float:
     raw = os.environ.get("SMLLM_HOOK_DEADLINE", "")
     try:
@@ -314,6 +330,7 @@ def main(argv: list[str]) -> int:
     harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
+    _take_no_orders()
     _arm_deadline(event, gating)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
     # have made enough objects) is pure cost; reference counting still frees what it can

@@ -31,6 +31,7 @@ import os
 from smllm.base import clock, faults, jsonfast, paths
 from smllm.base.errors import JournalError
 from smllm.base.lockfile import locked_fd
+from smllm.journal import keyed
 from smllm.journal.codec import (
     _HASH_SUFFIX_LEN,
     GENESIS,
@@ -191,6 +192,18 @@ class Transaction:
         self.durable = self.durable or entry.durability == "durable"
         return w
 
+    def _mac(self) -> None:
+        """The keyed MACs of the pending records, beside the log, before the records
+        (:mod:`smllm.journal.keyed`); a new log is entered in the key's register."""
+        secret = keyed.key(create=True)
+        if secret is None:  # pragma: no cover - create=True makes one
+            return
+        first = self.written[0].sequence
+        if first == 1:
+            keyed.register(self.path)
+        keyed.write_slots(self.path, first,
+                          keyed.slots(secret, first, [w.hash for w in self.written]))
+
     def extend(self, entries: Iterable[Entry]) -> list[Written]:
         return [self.append(e) for e in entries]
 
@@ -206,6 +219,7 @@ class Transaction:
         data = b"".join(self.pending)
         if self.tail.torn_bytes:
             data = b"\n" + data
+        self._mac()
         faults.point("before-write")
         if faults.armed("mid-write"):
             os.write(self.fd, data[: max(1, len(data) // 2)])

@@ -16,13 +16,16 @@ that in the log itself (``journal.tail_missing``), which verify reports too.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from smllm import journal
+from smllm.base.errors import SmllmError
 from smllm.base.shapes import Record
+from smllm.journal import keyed
 
 ENVELOPE_KEYS = ("sequence", "recorded_at", "record_type", "durability", "payload_type", "payload")
 
@@ -161,6 +164,7 @@ class _Checker:
         self.valid = 0  # records with every envelope key
         self.lifecycle: str | None = None  # the last session.start / resumed / end seen
         self.open: dict[str, OpenEffect] = {}  # tool_use_id -> its started record
+        self.keyed: KeyedCheck | None = None  # the MAC of each record, when the log is keyed
 
     def fail(self, line: int, what: str) -> None:
         self.report.fail(Problem(line, what))
@@ -172,6 +176,7 @@ class _Checker:
             self.fail(n, f"not a journal record (missing {', '.join(missing)})")
             return
         self.valid += 1
+        before = len(self.report.problems) + self.report.more
         declared, actual = journal.line_hash(line.raw)
         if declared is None or declared != actual:
             self.fail(n, "record was edited: its hash does not match its content")
@@ -192,6 +197,8 @@ class _Checker:
             self.fail(n, f"sequence {rec['sequence']} follows {self.prev_seq} (expected "
                          f"{self.prev_seq + 1})")
         self.prev_hash = declared or ""
+        if self.keyed is not None and before == len(self.report.problems) + self.report.more:
+            self.keyed.check(n, rec["sequence"], self.prev_hash, self.fail)
         if rec["sequence"] in self.wanted:
             self.hashes[rec["sequence"]] = self.prev_hash
         self.prev_seq = rec["sequence"]
@@ -278,6 +285,48 @@ def _confirm(checker: _Checker, lines: Iterable[journal.Line]) -> None:
                 checker.fail(n, _no_intent(tid))
 
 
+class KeyedCheck:
+    """Each record's MAC under smllm's key (:mod:`smllm.journal.keyed`), for a log the
+    key's register lists. A record whose chain is otherwise intact but whose MAC is
+    missing or wrong was written by a process without the key."""
+
+    def __init__(self, secret: bytes, macs: keyed.Slots) -> None:
+        self.secret = secret
+        self.macs = macs
+        self.checked = 0
+
+    def check(self, n: int, sequence: object, digest: str,
+              fail: Callable[[int, str], None]) -> None:
+        if not isinstance(sequence, int):
+            return
+        found = self.macs.get(sequence)
+        self.checked += 1
+        if found is None:
+            fail(n, f"record has no MAC in {keyed.MAC_NAME}: it was not written by smllm "
+                    "with this user's key (forged, or its MAC file was cut)")
+        elif not hmac.compare_digest(found, keyed.mac(self.secret, digest)):
+            fail(n, "record's MAC does not match its hash: the chain was rewritten by a "
+                    "process without smllm's key (forged)")
+
+
+def key_anchor(path: Path) -> tuple[Anchor, KeyedCheck | None]:
+    """The keyed check of ``path``: its anchor (for the report) and the check, or None
+    when there is no key, or the log was not created with it."""
+    where = f"smllm's journal key ({keyed.key_file()})"
+    try:
+        secret = keyed.key(create=False)
+    except SmllmError as exc:
+        return Anchor("key", where, None, None, exc.what), None
+    if secret is None:
+        return Anchor("key", where, None, None, "no key on this machine: the chain is "
+                                                "checked unkeyed"), None
+    if not keyed.registered(str(path)):
+        return Anchor("key", where, None, None, "the log is not in the key's register "
+                                                "(written before the key existed, or moved "
+                                                "here): the chain is checked unkeyed"), None
+    return Anchor("key", where, 0, None), KeyedCheck(secret, keyed.Slots(str(path)))
+
+
 class Anchor:
     """A head of the log recorded outside it: which (``head``, ``store``), where, and the
     last record it saw (sequence 0: it holds none yet), or why it could not be read."""
@@ -348,16 +397,24 @@ def verify(path: Path, more: Iterable[Anchor] = ()) -> Report:
     found = sniff(path)
     if found is not None:
         return _refused(report, found)
-    report.anchors = [*anchors(path), *more]
-    return check(report, lambda: journal.iter_lines(path))
+    key, checker = key_anchor(path)
+    report.anchors = [*anchors(path), *more, key]
+    try:
+        return check(report, lambda: journal.iter_lines(path), checker)
+    finally:
+        if checker is not None:
+            checker.macs.close()
+            key.sequence = checker.checked
 
 
-def check(report: Report, lines: Callable[[], Iterable[journal.Line]]) -> Report:
+def check(report: Report, lines: Callable[[], Iterable[journal.Line]],
+          macs: KeyedCheck | None = None) -> Report:
     """Check the lines of one log (``lines()`` gives them from the start, each time it is
     called: a second pass runs only when the first raised candidates, see :class:`_Seen`)
     against ``report.anchors``; fill ``report`` in and return it."""
     checker = _Checker(report)
-    heads = [a for a in report.anchors if a.available and a.sequence]
+    checker.keyed = macs
+    heads = [a for a in report.anchors if a.available and a.sequence and a.kind != "key"]
     checker.wanted = {a.sequence for a in heads if a.sequence is not None}
     first: bytes | None = None
     for line in lines():

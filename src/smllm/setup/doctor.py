@@ -24,8 +24,9 @@ from typing import Any, Literal
 
 import smllm
 from smllm import machine
-from smllm.base import paths
+from smllm.base import knobs, paths
 from smllm.base.errors import ConfigError
+from smllm.hooks import GATING
 from smllm.machine import catalog
 from smllm.setup import firing, install, sandbox, settings
 
@@ -139,6 +140,8 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     out: list[Finding] = []
     if sf.data.get("disableAllHooks") is True:
         out.append(Finding("warn", f"{label}: \"disableAllHooks\": true turns every hook off"))
+    if scope in ("project", "local"):
+        out += _shipped_env(sf.data, label)
     reg = registration(scope, sf)
     if not reg.events:
         out.insert(0, Finding("ok", f"{label}: parses; no smllm hooks"))
@@ -149,6 +152,7 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     if missing:
         text += f" (missing: {', '.join(missing)}; re-run `smllm install`)"
     out.insert(0, Finding(status, text))
+    out += _fail_open(sf.data, label)
     if sum(map(len, install.owned(sf.data).values())) > len(reg.events):
         out.append(Finding("warn", f"{label}: an event has more than one smllm hook "
                                    f"(re-run `smllm install`: it keeps one per event)"))
@@ -160,6 +164,31 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
         return out, reg
     return [Finding(f.status, f.text.replace("`smllm install`", f"`smllm install {flags}`"))
             for f in out], reg
+
+
+def _shipped_env(data: dict[str, Any], label: str) -> list[Finding]:
+    """``SMLLM_*`` variables a project's settings set: the hooks ignore them
+    (:mod:`smllm.base.knobs`), and a repository that ships them is hostile or mistaken."""
+    env = data.get("env")
+    names = sorted(k for k in env if isinstance(k, str) and k.startswith(knobs.PREFIX)) \
+        if isinstance(env, dict) else []
+    if not names:
+        return []
+    return [Finding("warn", f"{label}: \"env\" sets {', '.join(names)}, which smllm's hooks "
+                            "ignore (a project cannot give them orders: fault points, the "
+                            "clock, smllm's home); remove them from this file")]
+
+
+def _fail_open(data: dict[str, Any], label: str) -> list[Finding]:
+    """A gating hook of smllm's without ``"onFailure": "block"``: the pinned Claude Code
+    then lets the call run when the hook is killed by a signal or times out."""
+    found = install.owned(data)
+    return [Finding("warn", f"{label}: the {event} hook has no \"onFailure\": "
+                            f"\"{install.ON_FAILURE}\", so Claude Code lets a call run when "
+                            "that hook is killed by a signal or times out (re-run "
+                            "`smllm install`)")
+            for event in sorted(GATING) for hook in found.get(event, [])
+            if hook.get("onFailure") != install.ON_FAILURE]
 
 
 def scope_flags(scope: str, path: Path) -> str:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import smllm
 from smllm.base import paths
 from smllm.base.errors import InstallError, UsageError
-from smllm.hooks import INSTALLED
+from smllm.hooks import GATING, INSTALLED
 from smllm.setup import firing, sandbox, settings
 
 if TYPE_CHECKING:
@@ -250,13 +250,22 @@ def write_executable(path: Path, text: str) -> None:
     settings.write_atomic(path, text, mode=0o755)
 
 
+#: what Claude Code does with a call whose gating hook fails (killed by a signal, timed
+#: out, ended with a status other than 0 or 2): the pinned CLI (2.1.332) lets the call run
+#: unless the hook says ``"onFailure": "block"`` (docs/security.md)
+ON_FAILURE = "block"
+
+
 def desired(python: str, flags: list[str]) -> dict[str, dict[str, Any]]:
     """The matcher group install adds for each event."""
     out: dict[str, dict[str, Any]] = {}
     for event, (timeout, matcher) in INSTALLED.items():
         group: dict[str, Any] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [{"type": "command", "command": hook_command(event, python, flags),
-                           "timeout": timeout}]
+        hook: dict[str, Any] = {"type": "command", "command": hook_command(event, python, flags),
+                                "timeout": timeout}
+        if event in GATING:  # a gating hook killed by a signal or timed out blocks its call
+            hook["onFailure"] = ON_FAILURE
+        group["hooks"] = [hook]
         out[event] = group
     return out
 

@@ -9,6 +9,9 @@ agent's Bash commands, with smllm's *protected set* read-only inside it:
 * smllm's data (journals), state and config folders, and the installed smllm code;
 * the paths the policy lists under ``sensitive``.
 
+and smllm's data (every project's journals), its journal key and Claude Code's
+transcripts unreadable (:func:`smllm.base.protected.unreadable`, whatever the policy says).
+
 Escaping the sandbox per call (``dangerouslyDisableSandbox``) is turned off
 (``allowUnsandboxedCommands: false``). smllm's hooks run outside the sandbox, so the
 journal keeps being written. Two choices come from the policy's ``[sandbox]`` table, with
@@ -81,6 +84,7 @@ def block(project: Path, *, available: bool) -> dict[str, Any]:
     """The ``sandbox`` settings object install writes."""
     table, sensitive = _policy(project)  # the policy files, read once
     deny_read = [] if table.get("read_credentials") is True else list(CREDENTIALS)
+    deny_read += [_abs(p) for p in protected_set.unreadable()]
     domains = [d for d in table.get("allowed_domains") or [] if isinstance(d, str)]
     return {
         "enabled": True,
