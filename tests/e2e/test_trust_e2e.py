@@ -195,12 +195,12 @@ def test_without_the_sandbox_the_gate_denies_what_it_sees(claude: Harness,
     assert "warn   sandbox: off, so the trust boundary is advisory only" in doctor.stdout
 
 
-def test_journals_transcripts_and_the_key_are_unreadable_from_the_sandbox(
-        claude: Harness) -> None:
-    """Issue 19, acceptance 3: policy in yolo mode (the gate approves every read), the
-    agent's commands try to read another project's journal, Claude Code's transcripts and
-    smllm's journal key: each fails in the sandbox and no secret reaches the model, while
-    a file of the project itself reads as usual (the sandbox is not failing everything)."""
+def test_transcripts_and_the_key_are_unreadable_from_the_sandbox(claude: Harness) -> None:
+    """Policy in yolo mode (the gate approves every read), the agent's commands try to read
+    Claude Code's transcripts and smllm's journal key: each fails in the sandbox and no
+    secret reaches the model. A file of the project reads as usual (the sandbox is not
+    failing everything), and so does another session's journal: journals stay readable,
+    so that the agent's `smllm ledger --last` works (docs/security.md says why)."""
     smllm_dir = claude.project / ".smllm"
     smllm_dir.mkdir()
     (smllm_dir / "policy.toml").write_text(POLICY)
@@ -222,7 +222,7 @@ def test_journals_transcripts_and_the_key_are_unreadable_from_the_sandbox(
     assert 64 == len(key)
     seen = {s: run.model_saw(s) for s in ("OTHER-PROJECT-SECRET-4b2", "TRANSCRIPT-SECRET-9c3",
                                            key, "PROJECT-VISIBLE-7d1")}
-    assert {"OTHER-PROJECT-SECRET-4b2": False, "TRANSCRIPT-SECRET-9c3": False, key: False,
+    assert {"OTHER-PROJECT-SECRET-4b2": True, "TRANSCRIPT-SECRET-9c3": False, key: False,
             "PROJECT-VISIBLE-7d1": True} == seen, run.describe()
     decisions, outcomes = {}, {}
     for rec in run.journal():
@@ -233,8 +233,10 @@ def test_journals_transcripts_and_the_key_are_unreadable_from_the_sandbox(
         if rec.get("payload_type") == "tool_batch.effect.terminal":
             outcomes[rec["payload"]["record"]["tool_use_id"]] = rec["payload"]["record"]["outcome"]
     # each read ran (the gate allowed it) and failed in the sandbox, but the project's own
-    # file; grep's status is not compared: it may match its own command line elsewhere
-    assert sorted((c, "allow", "succeeded" if "notes" in c else "failed") for c in reads) == \
+    # file and the journal; grep's status is not compared: it may match its own command line
+    readable = ("notes.txt", "session.jsonl")
+    assert sorted((c, "allow", "succeeded" if c.endswith(readable) else "failed")
+                  for c in reads) == \
         sorted((c, d, outcomes.get(t) if not c.startswith("grep") else "failed")
                for t, (c, d) in decisions.items())
     verify = claude.smllm("verify", run.session_id)

@@ -63,10 +63,14 @@ def protected_set(project: str) -> tuple[str, ...]:
 
 def unreadable() -> tuple[str, ...]:
     """What the agent's commands must not even read (the sandbox's ``denyRead``; the hooks,
-    outside it, still write them): smllm's data folder (every project's journals), its
-    journal key, and Claude Code's transcripts (``projects/`` in its user folder)."""
+    outside it, still write them): smllm's journal key and Claude Code's transcripts
+    (``projects/`` in its user folder).
+
+    The journals stay readable (never writable): the agent's ``smllm ledger --last``,
+    ``export --last`` and ``verify`` read the session they run in, and Claude Code's
+    sandbox has no way to hide the other sessions while showing that one."""
     return tuple(dict.fromkeys(os.path.abspath(p) for p in (
-        paths.data_root(), paths.key_root(), os.path.join(paths.claude_root(), "projects"))))
+        paths.key_root(), os.path.join(paths.claude_root(), "projects"))))
 
 
 def with_policy(project: str, sensitive: list[str] | tuple[str, ...]) -> tuple[str, ...]:
