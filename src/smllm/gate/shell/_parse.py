@@ -344,9 +344,7 @@ class _Parser(WordReader):
         end = _fd_prefix_end(s, i)
         m = end is not None
         j = end if end is not None else i
-        if m and self._token_start() is False:
-            return False
-        if j >= len(s) or s[j] not in _REDIRECT_START:
+        if (m and self._token_start() is False) or j >= len(s) or s[j] not in _REDIRECT_START:
             return False
         op = None
         for cand in _REDIRECTS:
