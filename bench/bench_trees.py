@@ -14,11 +14,12 @@ waits for it, and each ingests one new model call).
 
 The measure is the child's CPU time (user + system, from ``os.wait4``), not wall time: on
 a shared machine the CPU a process needs varies far less than how long it waits for a
-core (:func:`measure.cpu_seconds`). Each tree's ratio divides its hook's median by the
-median of the no-op with the same interpreter and flags (``python -I -S -c pass``, as
-:func:`measure.baseline_argv` gives it for this checkout), measured in the same rounds. The steps are interleaved: at each step every tree runs in
+core (:func:`measure.cpu_seconds`). Each hook's sample is divided by the no-op with the
+same interpreter and flags (``python -I -S -c pass``, as :func:`measure.baseline_argv`
+gives it for this checkout) measured in the same round, so that a change of the
+machine's load hits both. The steps are interleaved: at each step every tree runs in
 turn (in an order that rotates per round), so load hits all of them alike. Printed: the
-median ratio and, in brackets, the ratios of the 25th and 75th percentiles (the noise).
+median of those ratios and, in brackets, their 25th and 75th percentiles (the noise).
 """
 
 from __future__ import annotations
@@ -172,20 +173,38 @@ def _quantile(samples: Sequence[float], q: float) -> float:
 
 
 def report(trees: list[Tree], rounds: int) -> None:
-    print(f"\nCPU time per hook / CPU time of `python -I -S -c pass`, {rounds} rounds "
-          "interleaved: median ratio [ratio at the 25th–75th percentile]")
-    head = f"  {'case':<18}" + "".join(f"{t.name:>22}" for t in trees)
-    print(head)
-    base = {t.name: statistics.median(t.samples["baseline"]) for t in trees}
-    print(f"  {'baseline (ms)':<18}" + "".join(
-        f"{base[t.name] * 1e3:>11.2f} [{_quantile(t.samples['baseline'], 0) * 1e3:.1f}–"
-        f"{_quantile(t.samples['baseline'], 2) * 1e3:.1f}]".rjust(22) for t in trees))
+    """Each sample is divided by its own round's baseline (the load of that moment hits
+    both), then the median and quartiles of those ratios are printed."""
+    print(f"\nCPU time per hook / CPU time of `python -I -S -c pass` in the same round, "
+          f"{rounds} rounds interleaved: median ratio [25th–75th percentile]")
+    print(f"  {'case':<18}" + "".join(f"{t.name:>22}" for t in trees))
+    cells = []
+    for t in trees:
+        b = t.samples["baseline"]
+        cells.append(f"{statistics.median(b) * 1e3:.2f} ms [{_quantile(b, 0) * 1e3:.1f}–"
+                     f"{_quantile(b, 2) * 1e3:.1f}]")
+    print(f"  {'baseline':<18}" + "".join(f"{c:>22}" for c in cells))
     for label, _, _ in STEPS:
         cells = []
         for t in trees:
-            s, b = t.samples[label], base[t.name]
-            cells.append(f"{statistics.median(s) / b:.2f}× [{_quantile(s, 0) / b:.2f}–"
-                         f"{_quantile(s, 2) / b:.2f}]")
+            ratios = [h / b for h, b in zip(t.samples[label], t.samples["baseline"], strict=True)]
+            cells.append(f"{statistics.median(ratios):.2f}× [{_quantile(ratios, 0):.2f}–"
+                         f"{_quantile(ratios, 2):.2f}]")
+        print(f"  {label:<18}" + "".join(f"{c:>22}" for c in cells))
+    if len(trees) < 2:
+        return
+    first = trees[0]
+    print(f"\neach tree's ratio minus {first.name}'s in the same round and step: median "
+          "[25th–75th percentile]")
+    print(f"  {'case':<18}" + "".join(f"{t.name:>22}" for t in trees[1:]))
+    for label, _, _ in STEPS:
+        cells = []
+        for t in trees[1:]:
+            deltas = [h / b - h0 / b0 for h, b, h0, b0 in zip(
+                t.samples[label], t.samples["baseline"], first.samples[label],
+                first.samples["baseline"], strict=True)]
+            cells.append(f"{statistics.median(deltas):+.2f} [{_quantile(deltas, 0):+.2f}–"
+                         f"{_quantile(deltas, 2):+.2f}]")
         print(f"  {label:<18}" + "".join(f"{c:>22}" for c in cells))
 
 
