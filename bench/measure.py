@@ -10,6 +10,9 @@ and the fsync floor.
   "peak" at 600 MiB. :func:`peak_rss_kib` runs the child under GNU time
   (``/usr/bin/time -f %M``, Debian package ``time``), a small C parent; without it, under a
   fresh ``python -I -S`` parent that forks the child, whose own few MiB are the floor.
+* **CPU time beside wall time.** :func:`cpu_seconds` is a child's own user + system time
+  (``os.wait4``): on a machine whose cores are shared it varies far less than the wall
+  time, which also counts the wait for a core.
 * **Medians and ranges over interleaved rounds.** :func:`interleaved` runs every case once
   per round, in turn, so machine noise hits all of them alike; :class:`Stats` is the median
   and the range.
@@ -125,6 +128,26 @@ def interleaved(cases: dict[str, tuple[Sequence[str], bytes]], rounds: int,
                 raise SystemExit(f"{name}: exit status {rc}")
             out[name].append(wall)
     return out
+
+
+def cpu_seconds(argv: Sequence[str], stdin: bytes = b"", env: dict[str, str] | None = None,
+                cwd: str | None = None) -> float:
+    """User + system CPU seconds of one run of ``argv``, which must exit 0: the child's own
+    (``os.wait4``), not this process's, and on a shared machine far steadier than its wall
+    time, which mostly measures the wait for a core."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env, cwd=cwd)
+    assert proc.stdin is not None
+    assert proc.stderr is not None
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"failed (exit {proc.returncode}): {' '.join(argv)}\n"
+                         f"{err.decode(errors='replace')[-2000:]}")
+    return usage.ru_utime + usage.ru_stime
 
 
 def median_ms(samples: Sequence[float]) -> float:

@@ -6,6 +6,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,24 @@ def test_peak_leaves_out_the_parents_memory(way: str) -> None:
 def test_peak_of_a_failing_child_is_an_error() -> None:
     with pytest.raises(SystemExit, match="exit 3"):
         measure.peak_rss_kib([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+#: a child that spends CPU until its own clock reads 50 ms
+SPIN = "import time\nwhile time.process_time() < 0.05:\n    pass\n"
+
+
+def test_cpu_seconds_are_the_childs_own() -> None:
+    """The child's CPU time: at least the 50 ms its own clock counted, and not this
+    process's (which has spent at least half a second before starting it)."""
+    while time.process_time() < 0.5:
+        pass
+    counted = measure.cpu_seconds([sys.executable, "-c", SPIN])
+    assert 0.05 <= counted < time.process_time(), counted
+
+
+def test_cpu_seconds_of_a_failing_child_is_an_error() -> None:
+    with pytest.raises(SystemExit, match="exit 3"):
+        measure.cpu_seconds([sys.executable, "-c", "raise SystemExit(3)"])
 
 
 def test_baseline_runs_with_the_installed_hooks_flags() -> None:

@@ -35,8 +35,9 @@ PAYLOADS = {
 }
 
 
-def _imported(event: str, tmp_path: Path) -> set[str]:
-    payload = json.dumps(base(event, SID, cwd=str(tmp_path), **PAYLOADS[event])).encode()
+def _imported(event: str, tmp_path: Path, extra: dict[str, object] | None = None) -> set[str]:
+    fields = PAYLOADS[event] if extra is None else extra
+    payload = json.dumps(base(event, SID, cwd=str(tmp_path), **fields)).encode()
     hook = [sys.executable, "-c", "from smllm.hooks import cli; cli()", event]
     # the first call may compile and cache the policy (the slow path); measure the next one
     subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path)
@@ -74,3 +75,56 @@ def test_hook_modules_import_nothing_heavy_at_top_level(path: Path) -> None:
     """No hook module imports a banned module at module level."""
     heavy = sorted(m for m in _top_level_imports(path) if m.split(".")[0] in BANNED)
     assert [] == heavy
+
+
+#: what every hook loads of smllm: the journal (its codec, folders and transaction), the
+#: records, the sidecar, the transcript reader and the base they stand on
+CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.base.errors",
+        "smllm.base.jsonfast", "smllm.base.lockfile", "smllm.base.paths", "smllm.hooks",
+        "smllm.hooks._context", "smllm.journal", "smllm.journal.codec",
+        "smllm.journal.folders", "smllm.journal.log", "smllm.journal.records",
+        "smllm.journal.sidecar", "smllm.journal.transcript"}
+#: a tool event: the call as Claude Code's adapter reads it, of a catalogued tool
+TOOL = {"smllm.base.catalogue", "smllm.harness", "smllm.harness.claude"}
+#: a decision: the gate, its one analysis and the policy
+GATE = {"smllm.gate", "smllm.gate.analysis", "smllm.gate.policy", "smllm.gate.policy.assess",
+        "smllm.base.credentials"}
+#: a shell call: the protected set, self-protection and the analyser's core
+SHELL = {"smllm.base.protected", "smllm.gate.protect", "smllm.gate.shell",
+         "smllm.gate.shell._analyse", "smllm.gate.shell._flows", "smllm.gate.shell._model",
+         "smllm.gate.shell._parse", "smllm.gate.shell._programs", "smllm.gate.shell._syntax",
+         "smllm.gate.shell._words"}
+#: (event, input, exactly the smllm modules it loads). Never on these paths: the crash-test
+#: fault points (smllm.base.faults), the reconciler (no crash left an effect unknown), the
+#: review chain (nothing escalated), the shell's variable table and rule decisions (no
+#: variable set, no table rule met); a read-only call loads neither the protected set nor
+#: self-protection, PostToolUse no part of the gate
+HOT_PATHS: list[tuple[str, dict[str, object], set[str]]] = [
+    ("UserPromptSubmit", {"prompt": "hi"},
+     CORE | {"smllm.hooks._features", "smllm.machine", "smllm.hooks.user_prompt_submit"}),
+    ("Stop", {"stop_hook_active": False},
+     CORE | {"smllm.hooks._features", "smllm.machine", "smllm.store", "smllm.hooks.stop"}),
+    ("PreToolUse", {"tool_name": "Read", "tool_input": {"file_path": "/tmp/x"},
+                    "tool_use_id": "toolu_1"},
+     CORE | TOOL | GATE | {"smllm.hooks._features", "smllm.machine",
+                           "smllm.hooks.pre_tool_use"}),
+    ("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "git status"},
+                    "tool_use_id": "toolu_2"},
+     CORE | TOOL | GATE | SHELL | {"smllm.gate.shell._git", "smllm.gate.shell._flags",
+                                   "smllm.hooks._features", "smllm.machine",
+                                   "smllm.hooks.pre_tool_use"}),
+    ("PostToolUse", {"tool_name": "Bash", "tool_input": {"command": "git status"},
+                     "tool_use_id": "toolu_2", "tool_response": {"stdout": "ok"}},
+     CORE | TOOL | {"smllm.hooks.post_tool_use"}),
+]
+
+
+@pytest.mark.parametrize(("event", "extra", "expected"), HOT_PATHS,
+                         ids=[f"{e}-{x.get('tool_name', '')}" for e, x, _ in HOT_PATHS])
+def test_each_hook_loads_exactly_its_modules(event: str, extra: dict[str, object],
+                                             expected: set[str], tmp_path: Path) -> None:
+    """Each module a hook imports adds to its start-up (bench/bench_trees.py): a hook loads
+    exactly the smllm modules its event and tool need, so a module added to a hot path
+    fails here until this list says why it belongs there."""
+    names = {n for n in _imported(event, tmp_path, extra) if n.split(".")[0] == "smllm"}
+    assert (set(), set()) == (names - expected, expected - names)

@@ -142,16 +142,19 @@ def operation(tool_name: str) -> str:
     return "tool:" + "".join(out)
 
 
-#: journal operation -> kind, for every catalogued tool and the other hosts' names
-BY_OPERATION: dict[str, str] = {
-    **{operation(name): entry[0] for name, entry in CATALOGUE.items()}, **OTHER_HOSTS}
+#: journal operation -> kind, for every catalogued tool and the other hosts' names (built
+#: on first use: the readers of journals ask, a hook does not)
+_BY_OPERATION: dict[str, str] = {}
 
 
 def operation_kind(op: str) -> str:
     """The kind of a journaled operation (``tool:notebook_edit`` -> ``write``)."""
     if op.startswith("tool:mcp__"):
         return MCP
-    return BY_OPERATION.get(op, OTHER)
+    if not _BY_OPERATION:
+        _BY_OPERATION.update({operation(name): entry[0] for name, entry in CATALOGUE.items()})
+        _BY_OPERATION.update(OTHER_HOSTS)
+    return _BY_OPERATION.get(op, OTHER)
 
 
 class ToolCall:

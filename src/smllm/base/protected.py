@@ -73,9 +73,11 @@ def unreadable() -> tuple[str, ...]:
         paths.key_root(), os.path.join(paths.claude_root(), "projects"))))
 
 
-def with_policy(project: str, sensitive: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """The protected set plus the paths the policy lists as ``sensitive`` (relative ones
-    from the project): what no call may write without review."""
+def with_policy(project: str, sensitive: list[str] | tuple[str, ...],
+                guard: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The protected set (``guard``: ``protected_set(project)`` already computed) plus the
+    paths the policy lists as ``sensitive`` (relative ones from the project): what no call
+    may write without review."""
     extra = [p if os.path.isabs(p) else os.path.join(project, p) for p in sensitive]
-    return tuple(dict.fromkeys([*protected_set(project),
-                                *(os.path.normpath(p) for p in extra)]))
+    base = protected_set(project) if guard is None else guard
+    return tuple(dict.fromkeys([*base, *(os.path.normpath(p) for p in extra)]))

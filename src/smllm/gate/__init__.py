@@ -32,7 +32,6 @@ stamps ``allow:yolo``.
 from __future__ import annotations
 
 from smllm.base import catalogue
-from smllm.base import protected as protected_set
 from smllm.gate import analysis
 from smllm.gate.policy.assess import assess, sensitive_paths
 
@@ -189,13 +188,35 @@ def _machine(call: ToolCall, world: World) -> Verdict | None:
 CHANGING = frozenset({catalogue.SHELL, catalogue.WRITE, catalogue.MCP, catalogue.OTHER})
 
 
-def _protect(call: ToolCall, analysed: analysis.CallAnalysis,
-             guard: tuple[str, ...]) -> str | None:
+def _analysed(call: ToolCall, compiled: CompiledPolicy, home: str | None
+              ) -> tuple[analysis.CallAnalysis, str | None]:
+    """The call's one analysis, and why self-protection denies it (None: it does not).
+
+    A call of a kind that only reads cannot change the protected set: it is not checked
+    against it, and the sensitive set is computed only if its analysis asks (a Read whose
+    path may name a secret)."""
+    project = call.project
     if call.kind not in CHANGING:
-        return None
+        return analysis.of(call, lambda: _sensitive(compiled, project, None), home), None
+    from smllm.base import protected  # noqa: PLC0415 - calls that can change something only
     from smllm.gate import protect  # noqa: PLC0415 - calls that can change something only
 
-    return protect.check(call, analysed, guard)
+    guard = protected.protected_set(project)
+    analysed = analysis.of(call, _sensitive(compiled, project, guard), home)
+    return analysed, protect.check(call, analysed, guard)
+
+
+def _sensitive(compiled: CompiledPolicy, project: str,
+               guard: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The analysis' sensitive set: the protected set, and the policy's ``sensitive``
+    paths unless the policy does not compile."""
+    if compiled.get("error"):
+        if guard is not None:
+            return guard
+        from smllm.base import protected  # noqa: PLC0415 - see _analysed
+
+        return protected.protected_set(project)
+    return sensitive_paths(compiled, project, guard)
 
 
 def _own_reconcile(call: ToolCall) -> bool:
@@ -212,12 +233,8 @@ def decide(call: ToolCall, world: World) -> Verdict:
     if held:
         return Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
     compiled = world.compiled
-    project = call.project
     try:
-        guard = protected_set.protected_set(project)
-        sensitive = guard if compiled.get("error") else sensitive_paths(compiled, project)
-        analysed = analysis.of(call, sensitive, world.home)
-        guarded = _protect(call, analysed, guard)
+        analysed, guarded = _analysed(call, compiled, world.home)
     except Exception as exc:
         return _fail_closed("check this call against its protected set", exc, "protect.self")
     stamp = analysis.stamped(call, analysed)

@@ -19,6 +19,7 @@ from smllm.base import catalogue as tools
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from smllm.base.catalogue import ToolCall
@@ -35,16 +36,27 @@ class CallAnalysis:
     """The analysis of one call: ``shell`` (a Bash command's), ``judgement`` (an MCP
     tool's) and ``commands`` (each command that MCP tool runs, with its analysis)."""
 
-    __slots__ = ("commands", "file", "home", "judgement", "sensitive", "shell")
+    __slots__ = ("_sensitive", "commands", "file", "home", "judgement", "shell")
     # file: a file tool's (tool, the path as given made absolute, where links lead)
 
-    def __init__(self, sensitive: tuple[str, ...], home: str) -> None:
-        self.sensitive = sensitive
+    def __init__(self, sensitive: tuple[str, ...] | Callable[[], tuple[str, ...]],
+                 home: str) -> None:
+        self._sensitive = sensitive
         self.home = home
         self.shell: Analysis | None = None
         self.judgement: Judgement | None = None
         self.commands: list[tuple[str, Analysis]] = []
         self.file: tuple[str, str, str] | None = None
+
+    @property
+    def sensitive(self) -> tuple[str, ...]:
+        """The sensitive set the analysis judges paths against; given as a function, it is
+        computed on first use (a read-only call needs it only when its path may name a
+        secret)."""
+        value = self._sensitive
+        if callable(value):
+            value = self._sensitive = value()
+        return value
 
     def context(self, call: ToolCall) -> Context:
         """The analyser's view of where ``call`` runs (for file and MCP tools)."""
@@ -96,17 +108,19 @@ def analyse_shell(command: str, call: ToolCall, sensitive: tuple[str, ...],
     return analyse(command, cwd=call.cwd, home=home, root=call.project, sensitive=sensitive)
 
 
-def of(call: ToolCall, sensitive: tuple[str, ...], home: str | None = None) -> CallAnalysis:
-    """The one analysis of ``call``."""
+def of(call: ToolCall, sensitive: tuple[str, ...] | Callable[[], tuple[str, ...]],
+       home: str | None = None) -> CallAnalysis:
+    """The one analysis of ``call`` against ``sensitive`` (or the function that computes it,
+    called only if the analysis needs it)."""
     out = CallAnalysis(sensitive, home or os.path.expanduser("~"))
     command = call.command
     if command is not None:
-        out.shell = analyse_shell(command, call, sensitive, out.home)
+        out.shell = analyse_shell(command, call, out.sensitive, out.home)
     elif call.kind == tools.MCP:
         from smllm.gate import mcp  # noqa: PLC0415 - MCP calls only
 
         def analyse_command(text: str) -> tuple[list[Any], list[dict[str, str | None]]]:
-            a = analyse_shell(text, call, sensitive, out.home)
+            a = analyse_shell(text, call, out.sensitive, out.home)
             out.commands.append((text, a))
             effects = [{"effect": e.kind, "path": e.path, "by": e.by} for e in a.effects]
             return list(a.all_findings()), effects

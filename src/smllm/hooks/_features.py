@@ -1,11 +1,14 @@
 """The seams between the hook handlers and the features built on the journal.
 
 Each function here is the one place a hook consults a feature (state machines,
-crash reconciliation). A feature module is imported only when its hook runs.
+crash reconciliation). A feature module is imported only when its hook runs, and only
+when the feature is in play: a machine bound to the session, an effect a crash left
+unknown.
 """
 
 from __future__ import annotations
 
+from smllm import journal
 from smllm.hooks._context import HookContext
 
 TYPE_CHECKING = False
@@ -23,9 +26,12 @@ def unknown_effects_text(unknown: list[UnknownEffect]) -> str:
 
 def held_effect(ctx: HookContext, call: ToolCall) -> str | None:
     """Why this call must wait for reconciliation (a re-attempt of an unknown effect)."""
-    from smllm.journal import reconcile  # noqa: PLC0415 - PreToolUse only
+    log = ctx.main_log_path
+    if not journal.read_state(log).get("unknown"):
+        return None  # no crash left an effect unknown: the reconciler is not even loaded
+    from smllm.journal import reconcile  # noqa: PLC0415 - PreToolUse after a crash only
 
-    return reconcile.hold_reason(ctx.main_log_path, call)
+    return reconcile.hold_reason(log, call)
 
 
 def machine_session_start(ctx: HookContext) -> str | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 
-from smllm.base import clock, faults, jsonfast, paths
+from smllm.base import clock, jsonfast, paths
 from smllm.base.errors import JournalError
 from smllm.base.lockfile import locked_fd
 from smllm.journal import keyed
@@ -58,6 +58,24 @@ if TYPE_CHECKING:
 _TAIL_CHUNK = 64 * 1024
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _TAIL_MAX = 64 * 1024 * 1024
+
+
+def _fault(name: str) -> None:
+    """A crash test's fault point (:func:`smllm.base.faults.point`): that module loads only
+    when ``SMLLM_FAULT`` is set, never in a user's hook."""
+    if "SMLLM_FAULT" in os.environ:
+        from smllm.base import faults  # noqa: PLC0415 - crash tests only (hot path)
+
+        faults.point(name)
+
+
+def _armed(name: str) -> bool:
+    if "SMLLM_FAULT" not in os.environ:
+        return False
+    from smllm.base import faults  # noqa: PLC0415 - crash tests only (hot path)
+
+    return faults.armed(name)
+
 
 class Tail:
     """The last record of a log as a writer needs it."""
@@ -220,17 +238,17 @@ class Transaction:
         if self.tail.torn_bytes:
             data = b"\n" + data
         self._mac()
-        faults.point("before-write")
-        if faults.armed("mid-write"):
+        _fault("before-write")
+        if _armed("mid-write"):
             os.write(self.fd, data[: max(1, len(data) // 2)])
-            faults.point("mid-write")
+            _fault("mid-write")
         start = os.lseek(self.fd, 0, os.SEEK_END)
         view = memoryview(data)
         try:
             while view:
                 n = os.write(self.fd, view)
                 view = view[n:]
-            faults.point("after-write")
+            _fault("after-write")
             if self.durable:
                 os.fsync(self.fd)
         except OSError:
@@ -242,7 +260,7 @@ class Transaction:
             except OSError:
                 pass
             raise
-        faults.point("after-fsync")
+        _fault("after-fsync")
         self.pending.clear()
         write_head(self.path, self.written[-1].sequence, self.written[-1].hash)
         self.tail = Tail(self.written[-1].sequence, self.written[-1].hash, 0, 0,
@@ -386,10 +404,10 @@ class transaction:
         except OSError as exc:
             raise JournalError(f"cannot open journal {self.path}: {exc.strerror}") from exc
         try:
-            faults.point("open")
+            _fault("open")
             self.lock = locked_fd(self.fd)
             self.lock.__enter__()
-            faults.point("locked")
+            _fault("locked")
             size = os.fstat(self.fd).st_size
             self.created = self.created or size == 0
             self.txn = Transaction(

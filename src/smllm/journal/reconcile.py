@@ -1,6 +1,7 @@
 """Effects left in flight by a crash: how the agent is told, and the hold on re-attempts.
 
-This module is on the PreToolUse hot path: standard library only at module level.
+PreToolUse loads this module when a crash left an effect unknown (the sidecar says so):
+standard library only at module level.
 Reading the journal back (``smllm resume``, ``smllm reconcile``) is :mod:`smllm.journal.recovery`.
 
 At a resume, every intent with no terminal record is **unknown**: it may or may not

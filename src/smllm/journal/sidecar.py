@@ -13,7 +13,7 @@ rebuilt by one scan of the log. Keys:
 from __future__ import annotations
 
 from smllm import journal
-from smllm.base import catalogue, clock
+from smllm.base import clock
 from smllm.base.digest import sha256_hex
 from smllm.journal.hostcall import HOST_STAMPS
 
@@ -26,11 +26,6 @@ def idempotency_key(session_id: str, tool_use_id: str) -> str:
     """The key an intent carries: one per host tool call, stable across retries."""
     digest = sha256_hex(f"{session_id}\0{tool_use_id}".encode())
     return f"idem-{digest[:32]}"
-
-
-def operation(tool_name: str) -> str:
-    """``Bash`` -> ``tool:bash`` (:func:`smllm.base.catalogue.operation`)."""
-    return catalogue.operation(tool_name)
 
 
 def _ms(rec: Record) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from smllm.base import catalogue as tools
-from smllm.base import credentials, protected
+from smllm.base import credentials
 
 TYPE_CHECKING = False  # typing, dataclasses and pathlib cost milliseconds per tool call
 if TYPE_CHECKING:
@@ -122,10 +122,14 @@ def _items(compiled: CompiledPolicy, findings: Iterable[Finding]) -> list[Item]:
     return out
 
 
-def sensitive_paths(compiled: CompiledPolicy, project: str) -> tuple[str, ...]:
-    """Paths no call may write without review: smllm's protected set, plus the policy's
-    ``sensitive`` list (:func:`smllm.base.protected.with_policy`)."""
-    return protected.with_policy(project, compiled.get("sensitive", []))
+def sensitive_paths(compiled: CompiledPolicy, project: str,
+                    guard: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Paths no call may write without review: smllm's protected set (``guard``, when the
+    caller has it already), plus the policy's ``sensitive`` list
+    (:func:`smllm.base.protected.with_policy`)."""
+    from smllm.base import protected  # noqa: PLC0415 - a read-only call rarely needs it
+
+    return protected.with_policy(project, compiled.get("sensitive", []), guard)
 
 
 def assess(call: ToolCall, analysed: CallAnalysis, compiled: CompiledPolicy) -> Assessment:

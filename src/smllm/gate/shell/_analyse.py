@@ -17,8 +17,7 @@ from __future__ import annotations
 import os
 
 from smllm.base.digest import tagged
-from smllm.gate.shell import _environ, _flows, _programs
-from smllm.gate.shell._decisions import decision_of
+from smllm.gate.shell import _flows, _programs
 from smllm.gate.shell._model import (
     VIRTUAL,
     Analysis,
@@ -325,7 +324,9 @@ def _judge_program(name: str, args: list[Word], cmd: Simple, ctx: Context
     if _help_form(name, args, cmd):
         return [], True
     if name in _programs.FOREIGN and not _installed(name, ctx):
-        return [Finding("shell.not-installed", decision_of("shell.not-installed"),
+        from smllm.gate.shell._decisions import finding  # noqa: PLC0415 - a rare finding (hot path)
+
+        return [finding("shell.not-installed",
                         f"{name} is not installed (not found on PATH): it cannot act")], False
     return handler(name, args, cmd, ctx)
 
@@ -414,6 +415,8 @@ def environment(name: str, value: str | None, ctx: Context) -> list[Finding]:
     has its code analysed (see :mod:`._environ`)."""
     if name == "PATH":
         ctx.memory.aliases.setdefault(_PATH_SET, value or "")  # programs may be elsewhere now
+    from smllm.gate.shell import _environ  # noqa: PLC0415 - a command setting a variable only
+
     kind = _environ.kind_of(name)
     if kind is None:
         return []
@@ -433,6 +436,8 @@ def _script_setting(name: str, value: str, ctx: Context) -> list[Finding]:
 
 
 def _options_setting(name: str, value: str, ctx: Context) -> list[Finding]:
+    from smllm.gate.shell import _environ  # noqa: PLC0415 - a command setting a variable only
+
     if _environ.loads_code(value):
         return [Finding("exec.code-option", "ask", f"{name}={value} loads code")]
     return []
@@ -447,6 +452,8 @@ def _git_environment(name: str, value: str, ctx: Context) -> list[Finding]:
     if name.startswith("GIT_CONFIG_VALUE_") or name == "GIT_CONFIG_COUNT":
         return []
     if name.startswith("GIT_CONFIG_KEY_"):
+        from smllm.gate.shell import _environ  # noqa: PLC0415 - a command setting a variable only
+
         if _environ.git_key(value, None):
             return [Finding("exec.code-option", "ask",
                             f"{name} sets {value}, which makes git run a command")]
@@ -475,6 +482,8 @@ _SETTING_KINDS: dict[str, Callable[[str, str, Context], list[Finding]]] = {
 
 def git_setting(key: str, value: str | None, ctx: Context, via: str) -> list[Finding]:
     """Findings for the git setting ``key`` = ``value`` (``git -c``, ``git config``)."""
+    from smllm.gate.shell import _environ  # noqa: PLC0415 - a command giving git a setting only
+
     kind = _environ.git_key(key, value)
     if kind is None:
         return []

@@ -91,6 +91,9 @@ _OPENERS = frozenset({"!", "{", "[[", "if", "then", "else", "elif", "do", "while
                       "time", "coproc", "for", "select", "case", "function"})
 _OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")")
 _REDIRECTS = ("&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">&", ">>", ">|", "<", ">")
+#: the characters an operator, a redirection starts with: at any other, none is tried
+_OPERATOR_START = frozenset(op[0] for op in _OPERATORS)
+_REDIRECT_START = frozenset(op[0] for op in _REDIRECTS)
 
 
 def parse(text: str, *, cwd: str = "/", home: str = "/root", tmpdir: str = "/tmp") -> Script:  # noqa: S108 - bash's default $TMPDIR
@@ -140,7 +143,7 @@ class _Parser(WordReader):
                 continue
             if self._try_redirect():
                 continue
-            op = self._match(_OPERATORS)
+            op = self._match(_OPERATORS) if c in _OPERATOR_START else None
             if op:
                 self.i += len(op)
                 self._operator(op)
@@ -341,7 +344,7 @@ class _Parser(WordReader):
         end = _fd_prefix_end(s, i)
         m = end is not None
         j = end if end is not None else i
-        if m and self._token_start() is False:
+        if (m and self._token_start() is False) or j >= len(s) or s[j] not in _REDIRECT_START:
             return False
         op = None
         for cand in _REDIRECTS:
