@@ -24,6 +24,7 @@ LATE_IMPORTS = {
     ("_model.py", "re"),  # half an interpreter start; most commands need no regex
     ("_analyse.py", "unicodedata"),  # only for a non-ASCII command name
     ("_analyse.py", "smllm.gate.shell._decisions.finding"),  # only a foreign program not installed
+    ("_git.py", "smllm.gate.shell._decisions.finding"),  # only a push to a new remote
     ("_analyse.py", "smllm.gate.shell._environ"),  # only a command setting a variable or git setting
     ("_code.py", "smllm.gate.shell._pyscan"),  # ast costs 5 ms: only Python worth parsing
     ("_code.py", "smllm.gate.shell._codescan.scan_text"),  # only code of other languages

@@ -83,7 +83,13 @@ CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.b
         "smllm.base.jsonfast", "smllm.base.lockfile", "smllm.base.paths", "smllm.hooks",
         "smllm.hooks._context", "smllm.journal", "smllm.journal.codec",
         "smllm.journal.folders", "smllm.journal.log", "smllm.journal.records",
-        "smllm.journal.sidecar", "smllm.journal.transcript"}
+        "smllm.journal.sidecar", "smllm.journal.transcript",
+        # the keyed chain (every append MACs its record); the closing of calls Claude Code
+        # decides (the transcript's permissionDecision closes them)
+        "smllm.journal.keyed", "smllm.journal.hostcall",
+        # the tests set SMLLM_HOME: a hook looks for SMLLM_* variables the project's
+        # settings set (and drops them) only when one is set
+        "smllm.base.knobs"}
 #: a tool event: the call as Claude Code's adapter reads it, of a catalogued tool
 TOOL = {"smllm.base.catalogue", "smllm.harness", "smllm.harness.claude"}
 #: a decision: the gate, its one analysis and the policy

@@ -178,7 +178,9 @@ def test_a_writer_killed_between_the_mac_and_the_record_leaves_a_log_that_verifi
     """The MAC is written before the record: a hook killed in between (fault point
     before-write) leaves a slot the next writer overwrites, never a record without one."""
     _session(tmp_path, commands=1)
-    call = {"tool_name": "Bash", "tool_input": {"command": "echo killed"}, "tool_use_id": "t_k"}
+    # smllm allows it (bypassPermissions), so PreToolUse writes the effect's start too
+    call = {"tool_name": "Bash", "tool_input": {"command": "echo killed"}, "tool_use_id": "t_k",
+            "permission_mode": "bypassPermissions"}
     killed = hook("PreToolUse", base("PreToolUse", SID, cwd=str(tmp_path), **call),
                   env={"SMLLM_FAULT": "before-write"})
     assert -9 == killed.returncode

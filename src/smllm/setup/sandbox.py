@@ -9,7 +9,8 @@ agent's Bash commands, with smllm's *protected set* read-only inside it:
 * smllm's data (journals), state and config folders, and the installed smllm code;
 * the paths the policy lists under ``sensitive``.
 
-and smllm's journal key and Claude Code's transcripts unreadable (:func:`smllm.base.protected.unreadable`, whatever the policy says).
+and smllm's journal key and Claude Code's transcripts unreadable
+(:func:`smllm.base.protected.unreadable`, whatever the policy says).
 
 Escaping the sandbox per call (``dangerouslyDisableSandbox``) is turned off
 (``allowUnsandboxedCommands: false``). smllm's hooks run outside the sandbox, so the

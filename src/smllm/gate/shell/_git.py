@@ -18,7 +18,6 @@ from smllm.gate.shell._analyse import (
     read_script,
     write_target,
 )
-from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._flags import Arg, Options, flags, long_option, read
 from smllm.gate.shell._model import Context, Finding
 from smllm.gate.shell._parse import Simple, Word
@@ -416,6 +415,8 @@ def _push_elsewhere(f: set[str], operands: list[str], ctx: Context) -> list[Find
         return []
     whole = bool(f & {"--all", "--branches", "--tags"}) or any("*" in v for v in operands[1:])
     where = f"the URL {remote}" if url else f"the remote {remote} this command points"
+    from smllm.gate.shell._decisions import finding  # noqa: PLC0415 - a rare finding (hot path)
+
     return [finding("git.push-new-remote", f"git push{' of every branch' if whole else ''} "
                     f"to {where}")]
 
