@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -90,51 +91,62 @@ def _version_of(binary: Path) -> str | None:
     return words[0] if words else None
 
 
-def _npm() -> str:
+def _npm(error: type[RuntimeError]) -> str:
     npm = shutil.which("npm")
     if npm is None:
-        raise ClaudeInstallError("npm is not on PATH (install Node.js >= 18 with npm)")
+        raise error("npm is not on PATH (install Node.js >= 18 with npm)")
     return npm
 
 
-def _install_into(tmp: Path, version: str) -> None:
+def _npm_install(tmp: Path, package: str, version: str, error: type[RuntimeError], *,
+                 scripts: bool) -> None:
     (tmp / "package.json").write_text(
-        '{"name": "smllm-e2e-claude", "version": "0.0.0", "private": true}\n')
-    cmd = [_npm(), "install", "--ignore-scripts", "--no-audit", "--no-fund",
-           "--no-package-lock", "--loglevel=error", f"{PACKAGE}@{version}"]
+        '{"name": "smllm-e2e-cli", "version": "0.0.0", "private": true}\n')
+    cmd = [_npm(error), "install", *([] if scripts else ["--ignore-scripts"]), "--no-audit",
+           "--no-fund", "--no-package-lock", "--loglevel=error", f"{package}@{version}"]
     proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True,
                           timeout=INSTALL_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
     if proc.returncode != 0:
-        raise ClaudeInstallError(
+        raise error(
             f"`{' '.join(cmd)}` failed with status {proc.returncode}:\n{proc.stderr[-2000:]}")
 
 
-def ensure_claude(version: str = CLAUDE_VERSION) -> Path:
-    """Install the pinned CLI if it is not cached yet; return the native binary's path."""
-    target = install_dir(version)
-    binary = binary_path(target)
-    if _version_of(binary) == version:
-        return binary
+def npm_cached(folder: str, package: str, version: str, entry: Callable[[Path], Path],
+               version_of: Callable[[Path], str | None], error: type[RuntimeError], *,
+               scripts: bool = False) -> Path:
+    """``entry`` (the program inside an install folder) of ``package@version``, installed
+    from npm on first use into ``cache_root()/<folder>-<version>``: in a temporary folder
+    beside it, renamed into place only once the program reports the pinned version, under
+    an exclusive ``flock`` (another pytest process may be installing right now)."""
+    target = cache_root() / f"{folder}-{version}"
+    program = entry(target)
+    if version_of(program) == version:
+        return program
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / f"claude-code-{version}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be installing right now
-        if _version_of(binary) == version:
-            return binary
-        tmp = Path(tempfile.mkdtemp(prefix=f".claude-code-{version}.", dir=root))
+    with open(root / f"{folder}-{version}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if version_of(program) == version:
+            return program
+        tmp = Path(tempfile.mkdtemp(prefix=f".{folder}-{version}.", dir=root))
         try:
-            _install_into(tmp, version)
-            got = _version_of(binary_path(tmp))
+            _npm_install(tmp, package, version, error, scripts=scripts)
+            got = version_of(entry(tmp))
             if got != version:
-                raise ClaudeInstallError(
-                    f"{binary_path(tmp)} reports version {got!r}, expected {version}")
+                raise error(f"{entry(tmp)} reports version {got!r}, expected {version}")
             if target.exists():
                 shutil.rmtree(target)  # a broken earlier install
             os.replace(tmp, target)
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
-    return binary
+    return program
+
+
+def ensure_claude(version: str = CLAUDE_VERSION) -> Path:
+    """Install the pinned CLI if it is not cached yet; return the native binary's path."""
+    return npm_cached("claude-code", PACKAGE, version, binary_path, _version_of,
+                      ClaudeInstallError)
 
 
 def runtime_requirements() -> list[str]:

@@ -17,15 +17,12 @@ Command line (``tests/run.sh`` calls the first form before pytest)::
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from claude_cli import INSTALL_TIMEOUT, cache_root
+from claude_cli import cache_root, npm_cached
 
 CODEX_VERSION = "0.169.0"
 PACKAGE = "@openai/codex"
@@ -58,47 +55,10 @@ def version_of(launcher: Path) -> str | None:
     return words[-1] if out.returncode == 0 and words else None
 
 
-def _install_into(tmp: Path, version: str) -> None:
-    npm = shutil.which("npm")
-    if npm is None:
-        raise CodexInstallError("npm is not on PATH (install Node.js >= 18 with npm)")
-    (tmp / "package.json").write_text(
-        '{"name": "smllm-e2e-codex", "version": "0.0.0", "private": true}\n')
-    cmd = [npm, "install", "--no-audit", "--no-fund", "--no-package-lock", "--loglevel=error",
-           f"{PACKAGE}@{version}"]
-    proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True,
-                          timeout=INSTALL_TIMEOUT, check=False, stdin=subprocess.DEVNULL)
-    if proc.returncode != 0:
-        raise CodexInstallError(
-            f"`{' '.join(cmd)}` failed with status {proc.returncode}:\n{proc.stderr[-2000:]}")
-
-
 def ensure_codex(version: str = CODEX_VERSION) -> Path:
     """Install the pinned CLI if it is not cached yet; return the launcher's path."""
-    target = install_dir(version)
-    launcher = launcher_path(target)
-    if version_of(launcher) == version:
-        return launcher
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / f"codex-{version}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be installing right now
-        if version_of(launcher) == version:
-            return launcher
-        tmp = Path(tempfile.mkdtemp(prefix=f".codex-{version}.", dir=root))
-        try:
-            _install_into(tmp, version)
-            got = version_of(launcher_path(tmp))
-            if got != version:
-                raise CodexInstallError(
-                    f"{launcher_path(tmp)} reports version {got!r}, expected {version}")
-            if target.exists():
-                shutil.rmtree(target)  # a broken earlier install
-            os.replace(tmp, target)
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-    return launcher
+    return npm_cached("codex", PACKAGE, version, launcher_path, version_of, CodexInstallError,
+                      scripts=True)
 
 
 def main(argv: list[str]) -> int:
