@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from smllm import journal
 from smllm.base import paths
 from smllm.base.clock import parse_iso_ms
-from smllm.index import database
+from smllm.index import database, worker
 from smllm.index.facets import (
     INTENT,
     TERMINAL,
@@ -197,11 +197,11 @@ def _index(db: sqlite3.Connection, j: _Journal, known: dict[str, _Journal],
             _reset(db, j)
             stats.rebuilt += 1
         reader = _Reader(db, j)
-        if not reader.read(fh):  # the next record does not chain on: re-read it all
+        if not _read(db, reader, fh, st.st_size):  # the next record does not chain on
             _reset(db, j)
             stats.rebuilt += 1
             reader = _Reader(db, j)
-            reader.read(fh)
+            _read(db, reader, fh, st.st_size)
     j.inode = st.st_ino
     stats.read += 1
     stats.records += reader.added
@@ -212,6 +212,16 @@ def _index(db: sqlite3.Connection, j: _Journal, known: dict[str, _Journal],
     known[j.path] = j
     reader.save_summary()
     return [c for c in reader.children if c.path not in known]
+
+
+def _read(db: sqlite3.Connection, reader: _Reader, fh: Any, size: int) -> bool:
+    """``reader.read(fh)``; a large read is split with a worker process (which parses
+    and computes the rows while this process writes them), in-process if that fails."""
+    if size - reader.j.offset >= worker.PARALLEL_BYTES and worker.available():
+        ok = worker.read(db, reader, fh)
+        if ok is not None:
+            return ok
+    return reader.read(fh)
 
 
 class _Reader:
@@ -248,6 +258,22 @@ class _Reader:
         if self.last_raw is not None:  # the cursor: the hash the last record declares
             j.last_hash = declared_hash(self.last_raw)
         return True
+
+    def end_state(self, ok: bool) -> tuple[Any, ...]:
+        """What a read leaves for :meth:`save_summary` and the caller (sent from a worker
+        process as plain values)."""
+        j, s = self.j, self.summary
+        summary = None if s is None else [getattr(s, k) for k in Summary.__slots__]
+        return (ok, j.offset, j.last_sequence, j.last_hash, self.added,
+                [[c.path, c.session_id, c.stream] for c in self.children], summary)
+
+    def take(self, state: tuple[Any, ...]) -> bool:
+        """Adopt the :meth:`end_state` of the same read done elsewhere; its ``ok``."""
+        ok, self.j.offset, self.j.last_sequence, self.j.last_hash, self.added, kids, s = state
+        self.children = [_Journal(p, sid, stream) for p, sid, stream in kids]
+        if s is not None:
+            self.summary = Summary(**dict(zip(Summary.__slots__, s, strict=True)))
+        return bool(ok)
 
     def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
         j = self.j
