@@ -238,6 +238,8 @@ class _Reader:
         self.intents: dict[str, list[Any]] = {}
         self.day: str | None = None  # the date part of the last recorded_at, and its ms
         self.day_ms: int | None = None
+        self.second: str | None = None  # the part up to the second of the last one, its ms
+        self.second_ms: int | None = None
         self.from_start = j.offset == 0  # nothing of this journal is indexed before it
         self.last_raw: bytes | None = None  # the last record read
 
@@ -277,37 +279,49 @@ class _Reader:
 
     def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
         j = self.j
-        f = facets(rec)
+        kind, tool, text, decision, rule, outcome, tid = facets(rec)
         at = rec.get("recorded_at")
-        at = at if isinstance(at, str) else None
+        at = at if type(at) is str else None
         ms = self.ms(at)
-        row = [j.session_id, j.stream, rec["sequence"], at, ms, f.kind, f.tool,
-               f.text, f.decision, f.rule, f.outcome, f.tool_use_id,
-               f.decision if f.kind == INTENT else None, None]
-        if f.kind == TERMINAL and f.tool_use_id:
-            self.close_effect(rows, f.tool_use_id, f.decision, f.outcome, rec["sequence"])
+        sequence = rec["sequence"]
+        row = [j.session_id, j.stream, sequence, at, ms, kind, tool, text, decision, rule,
+               outcome, tid, decision if kind == INTENT else None, None]
+        if tid:
+            if kind == TERMINAL:
+                self.close_effect(rows, tid, decision, outcome, sequence)
+            elif kind == INTENT:
+                self.intents[tid] = row
         rows.append(row)
-        if f.kind == INTENT and f.tool_use_id:
-            self.intents[f.tool_use_id] = row
-        j.last_sequence = int(rec["sequence"])
+        j.last_sequence = int(sequence)
         self.last_raw = raw
         if self.summary is not None:
-            self.summary.add(rec, f.kind, at, ms)
-        if f.kind == "subagent.started" and j.stream == MAIN:
+            self.summary.add(rec, kind, at, ms)
+        if kind == "subagent.started" and j.stream == MAIN:
             self.child(rec)
 
     def ms(self, at: str | None) -> int | None:
-        """``parse_iso_ms(at)``, the day's part computed once per day (the records of a log
-        share it)."""
+        """``parse_iso_ms(at)``, the part up to the second computed once per second (the
+        records of a log come many a second)."""
         if at is None or len(at) < 23 or at[19] != "." or not at.endswith("Z"):
             return parse_iso_ms(at)
+        second = at[:19]
+        if second != self.second:
+            self.second, self.second_ms = second, self._second_ms(at)
+        if self.second_ms is None:
+            return None
+        try:
+            return self.second_ms + int(at[20:23])
+        except ValueError:
+            return None
+
+    def _second_ms(self, at: str) -> int | None:
         if at[:11] != self.day:
             self.day, self.day_ms = at[:11], parse_iso_ms(at[:11] + "00:00:00.000Z")
         if self.day_ms is None:
             return None
         try:
             return (self.day_ms + int(at[11:13]) * 3_600_000 + int(at[14:16]) * 60_000
-                    + int(at[17:19]) * 1000 + int(at[20:23]))
+                    + int(at[17:19]) * 1000)
         except ValueError:
             return None
 
