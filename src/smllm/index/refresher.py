@@ -353,7 +353,7 @@ class _Reader:
         if rows:
             self.db.executemany(
                 "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (r[:14] for r in rows))
+                [r[:14] for r in rows])
             self.added += len(rows)
             rows.clear()
             for row in self.intents.values():  # still open: mark them written
