@@ -44,6 +44,7 @@ class _Forks:
             return pid
 
         monkeypatch.setattr(os, "fork", counted)
+        monkeypatch.setattr(worker, "spare_core", lambda: True)  # however busy the machine
 
     def all_reaped(self) -> bool:
         for pid in self.pids:
@@ -217,3 +218,12 @@ def test_a_small_read_or_a_threaded_process_stays_in_process(
     assert not worker.available()
     index.refresh(rebuild=True)
     assert forks.pids == []
+
+
+@pytest.mark.parametrize(("cores", "load", "split"), [
+    (2, 0.4, True), (2, 1.0, True), (2, 1.6, False), (4, 2.9, True), (1, 0.0, False)])
+def test_the_read_is_split_only_with_a_core_to_spare(
+        monkeypatch: pytest.MonkeyPatch, cores: int, load: float, split: bool) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    assert worker.spare_core() is split

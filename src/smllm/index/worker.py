@@ -11,8 +11,8 @@ cursor, the summary, the subagent journals it found).
 The statements are replayed under a savepoint: a child that dies, errs or sends
 something unreadable rolls the savepoint back, and the caller reads the journal
 in-process; an index is never left half written. The child is always reaped. No
-sockets: a pipe works inside Claude Code's sandbox. Where ``fork`` is missing or
-threads run (``smllm serve``), the read stays in-process.
+sockets: a pipe works inside Claude Code's sandbox. Where ``fork`` is missing, threads
+run (``smllm serve``) or no core is idle, the read stays in-process.
 """
 
 from __future__ import annotations
@@ -57,9 +57,24 @@ class WorkerFailed(Exception):
 
 
 def available() -> bool:
-    """Can a read be split here (``fork``, and no other thread that a fork would copy
-    mid-work)?"""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """Can a read be split here (``fork``, no other thread that a fork would copy
+    mid-work) and gain from it (a core to spare)?"""
+    return hasattr(os, "fork") and threading.active_count() == 1 and spare_core()
+
+
+def spare_core() -> bool:
+    """Is a second core idle, on average over the last minute? On a machine whose cores
+    are all busy the two processes only share out one process's time (and the pipe
+    costs some): the read is quicker in one."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return cores >= 2 and load <= cores - 1
 
 
 class _Sink:
@@ -94,6 +109,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def read(db: sqlite3.Connection, reader: Reader, fh: Any) -> bool | None:
     """``reader.read(fh)`` split across a child and this process; None: the child failed
     (nothing of its work is left in ``db``: read in-process)."""
+    db.execute(f"SAVEPOINT {SAVEPOINT}")
     rfd, wfd = os.pipe()
     _widen(wfd)
     try:
@@ -101,12 +117,12 @@ def read(db: sqlite3.Connection, reader: Reader, fh: Any) -> bool | None:
     except OSError:
         os.close(rfd)
         os.close(wfd)
+        db.execute(f"RELEASE {SAVEPOINT}")
         return None
     if pid == 0:  # the child: never returns
         _child(rfd, wfd, reader, fh)
-    os.close(wfd)
-    db.execute(f"SAVEPOINT {SAVEPOINT}")
     try:
+        os.close(wfd)  # the child's end: its exit is our end of file
         with os.fdopen(rfd, "rb", buffering=1 << 20) as pipe:
             state = _replay(db, pipe)
         if _reap(pid) != 0:
