@@ -91,15 +91,9 @@ def drop_record_indexes(db: sqlite3.Connection) -> None:
 
 
 def create_record_indexes(db: sqlite3.Connection) -> None:
-    """Create the secondary indexes of ``records`` that are missing (SQLite's sorter
-    may use a second core for them: the build's other work is done by then)."""
-    threads = db.execute("PRAGMA threads").fetchone()[0]
-    db.execute(f"PRAGMA threads={min(2, os.cpu_count() or 1) - 1}")
-    try:
-        for _, statement in RECORD_INDEXES:
-            db.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
-    finally:
-        db.execute(f"PRAGMA threads={int(threads)}")
+    """Create the secondary indexes of ``records`` that are missing."""
+    for _, statement in RECORD_INDEXES:
+        db.execute(statement.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS", 1))
 
 
 def path() -> Path:
