@@ -221,7 +221,8 @@ def test_a_small_read_or_a_threaded_process_stays_in_process(
 
 
 @pytest.mark.parametrize(("cores", "load", "split"), [
-    (2, 0.4, True), (2, 1.0, True), (2, 1.6, False), (4, 2.9, True), (1, 0.0, False)])
+    (2, 0.4, True), (2, 1.9, True), (2, 2.0, False), (2, 3.5, False), (4, 3.9, True),
+    (1, 0.0, False)])
 def test_the_read_is_split_only_with_a_core_to_spare(
         monkeypatch: pytest.MonkeyPatch, cores: int, load: float, split: bool) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)

@@ -63,9 +63,9 @@ def available() -> bool:
 
 
 def spare_core() -> bool:
-    """Is a second core idle, on average over the last minute? On a machine whose cores
-    are all busy the two processes only share out one process's time (and the pipe
-    costs some): the read is quicker in one."""
+    """Is some core idle, on average over the last minute (a load under the number of
+    cores)? On a machine whose cores are all busy the two processes only share out one
+    process's time (and the pipe costs some): the read is as quick in one."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -74,7 +74,7 @@ def spare_core() -> bool:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return False
-    return cores >= 2 and load <= cores - 1
+    return cores >= 2 and load < cores
 
 
 class _Sink:
