@@ -34,9 +34,6 @@ class Facets(NamedTuple):
     tool_use_id: str | None
 
 
-_TOOL_NAMES: dict[str, str] = {}  # the names seen, converted (a log uses a handful)
-
-
 def tool_name(value: object) -> str | None:
     """``tool:bash`` / ``Bash`` / ``NotebookEdit`` -> ``bash`` / ``bash`` / ``notebook_edit``."""
     if not isinstance(value, str) or not value:
@@ -45,15 +42,6 @@ def tool_name(value: object) -> str | None:
         return value[5:]
     if value.startswith("mcp__"):
         return value
-    known = _TOOL_NAMES.get(value)
-    if known is None:
-        known = _snake(value)
-        if len(_TOOL_NAMES) < 4096:
-            _TOOL_NAMES[value] = known
-    return known
-
-
-def _snake(value: str) -> str:
     out = []
     for i, ch in enumerate(value):
         if ch.isupper() and i and not value[i - 1].isupper():

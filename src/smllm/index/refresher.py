@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from smllm import journal
 from smllm.base import paths
 from smllm.base.clock import parse_iso_ms
-from smllm.index import database, worker
+from smllm.index import database
 from smllm.index.facets import (
     INTENT,
     TERMINAL,
@@ -197,11 +197,11 @@ def _index(db: sqlite3.Connection, j: _Journal, known: dict[str, _Journal],
             _reset(db, j)
             stats.rebuilt += 1
         reader = _Reader(db, j)
-        if not _read(db, reader, fh, st.st_size):  # the next record does not chain on
+        if not reader.read(fh):  # the next record does not chain on: re-read it all
             _reset(db, j)
             stats.rebuilt += 1
             reader = _Reader(db, j)
-            _read(db, reader, fh, st.st_size)
+            reader.read(fh)
     j.inode = st.st_ino
     stats.read += 1
     stats.records += reader.added
@@ -212,16 +212,6 @@ def _index(db: sqlite3.Connection, j: _Journal, known: dict[str, _Journal],
     known[j.path] = j
     reader.save_summary()
     return [c for c in reader.children if c.path not in known]
-
-
-def _read(db: sqlite3.Connection, reader: _Reader, fh: Any, size: int) -> bool:
-    """``reader.read(fh)``; a large read is split with a worker process (which parses
-    and computes the rows while this process writes them), in-process if that fails."""
-    if size - reader.j.offset >= worker.PARALLEL_BYTES and worker.available():
-        ok = worker.read(db, reader, fh)
-        if ok is not None:
-            return ok
-    return reader.read(fh)
 
 
 class _Reader:
@@ -238,8 +228,6 @@ class _Reader:
         self.intents: dict[str, list[Any]] = {}
         self.day: str | None = None  # the date part of the last recorded_at, and its ms
         self.day_ms: int | None = None
-        self.second: str | None = None  # the part up to the second of the last one, its ms
-        self.second_ms: int | None = None
         self.from_start = j.offset == 0  # nothing of this journal is indexed before it
         self.last_raw: bytes | None = None  # the last record read
 
@@ -261,67 +249,39 @@ class _Reader:
             j.last_hash = declared_hash(self.last_raw)
         return True
 
-    def end_state(self, ok: bool) -> tuple[Any, ...]:
-        """What a read leaves for :meth:`save_summary` and the caller (sent from a worker
-        process as plain values)."""
-        j, s = self.j, self.summary
-        summary = None if s is None else [getattr(s, k) for k in Summary.__slots__]
-        return (ok, j.offset, j.last_sequence, j.last_hash, self.added,
-                [[c.path, c.session_id, c.stream] for c in self.children], summary)
-
-    def take(self, state: tuple[Any, ...]) -> bool:
-        """Adopt the :meth:`end_state` of the same read done elsewhere; its ``ok``."""
-        ok, self.j.offset, self.j.last_sequence, self.j.last_hash, self.added, kids, s = state
-        self.children = [_Journal(p, sid, stream) for p, sid, stream in kids]
-        if s is not None:
-            self.summary = Summary(**dict(zip(Summary.__slots__, s, strict=True)))
-        return bool(ok)
-
     def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
         j = self.j
-        kind, tool, text, decision, rule, outcome, tid = facets(rec)
+        f = facets(rec)
         at = rec.get("recorded_at")
-        at = at if type(at) is str else None
+        at = at if isinstance(at, str) else None
         ms = self.ms(at)
-        sequence = rec["sequence"]
-        row = [j.session_id, j.stream, sequence, at, ms, kind, tool, text, decision, rule,
-               outcome, tid, decision if kind == INTENT else None, None]
-        if tid:
-            if kind == TERMINAL:
-                self.close_effect(rows, tid, decision, outcome, sequence)
-            elif kind == INTENT:
-                self.intents[tid] = row
+        row = [j.session_id, j.stream, rec["sequence"], at, ms, f.kind, f.tool,
+               f.text, f.decision, f.rule, f.outcome, f.tool_use_id,
+               f.decision if f.kind == INTENT else None, None]
+        if f.kind == TERMINAL and f.tool_use_id:
+            self.close_effect(rows, f.tool_use_id, f.decision, f.outcome, rec["sequence"])
         rows.append(row)
-        j.last_sequence = int(sequence)
+        if f.kind == INTENT and f.tool_use_id:
+            self.intents[f.tool_use_id] = row
+        j.last_sequence = int(rec["sequence"])
         self.last_raw = raw
         if self.summary is not None:
-            self.summary.add(rec, kind, at, ms)
-        if kind == "subagent.started" and j.stream == MAIN:
+            self.summary.add(rec, f.kind, at, ms)
+        if f.kind == "subagent.started" and j.stream == MAIN:
             self.child(rec)
 
     def ms(self, at: str | None) -> int | None:
-        """``parse_iso_ms(at)``, the part up to the second computed once per second (the
-        records of a log come many a second)."""
+        """``parse_iso_ms(at)``, the day's part computed once per day (the records of a log
+        share it)."""
         if at is None or len(at) < 23 or at[19] != "." or not at.endswith("Z"):
             return parse_iso_ms(at)
-        second = at[:19]
-        if second != self.second:
-            self.second, self.second_ms = second, self._second_ms(at)
-        if self.second_ms is None:
-            return None
-        try:
-            return self.second_ms + int(at[20:23])
-        except ValueError:
-            return None
-
-    def _second_ms(self, at: str) -> int | None:
         if at[:11] != self.day:
             self.day, self.day_ms = at[:11], parse_iso_ms(at[:11] + "00:00:00.000Z")
         if self.day_ms is None:
             return None
         try:
             return (self.day_ms + int(at[11:13]) * 3_600_000 + int(at[14:16]) * 60_000
-                    + int(at[17:19]) * 1000)
+                    + int(at[17:19]) * 1000 + int(at[20:23]))
         except ValueError:
             return None
 
@@ -353,7 +313,7 @@ class _Reader:
         if rows:
             self.db.executemany(
                 "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [r[:14] for r in rows])
+                (r[:14] for r in rows))
             self.added += len(rows)
             rows.clear()
             for row in self.intents.values():  # still open: mark them written
