@@ -81,8 +81,10 @@ def bench_size(root: Path, records: int) -> dict[str, tuple[float, int, float]]:
         "ledger-j": measure([*smllm, "ledger", "--plain", "--journal", str(log)], env, root),
         "index": measure([*smllm, "sessions", "--all"], env, root),
     }
+    load = os.getloadavg()[0]  # a busy machine stretches every wall time below
     base = results["baseline"][0]
-    print(f"\n{records:,} records ({log.stat().st_size / 1e6:,.0f} MB):")
+    print(f"\n{records:,} records ({log.stat().st_size / 1e6:,.0f} MB), load average "
+          f"{load:.1f} on {os.cpu_count()} cores after the readers ran:")
     for name, (wall, rss, cpu) in results.items():
         print(f"  {name:<9} {wall:7.2f}s wall {cpu:7.2f}s cpu  peak {rss / 1024:6.1f} MiB  "
               f"time x{wall / base:5.2f} baseline", flush=True)
