@@ -350,12 +350,13 @@ def sed(name: str, args: list[Word], cmd: Simple, ctx: Context) -> Result:
 
 
 #: sed scripts that delete every line (``d``, ``1,$d``, ``/./d``) or empty it (``s/.*//``)
-_SED_WIPE = re.compile(r"\s*(?:(?:1\s*,\s*\$|/\^?\.[*+]?\$?/|/\^/)\s*)?d\s*"
-                       r"|\s*s(.)\^?\.[*+]\$?\1\1g?\s*")
+#: (a pattern, compiled on first use: ``re`` loads only for a sed script)
+_SED_WIPE = (r"\s*(?:(?:1\s*,\s*\$|/\^?\.[*+]?\$?/|/\^/)\s*)?d\s*"
+             r"|\s*s(.)\^?\.[*+]\$?\1\1g?\s*")
 
 
 def _sed_wipes(script: str | None) -> bool:
-    return script is not None and any(_SED_WIPE.fullmatch(part)
+    return script is not None and any(re.fullmatch(_SED_WIPE, part)
                                       for part in re.split(r"[;\n]", script) if part.strip())
 
 
