@@ -20,9 +20,10 @@ Causal order: a model call is journaled before the tool calls it chose.
   (it runs tools while the response streams, and it writes the transcript a little
   later). PreToolUse therefore waits, before taking the session lock and for at most
   :data:`WAIT_SECONDS` (``SMLLM_TRANSCRIPT_WAIT``), until a whole line of the transcript
-  holds its ``tool_use_id`` (:func:`prefetch`; a line still being written does not count). Past the wait the call goes on, and its model call
-  lands after its intent (``tool_use_ids`` still links them); after :data:`MISS_LIMIT`
-  such waits in a row, the session's PreToolUse no longer waits.
+  holds its ``tool_use_id`` (:func:`prefetch`; a line still being written does not
+  count). Past the wait the call goes on, and its model call lands after its intent
+  (``tool_use_ids`` still links them); after :data:`MISS_LIMIT` such waits in a row, the
+  session's PreToolUse no longer waits.
 * Lines of a message that arrive after it was recorded (a response written in two
   reads) become one more ``model.call`` of the same ``message_id`` with ``part`` 2, 3,
   …, holding only what is new.
