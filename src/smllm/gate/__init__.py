@@ -150,9 +150,11 @@ class World:
     """What a decision consults besides the call: the compiled policy, the home folder, and
     the session's crash hold and state machine when a hook decides (``smllm policy
     explain|test`` have no session: neither applies). ``held(call)`` is why the call must
-    wait for reconciliation; ``machine_rule(call)`` the state's ``(decision, reason)``."""
+    wait for reconciliation; ``machine_rule(call)`` the state's ``(decision, reason)``;
+    ``tripped`` why every call is denied while a tripwire violation is open
+    (:mod:`smllm.tripwire`)."""
 
-    __slots__ = ("compiled", "held", "home", "machine_rule")
+    __slots__ = ("compiled", "held", "home", "machine_rule", "tripped")
 
     def __init__(
         self,
@@ -161,11 +163,13 @@ class World:
         home: str | None = None,
         held: Callable[[ToolCall], str | None] | None = None,
         machine_rule: Callable[[ToolCall], tuple[str, str] | None] | None = None,
+        tripped: str | None = None,
     ) -> None:
         self.compiled = compiled
         self.home = home
         self.held = held
         self.machine_rule = machine_rule
+        self.tripped = tripped
 
 
 def _fail_closed(what: str, exc: Exception, rule: str) -> Verdict:
@@ -228,7 +232,10 @@ def _own_reconcile(call: ToolCall) -> bool:
 def decide(call: ToolCall, world: World) -> Verdict:
     """The gate's whole verdict on ``call``, before any reviewer is consulted: the crash
     hold, self-protection (in every mode), the state's tool rules, then the policy. The
-    call is analysed once; what the ledger needs of that analysis is in the facts."""
+    call is analysed once; what the ledger needs of that analysis is in the facts. An open
+    tripwire violation comes first: nothing runs until a person has answered it."""
+    if world.tripped:
+        return Verdict("deny", "deny:policy", world.tripped, rule="tripwire.violation")
     held = world.held(call) if world.held is not None else None
     if held:
         return Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")

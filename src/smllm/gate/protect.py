@@ -40,7 +40,8 @@ MCP_PATH_KEYS = frozenset(k.lower() for k in (*tools.MCP_PATH_KEYS, *tools.MCP_P
 #: words in an MCP tool's name that say it changes files
 MCP_WRITE_WORDS = ("write", "edit", "create", "move", "rename", "delete", "remove", "copy",
                    "mkdir", "append", "patch", "put", "upload", "save", "replace", "chmod")
-SELF_COMMANDS = frozenset({"install", "uninstall"})
+#: smllm's commands only a person runs: (un)install, and the answer to a tripwire violation
+SELF_COMMANDS = frozenset({"install", "uninstall", "tripwire"})
 #: what the agent runs of smllm itself, outside the sandbox: the sandbox's
 #: ``excludedCommands`` (setup/sandbox.py), and the subcommands they name
 EXCLUDED_COMMANDS = ("smllm fire *", "smllm status", "smllm status *", "smllm reconcile *")
@@ -116,7 +117,8 @@ def _subcommands(command: str) -> list[str]:
 
 
 def self_command(command: str) -> str | None:
-    """``install``/``uninstall`` when ``command`` runs smllm's own (un)install."""
+    """``install``/``uninstall``/``tripwire`` when ``command`` runs one of smllm's commands
+    that only a person runs."""
     return next((c for c in _subcommands(command) if c in SELF_COMMANDS), None)
 
 

@@ -43,6 +43,7 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
         compiled,
         held=lambda c: _features.held_effect(ctx, c),
         machine_rule=lambda c: _features.machine_tool_rule(ctx, c),
+        tripped=ctx.tripped,
     )
     verdict = gate.decide(call, world)
     if verdict.review is None:  # nothing for a reviewer: the common case

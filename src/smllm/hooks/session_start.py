@@ -125,6 +125,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     unknown: list[UnknownEffect] = []
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
+        # this session's previous run ended (or there was none): edits since are a person's
+        clean = not txn.state.get("open") and source != "compact"
         crashed = bool(txn.state.get("open")) and source == "resume"
         if crashed:
             unknown = _in_flight(txn)
@@ -142,6 +144,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         if source != "compact":
             txn.set_state("open", True)
             txn.set_state("started_at_ms", ctx.now_ms)
+    _features.tripwire_start(ctx, clean)
     parts = [_features.unknown_effects_text(unknown)] if unknown else []
     location = _features.machine_session_start(ctx)
     if location:
