@@ -15,6 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import UnknownEffect
+    from smllm.gate.protect import Fresh
 
 
 def unknown_effects_text(unknown: list[UnknownEffect]) -> str:
@@ -153,3 +154,33 @@ def tripwire_end(ctx: HookContext) -> None:
     """SessionEnd: the session is no longer live."""
     if ctx.agent_id is None:
         tripwire.session_ended(ctx.session_id)
+
+
+def fresh(ctx: HookContext) -> Fresh | None:
+    """The session's start (real clock) and the folders its file tools made, for the
+    gate's check of links and folders made in this session; None before any SessionStart
+    (no session to measure against)."""
+    state = journal.read_state(ctx.main_log_path)
+    since = state.get("started_ns")
+    if not isinstance(since, int):
+        return None
+    from smllm.gate.protect import Fresh  # noqa: PLC0415 - loaded for file tools already
+
+    made = state.get("host_dirs")
+    return Fresh(since, frozenset(made) if isinstance(made, list) else frozenset())
+
+
+#: the folders a session remembers its file tools made (the oldest are forgotten first)
+HOST_DIRS_KEPT = 1000
+
+
+def record_host_folder(txn: journal.Transaction, call: ToolCall) -> None:
+    """A file tool smllm lets run will create its missing folders: remember them (the host
+    made them, not the agent's commands)."""
+    from smllm.gate import protect  # noqa: PLC0415 - loaded for file tools already
+
+    made = protect.host_folders(call)
+    if not made:
+        return
+    known = [d for d in txn.state.get("host_dirs", []) if d not in made]
+    txn.set_state("host_dirs", [*known, *made][-HOST_DIRS_KEPT:])

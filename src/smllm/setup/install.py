@@ -646,26 +646,26 @@ def apply(plan: Plan) -> None:
     protect(plan)
 
 
-def installed_command() -> str | None:
-    """The ``smllm`` command the installer linked in the user's bin folder (the same
-    folder installer/install.sh chose, from the same variables), if one is there."""
+def record_command() -> str | None:
+    """Record the ``smllm`` command the installer linked in the user's bin folder (the
+    folder installer/install.sh chose, from the same variables), if one is there: the
+    protected set (and so the sandbox settings planned next) knows it without PATH."""
     from smllm.setup import onpath  # noqa: PLC0415 - install only
 
     link = onpath.bin_dir() / "smllm"
-    return str(link) if link.is_symlink() or link.is_file() else None
+    if not (link.is_symlink() or link.is_file()):
+        return None
+    protected.record_command(str(link))
+    return str(link)
 
 
 def protect(plan: Plan) -> None:
-    """After an install: record the ``smllm`` link (the protected set knows it without
-    consulting PATH) and arm the tripwire with the files as they now are (smllm's own
+    """After an install: arm the tripwire with the files as they now are (smllm's own
     change, made by a person); after an uninstall: stop watching the project."""
     from smllm.tripwire import keeper  # noqa: PLC0415 - install and uninstall only
 
     project = str(project_of(plan.target))
     if plan.action == "install":
-        command = installed_command()
-        if command is not None:
-            protected.record_command(command)
         keeper.arm(project)
     elif plan.target.scope == "project":
         keeper.disarm(project)
