@@ -126,12 +126,12 @@ def scopes(project: str | None) -> list[str]:
 
 
 def watch(project: str | None, *, event: str, log: str | None,
-          adopt: bool = False) -> Watch:
+          starting: str | None = None) -> Watch:
     """Compare the watched files of the user's scope and ``project``'s with the manifests
     (one ``lstat`` each); when something changed or a violation is open, let the keeper
-    settle it (``adopt``: a person's edits between sessions are taken as the new baseline).
-    ``event`` and ``log`` say where it was observed and which journal shows the calls
-    before it."""
+    settle it (``starting``: the session whose clean start may adopt a person's edits
+    between sessions). ``event`` and ``log`` say where it was observed and which journal
+    shows the calls before it."""
     loaded = []
     for scope in scopes(project):
         manifest = read_manifest(scope)
@@ -141,6 +141,7 @@ def watch(project: str | None, *, event: str, log: str | None,
         return QUIET
     from smllm.tripwire import keeper  # noqa: PLC0415 - something changed: the slow path
 
+    adopt = keeper.adoptable(starting, project) if starting is not None else False
     return keeper.settle([s for s, _ in loaded], event=event, log=log, adopt=adopt)
 
 
@@ -151,9 +152,12 @@ def session_started(project: str | None, session_id: str, log: str, *,
     and no other session of the project is live."""
     if not any(os.path.exists(manifest_path(s)) for s in scopes(project)):
         return QUIET
-    from smllm.tripwire import keeper  # noqa: PLC0415 - an armed project's session start
-
-    return keeper.started(project, session_id, log, clean=clean)
+    live = os.path.join(root(), "live")
+    paths.ensure_private_tree(live, paths.state_root())
+    paths.write_private(os.path.join(live, paths.check_id(session_id)),
+                        jsonfast.dumps_utf8({"project": project, "log": log}))
+    return watch(project, event="SessionStart", log=log,
+                 starting=session_id if clean else None)
 
 
 def session_ended(session_id: str) -> None:

@@ -392,19 +392,17 @@ def _others_live(session_id: str, project: str | None) -> tuple[bool, bool]:
     return same, anywhere
 
 
-def started(project: str | None, session_id: str, log: str, *, clean: bool) -> tripwire.Watch:
-    """SessionStart of an armed project (:func:`smllm.tripwire.session_started`)."""
-    paths.check_id(session_id)
-    live = os.path.join(_live_folder(), session_id)
-    paths.write_private(live, jsonfast.dumps_utf8({"project": project, "log": log}))
+def adoptable(session_id: str, project: str | None) -> frozenset[str]:
+    """The scopes whose changes a clean SessionStart of ``session_id`` adopts as a person's
+    edits between sessions: the project's when no other session of it is live, the
+    user's when no other session at all is."""
     same, anywhere = _others_live(session_id, project)
     adopt = set()
-    if clean and not anywhere:
+    if not anywhere:
         adopt.add(tripwire.USER)
-    if clean and not same and project is not None:
+    if not same and project is not None:
         adopt.add(tripwire.scope_of(project))
-    return settle(tripwire.scopes(project), event="SessionStart", log=log,
-                  adopt=frozenset(adopt))
+    return frozenset(adopt)
 
 
 # ------------------------------------------------------------------ a person's answer

@@ -33,10 +33,9 @@ Slow path (the keeper's): imports what it needs.
 
 from __future__ import annotations
 
-import json
 import os
 
-from smllm.base import digest, paths, protected
+from smllm.base import digest, jsonfast, paths, protected
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +53,7 @@ MCP_KEYS = ("mcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
 MAX_TREE_FILES = 400
 SETTINGS_NAMES = ("settings.json", "settings.local.json")
 #: the view of a settings file holding only what Claude Code writes on a person's answer
-EMPTY_VIEW = digest.sha256_hex(b"{}")
+EMPTY_VIEW = digest.sha256_hex(jsonfast.dumps_utf8({}))
 
 
 def project_files(project: str) -> tuple[list[str], dict[str, str]]:
@@ -135,9 +134,18 @@ def read(path: str) -> bytes | None:
 
 def _json(data: bytes) -> Any:
     try:
-        return json.loads(data)
-    except ValueError:
+        return jsonfast.loads(data)
+    except (ValueError, RecursionError):
         return None
+
+
+def _sorted(value: Any) -> Any:
+    """``value`` with every object's keys in order (a canonical view to digest)."""
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
 
 
 def security_view(data: bytes | None, kind: str) -> bytes | None:
@@ -154,14 +162,14 @@ def security_view(data: bytes | None, kind: str) -> bytes | None:
                 kept[key] = {k: v for k, v in kept[key].items() if k not in inner}
                 if not kept[key]:
                     del kept[key]
-        return json.dumps(kept, sort_keys=True).encode()
+        return jsonfast.dumps_utf8(_sorted(kept))
     view: dict[str, Any] = {k: doc.get(k) for k in MCP_KEYS if k in doc}
     projects = doc.get("projects")
     if isinstance(projects, dict):
         view["projects"] = {name: {k: v.get(k) for k in MCP_KEYS if k in v}
                             for name, v in sorted(projects.items()) if isinstance(v, dict)
                             and any(k in v for k in MCP_KEYS)}
-    return json.dumps(view, sort_keys=True).encode()
+    return jsonfast.dumps_utf8(_sorted(view))
 
 
 def merged(current: bytes | None, kept: bytes, kind: str) -> bytes:
@@ -187,7 +195,7 @@ def merged(current: bytes | None, kept: bytes, kind: str) -> bytes:
             entry.update({k: old[k] for k in MCP_KEYS if k in old})
             projects[name] = entry
         out["projects"] = projects
-    return (json.dumps(out, indent=2) + "\n").encode()
+    return jsonfast.dumps_utf8(out) + b"\n"
 
 
 def sha(data: bytes | None) -> str | None:
