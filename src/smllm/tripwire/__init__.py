@@ -71,21 +71,23 @@ def read_manifest(scope: str) -> dict[str, Any] | None:
     except OSError as exc:
         return {"damaged": f"{path}: {exc}"}
     try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    try:
-        data = jsonfast.loads(b"".join(chunks))
+        data = jsonfast.loads(read_all(fd))
     except ValueError as exc:
         return {"damaged": f"{path}: not JSON ({exc})"}
     if not isinstance(data, dict) or data.get("v") != VERSION:
         return {"damaged": f"{path}: not a manifest of this smllm"}
     return data
+
+
+def read_all(fd: int) -> bytes:
+    """Everything left to read of ``fd``, which is closed."""
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def signature(path: str) -> list[int] | None:

@@ -76,13 +76,7 @@ def copy_of(digest: str | None) -> bytes | None:
         fd = paths.open_regular(os.path.join(tripwire.root(), "copies", digest), os.O_RDONLY)
     except OSError:
         return None
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+    return tripwire.read_all(fd)
 
 
 def _save(manifest: dict[str, Any]) -> None:

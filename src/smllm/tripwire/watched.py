@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 
+from smllm import tripwire
 from smllm.base import digest, jsonfast, paths, protected
 
 TYPE_CHECKING = False
@@ -89,8 +90,6 @@ def view_of(path: str, kind: str) -> str:
 def walk(tree: str) -> tuple[dict[str, list[int] | None], list[str]]:
     """Every folder of ``tree`` (with its signature) and every file in it (links and
     other non-folders included: a link planted there is a change too)."""
-    from smllm import tripwire  # noqa: PLC0415 - the package imports this module lazily
-
     dirs: dict[str, list[int] | None] = {tree: tripwire.signature(tree)}
     files: list[str] = []
     todo = [tree] if os.path.isdir(tree) and not os.path.islink(tree) else []
@@ -123,13 +122,7 @@ def read(path: str) -> bytes | None:
         return None
     except OSError as exc:  # a FIFO, a device: its nature is what we record
         return b"unreadable:" + str(exc).encode("utf-8", "replace")
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    return tripwire.read_all(fd)
 
 
 def _json(data: bytes) -> Any:
