@@ -3,7 +3,8 @@
     .venv/bin/python bench/bench_trees.py [--tree NAME=PATH ...] [--rounds N]
 
 Each ``--tree`` is a checkout with its own ``.venv`` (``python -m pip install -e .``); without
-one, this checkout alone. Every tree runs its hooks exactly as its own ``smllm install``
+one, this checkout alone. The project has a ``.claude/settings.json`` and, in a tree that
+has the tripwire, is armed as ``smllm install`` arms it. Every tree runs its hooks exactly as its own ``smllm install``
 writes them (the ``smllm-hook`` executable, or the inline ``python -I -S -c`` form of
 older versions), with its own scratch ``SMLLM_HOME``, ``HOME`` and project, over one
 realistic turn per round: ``UserPromptSubmit``, ``PreToolUse`` Bash (a compound command:
@@ -67,6 +68,17 @@ if plan is not None:
 print(json.dumps([shlex.split(install.hook_command("", python, flags)), python, flags]))
 """
 
+#: run by each tree's own interpreter: arm the tripwire on the project, as `smllm install`
+#: does (a tree without one skips it), so its hooks pay for watching the protected files
+_ARM = r"""
+import sys
+try:
+    from smllm.tripwire import keeper
+except ImportError:
+    sys.exit(0)
+keeper.arm(sys.argv[1])
+"""
+
 
 @dataclass
 class Tree:
@@ -107,6 +119,10 @@ def _prepare(name: str, root: Path, scratch: Path) -> Tree:
     out = subprocess.run([str(python), "-c", _ARGV], env=env, cwd=root, check=True,
                          capture_output=True, text=True).stdout
     tree.hook, interp, flags = json.loads(out.strip().splitlines()[-1])
+    (tree.project / ".claude").mkdir(exist_ok=True)
+    (tree.project / ".claude" / "settings.json").write_text("{}\n")
+    subprocess.run([str(python), "-c", _ARM, str(tree.project)], env=env, cwd=root,
+                   check=True)
     tree.baseline = [interp, *flags, "-c", "pass"]
     tree.samples = {"baseline": [], **{label: [] for label, _, _ in STEPS}}
     return tree

@@ -55,6 +55,8 @@ def test_nothing_installed(project: Path, env: dict[str, str]) -> None:
         f"warn   smllm is not installed for {project} (run `smllm install --project {project}` "
         f"or add the plugin)",
         "info   plugin smllm: not enabled in these settings",
+        "info   tripwire: not armed for this project (`smllm install` arms it: changes to the "
+        "protected files are then noticed)",
     ]
     assert (0, expected) == (rc, [line for line in lines if not line.startswith(
         ("ok     policy", "info   machines", "error  policy", "ok     store folders",

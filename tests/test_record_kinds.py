@@ -187,6 +187,7 @@ class Session:
         self.root = root
         self.transcript = root / "transcript.jsonl"
         self.transcript.write_text("")
+        self.cli("install", "--project", str(root), "--no-sandbox")  # arms the tripwire
 
     def hook(self, event: str, **extra: Any) -> dict[str, Any] | None:
         payload = base(event, SID, cwd=str(self.root), transcript_path=str(self.transcript),
@@ -241,7 +242,14 @@ def _every_kind(root: Path) -> Path:
     assert hook("PreToolUse", raw, cwd=root).returncode == 0  # hook.input_rejected
     grant = json.loads(s.cli("policy", "grants", "--json").splitlines()[0])["id"]
     s.cli("policy", "grants", "--revoke", grant)
+    # Claude Code's write on a person's "don't ask again" (tripwire.adopted), and a change
+    # to .mcp.json outside smllm (tripwire.violation), seen by the next hook; a person's
+    # `smllm tripwire revert` (tripwire.resolved)
+    (root / ".claude" / "settings.local.json").write_text(
+        '{"permissions": {"allow": ["Bash(ls *)"]}}\n')
+    (root / ".mcp.json").write_text('{"mcpServers": {"x": {"command": "sh"}}}\n')
     s.hook("Stop", stop_hook_active=False)  # completed: the machine is idle
+    s.cli("tripwire", "revert")
     s.project.fire(s.machine_key(), "enter", stateMachine="fix")
     assert "block" == (s.hook("Stop", stop_hook_active=False) or {}).get("decision")
     s.hook("SessionEnd", reason="other")
@@ -250,9 +258,11 @@ def _every_kind(root: Path) -> Path:
     return out
 
 
-def test_a_session_with_every_kind_exports_with_no_unknown_kind(tmp_path: Path) -> None:
+def test_a_session_with_every_kind_exports_with_no_unknown_kind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Real hooks and commands write one record (at least) of every registered kind, and
     the export of that session reports unknown_payload_kinds: 0."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # the user's Claude Code files
     doc = json.loads(_every_kind(tmp_path / "project").read_text())
     kinds = {journal.kind_of(e["envelope"]) for e in doc["events"] if e["kind"] == "record"}
     assert (sorted(records.KINDS), 0) == (sorted(kinds),

@@ -37,7 +37,8 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
     assert 0 == run_smllm("install", "--project", str(project)).returncode
     box = _settings(project)["sandbox"]
     home = Path(os.environ["HOME"])
-    unreadable = ["/" + str(p) for p in [smllm_home / "key", home / ".claude" / "projects"]]
+    unreadable = ["/" + str(p) for p in [smllm_home / "key", smllm_home / "tripwire",
+                                          home / ".claude" / "projects"]]
     expected_deny = ["/" + str(p) for p in [
         project / ".claude", project / ".smllm", project / ".mcp.json", home / ".claude",
         home / ".claude.json", smllm_home]]
@@ -62,7 +63,8 @@ def test_policy_choices_reach_the_sandbox(project: Path, smllm_home: Path) -> No
     box = _settings(project)["sandbox"]
     assert isinstance(box, dict)
     home = Path(os.environ["HOME"])
-    unreadable = ["/" + str(p) for p in [smllm_home / "key", home / ".claude" / "projects"]]
+    unreadable = ["/" + str(p) for p in [smllm_home / "key", smllm_home / "tripwire",
+                                          home / ".claude" / "projects"]]
     assert (unreadable, ["pypi.org"]) == (box["filesystem"]["denyRead"],
                                           box["network"]["allowedDomains"])
 

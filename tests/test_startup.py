@@ -89,7 +89,11 @@ CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.b
         "smllm.journal.keyed", "smllm.journal.hostcall",
         # the tests set SMLLM_HOME: a hook looks for SMLLM_* variables the project's
         # settings set (and drops them) only when one is set
-        "smllm.base.knobs"}
+        "smllm.base.knobs",
+        # the tripwire's fast path: every hook compares the protected files' signatures
+        # with its record (its keeper loads only when one changed), through the hooks'
+        # seam to the features
+        "smllm.tripwire", "smllm.hooks._features"}
 #: a tool event: the call as Claude Code's adapter reads it, of a catalogued tool
 TOOL = {"smllm.base.catalogue", "smllm.harness", "smllm.harness.claude"}
 #: a decision: the gate, its one analysis and the policy

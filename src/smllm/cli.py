@@ -45,6 +45,7 @@ COMMANDS: dict[str, Command] = {
     "export": Command("export", "export a session's journal as one JSON document"),
     "resume": Command("resume", "reconcile a crashed session and re-open it in Claude Code"),
     "reconcile": Command("reconcile", "record the verified outcome of an unknown effect"),
+    "tripwire": Command("tripwire", "answer a change to smllm's protected files (accept, revert)"),
     "ledger": Command("ledger", "one row per journaled action with its authorization"),
     "chain": Command("chain", "the approval evidence chain of an export"),
     "verify": Command("verify", "check a journal's hash chain and invariants"),

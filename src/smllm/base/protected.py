@@ -8,8 +8,12 @@ the agent's commands) and doctor. It holds:
   starts the servers it names, outside the sandbox);
 * the user's Claude Code folder and its state file (:func:`smllm.base.paths.claude_root`);
 * smllm's own folders (:func:`own_folders`: data, state, config, cache);
-* smllm's code: the package, the virtual environment it runs from, and the ``smllm``
-  command where the installer links it (found without consulting ``PATH``).
+* smllm's code: the package, the virtual environment it runs from, the hook executable
+  beside its interpreter, and the ``smllm`` command wherever the installer linked it (the
+  links ``smllm install`` recorded in smllm's state folder, :func:`recorded_commands`, and
+  the installer's default ``~/.local/bin/smllm``: never found through ``PATH``);
+* Claude Code's managed settings (:data:`MANAGED_SETTINGS`), which override every other;
+* the tripwire's manifests and copies (:mod:`smllm.tripwire`), in the state folder.
 
 >>> import os
 >>> s = protected_set("/work/p")
@@ -28,6 +32,14 @@ from smllm.base import paths
 
 #: what ``smllm install`` adds to a project and the agent must not change
 PROJECT_PARTS = (".claude", ".smllm", ".mcp.json")
+#: Claude Code's managed settings (Linux), which no other settings file can override
+MANAGED_SETTINGS = ("/etc/claude-code/managed-settings.json",
+                    "/etc/claude-code/managed-settings.d")
+#: the hook executable ``smllm install`` writes beside the interpreter (setup/install.py)
+HOOK_EXE = "smllm-hook"
+#: where ``smllm install`` records the ``smllm`` links it found (a line each), in the
+#: state folder: the protected set knows them without consulting ``PATH``
+COMMANDS_FILE = ("install", "commands")
 
 
 def own_folders() -> tuple[str, ...]:
@@ -44,9 +56,49 @@ def code_paths() -> tuple[str, ...]:
     if sys.prefix != sys.base_prefix:  # a virtual environment: its interpreter and packages
         out.append(sys.prefix)
         out.append(os.path.join(sys.prefix, "bin", "smllm"))
+    out.append(hook_executable())
     link = os.path.join(os.path.expanduser("~"), ".local", "bin", "smllm")  # the installer's
     out.append(link)
+    out += recorded_commands()
     return tuple(out)
+
+
+def hook_executable() -> str:
+    """The hook executable of this interpreter, as ``smllm install`` writes it beside it
+    (where that folder is not writable, install writes it in the state folder, which is
+    protected whole)."""
+    return os.path.join(os.path.dirname(sys.executable), HOOK_EXE)
+
+
+def commands_file() -> str:
+    return os.path.join(paths.state_root(), *COMMANDS_FILE)
+
+
+def recorded_commands() -> list[str]:
+    """The ``smllm`` links ``smllm install`` (or ``/smllm:cli``) recorded: absolute paths,
+    one a line; none when the file is missing or unreadable."""
+    try:
+        fd = paths.open_regular(commands_file(), os.O_RDONLY)
+    except OSError:
+        return []
+    try:
+        text = os.read(fd, 1 << 16).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+    return [line for line in text.splitlines() if os.path.isabs(line)]
+
+
+def record_command(link: str) -> bool:
+    """Add ``link`` (an ``smllm`` command on the user's PATH) to :func:`recorded_commands`;
+    True if it was not there yet."""
+    link = os.path.abspath(link)
+    known = recorded_commands()
+    if link in known:
+        return False
+    target = commands_file()
+    paths.ensure_private_tree(os.path.dirname(target), paths.state_root())
+    paths.write_private(target, "".join(f"{p}\n" for p in [*known, link]).encode())
+    return True
 
 
 def protected_set(project: str) -> tuple[str, ...]:
@@ -57,6 +109,7 @@ def protected_set(project: str) -> tuple[str, ...]:
         paths.claude_json(),
         *own_folders(),
         *code_paths(),
+        *MANAGED_SETTINGS,
     ]
     return tuple(dict.fromkeys(os.path.abspath(p) for p in out))
 
@@ -64,13 +117,15 @@ def protected_set(project: str) -> tuple[str, ...]:
 def unreadable() -> tuple[str, ...]:
     """What the agent's commands must not even read (the sandbox's ``denyRead``; the hooks,
     outside it, still write them): smllm's journal key and Claude Code's transcripts
-    (``projects/`` in its user folder).
+    (``projects/`` in its user folder), and the tripwire's folder (its lock and manifests:
+    a sandboxed reader could otherwise hold its lock).
 
     The journals stay readable (never writable): the agent's ``smllm ledger --last``,
     ``export --last`` and ``verify`` read the session they run in, and Claude Code's
     sandbox has no way to hide the other sessions while showing that one."""
     return tuple(dict.fromkeys(os.path.abspath(p) for p in (
-        paths.key_root(), os.path.join(paths.claude_root(), "projects"))))
+        paths.key_root(), os.path.join(paths.state_root(), "tripwire"),
+        os.path.join(paths.claude_root(), "projects"))))
 
 
 def with_policy(project: str, sensitive: list[str] | tuple[str, ...],

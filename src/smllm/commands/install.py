@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--allow-domain opens the sandbox's network, which --no-sandbox "
                          "does not write", "drop one of them")
     python, flags = install.interpreter()
+    if not args.dry_run:
+        install.record_command()
     with install.locked(target, dry_run=args.dry_run):
         return report(install.plan_install(target, python, flags, hooks=not args.sandbox_only,
                                            sandbox=not args.no_sandbox, domains=domains),

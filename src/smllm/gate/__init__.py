@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import CompiledPolicy, VerdictFacts
+    from smllm.gate.protect import Fresh
 
     HostDecision = Literal["allow", "ask", "deny", "abstain"]
 
@@ -150,9 +151,12 @@ class World:
     """What a decision consults besides the call: the compiled policy, the home folder, and
     the session's crash hold and state machine when a hook decides (``smllm policy
     explain|test`` have no session: neither applies). ``held(call)`` is why the call must
-    wait for reconciliation; ``machine_rule(call)`` the state's ``(decision, reason)``."""
+    wait for reconciliation; ``machine_rule(call)`` the state's ``(decision, reason)``;
+    ``tripped`` why every call is denied while a tripwire violation is open
+    (:mod:`smllm.tripwire`); ``fresh()`` the session's start and the folders its file tools
+    made (:class:`smllm.gate.protect.Fresh`), for links and folders made in it."""
 
-    __slots__ = ("compiled", "held", "home", "machine_rule")
+    __slots__ = ("compiled", "fresh", "held", "home", "machine_rule", "tripped")
 
     def __init__(
         self,
@@ -161,11 +165,15 @@ class World:
         home: str | None = None,
         held: Callable[[ToolCall], str | None] | None = None,
         machine_rule: Callable[[ToolCall], tuple[str, str] | None] | None = None,
+        tripped: str | None = None,
+        fresh: Callable[[], Fresh | None] | None = None,
     ) -> None:
         self.compiled = compiled
         self.home = home
         self.held = held
         self.machine_rule = machine_rule
+        self.tripped = tripped
+        self.fresh = fresh
 
 
 def _fail_closed(what: str, exc: Exception, rule: str) -> Verdict:
@@ -188,7 +196,8 @@ def _machine(call: ToolCall, world: World) -> Verdict | None:
 CHANGING = frozenset({catalogue.SHELL, catalogue.WRITE, catalogue.MCP, catalogue.OTHER})
 
 
-def _analysed(call: ToolCall, compiled: CompiledPolicy, home: str | None
+def _analysed(call: ToolCall, compiled: CompiledPolicy, home: str | None,
+              fresh: Callable[[], Fresh | None] | None = None,
               ) -> tuple[analysis.CallAnalysis, str | None]:
     """The call's one analysis, and why self-protection denies it (None: it does not).
 
@@ -203,7 +212,8 @@ def _analysed(call: ToolCall, compiled: CompiledPolicy, home: str | None
 
     guard = protected.protected_set(project)
     analysed = analysis.of(call, _sensitive(compiled, project, guard), home)
-    return analysed, protect.check(call, analysed, guard)
+    session = fresh() if fresh is not None and call.kind != catalogue.SHELL else None
+    return analysed, protect.check(call, analysed, guard, session)
 
 
 def _sensitive(compiled: CompiledPolicy, project: str,
@@ -228,13 +238,16 @@ def _own_reconcile(call: ToolCall) -> bool:
 def decide(call: ToolCall, world: World) -> Verdict:
     """The gate's whole verdict on ``call``, before any reviewer is consulted: the crash
     hold, self-protection (in every mode), the state's tool rules, then the policy. The
-    call is analysed once; what the ledger needs of that analysis is in the facts."""
+    call is analysed once; what the ledger needs of that analysis is in the facts. An open
+    tripwire violation comes first: nothing runs until a person has answered it."""
+    if world.tripped:
+        return Verdict("deny", "deny:policy", world.tripped, rule="tripwire.violation")
     held = world.held(call) if world.held is not None else None
     if held:
         return Verdict("deny", "deny:reconcile", held, rule="reconcile.unknown-effect")
     compiled = world.compiled
     try:
-        analysed, guarded = _analysed(call, compiled, world.home)
+        analysed, guarded = _analysed(call, compiled, world.home, world.fresh)
     except Exception as exc:
         return _fail_closed("check this call against its protected set", exc, "protect.self")
     stamp = analysis.stamped(call, analysed)

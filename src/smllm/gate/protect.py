@@ -8,7 +8,9 @@ and ``~/.claude.json``, smllm's data, state and config folders, and smllm's own 
 
 * file tools (Write, Edit, MultiEdit, NotebookEdit, and MCP tools that write) naming a
   path in the set, directly or through a link (``ln -s .claude cfg`` then ``cfg/x``):
-  paths are resolved with :func:`os.path.realpath` as well as lexically;
+  paths are resolved with :func:`os.path.realpath` as well as lexically; and, in a hook's
+  session, a file tool whose path under the project goes through a link or folder the
+  agent's commands made in this session (:func:`fresh_component`: the check-then-use race);
 * MCP tools as the gate judges them (:func:`smllm.gate.mcp.judge`): the paths they write,
   delete or move, and the commands or code they run, checked like a Bash command;
 * ``smllm install`` / ``uninstall`` run by the agent, in any spelling that names them
@@ -40,7 +42,8 @@ MCP_PATH_KEYS = frozenset(k.lower() for k in (*tools.MCP_PATH_KEYS, *tools.MCP_P
 #: words in an MCP tool's name that say it changes files
 MCP_WRITE_WORDS = ("write", "edit", "create", "move", "rename", "delete", "remove", "copy",
                    "mkdir", "append", "patch", "put", "upload", "save", "replace", "chmod")
-SELF_COMMANDS = frozenset({"install", "uninstall"})
+#: smllm's commands only a person runs: (un)install, and the answer to a tripwire violation
+SELF_COMMANDS = frozenset({"install", "uninstall", "tripwire"})
 #: what the agent runs of smllm itself, outside the sandbox: the sandbox's
 #: ``excludedCommands`` (setup/sandbox.py), and the subcommands they name
 EXCLUDED_COMMANDS = ("smllm fire *", "smllm status", "smllm status *", "smllm reconcile *")
@@ -116,7 +119,8 @@ def _subcommands(command: str) -> list[str]:
 
 
 def self_command(command: str) -> str | None:
-    """``install``/``uninstall`` when ``command`` runs smllm's own (un)install."""
+    """``install``/``uninstall``/``tripwire`` when ``command`` runs one of smllm's commands
+    that only a person runs."""
     return next((c for c in _subcommands(command) if c in SELF_COMMANDS), None)
 
 
@@ -245,9 +249,83 @@ def _mcp_judged(tool_name: str, analysed: CallAnalysis, cwd: str,
     return None
 
 
-def check(call: ToolCall, analysed: CallAnalysis, protected: tuple[str, ...]) -> str | None:
+class Fresh:
+    """What "created in this session" is measured against: when the session (or its
+    resume) started, in ns, and the folders Claude Code's own file tools were to create
+    (recorded at PreToolUse, :func:`host_folders`): the host made those, not the agent."""
+
+    __slots__ = ("host_dirs", "since_ns")
+
+    def __init__(self, since_ns: int, host_dirs: frozenset[str]) -> None:
+        self.since_ns = since_ns
+        self.host_dirs = host_dirs
+
+
+_S_IFMT, _S_IFDIR, _S_IFLNK = 0o170000, 0o040000, 0o120000
+
+
+def _under_project(target: str, cwd: str, project: str) -> list[str]:
+    """The paths from ``project`` down to ``target`` (its folders, then itself), when
+    ``target`` lies under ``project``; else none."""
+    full = os.path.normpath(os.path.join(cwd, os.path.expanduser(target)))
+    if not full.startswith(project.rstrip(os.sep) + os.sep):
+        return []
+    parts = full[len(project.rstrip(os.sep)) + 1:].split(os.sep)
+    return [os.path.join(project, *parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _born_in_session(path: str, ctime_ns: int, link: bool, fresh: Fresh) -> bool:
+    if ctime_ns < fresh.since_ns:
+        return False  # not even changed since the session began
+    from smllm.base import birth  # noqa: PLC0415 - a folder or link changed in this session
+
+    born = birth.born_ns(path)
+    if born is None:  # no birth time here: a link's ctime moves only when it is made (or
+        return link   # renamed); a folder's with every entry, so it is given the benefit
+    return born >= fresh.since_ns
+
+
+def fresh_component(target: str, cwd: str, project: str, fresh: Fresh) -> str | None:
+    """The link or folder on ``target``'s path under ``project`` that was created in this
+    session by anything but Claude Code's own file tools, or None.
+
+    Claude Code writes outside the sandbox: a folder the agent's commands made (or a link
+    they planted) can be swapped for a link into smllm's protected set between the gate's
+    check and the write, so a file tool writing through one is denied outright. Links and
+    folders that existed before the session (``node_modules/.bin``) are not; nor are the
+    folders a file tool itself created (Write makes missing folders). Missing parts end
+    the check (Claude Code will create them). "Created" is the birth time (``statx`` on
+    Linux, ``st_birthtime`` on macOS) against the session's start (or its resume)."""
+    for path in _under_project(target, cwd, project):
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            return None  # missing (or unnamable): nothing there to swap yet
+        kind = st.st_mode & _S_IFMT
+        if kind not in (_S_IFDIR, _S_IFLNK):
+            return None  # the target itself (or a file where a folder should be)
+        if path in fresh.host_dirs and kind == _S_IFDIR:
+            continue
+        if _born_in_session(path, st.st_ctime_ns, kind == _S_IFLNK, fresh):
+            return path if kind == _S_IFLNK else path + os.sep
+    return None
+
+
+def host_folders(call: ToolCall) -> list[str]:
+    """The missing folders of a file tool's path under the project: Claude Code's own file
+    tool will create them (recorded, so that later writes through them pass)."""
+    out = []
+    for target in _targets(call.tool, call.input):
+        out += [p for p in _under_project(target, call.cwd, call.project)[:-1]
+                if not os.path.lexists(p)]
+    return out
+
+
+def check(call: ToolCall, analysed: CallAnalysis, protected: tuple[str, ...],
+          fresh: Fresh | None = None) -> str | None:
     """Why ``call`` would change smllm's protected set, or None (``analysed``: the call's
-    one analysis, :func:`smllm.gate.analysis.of`)."""
+    one analysis, :func:`smllm.gate.analysis.of`; ``fresh``: the session, for the file
+    tools' check of links and folders created in it, :func:`fresh_component`)."""
     if call.kind == tools.SHELL:
         return _bash(call.command, analysed, call.cwd, protected)
     for target in _targets(call.tool, call.input):
@@ -255,6 +333,15 @@ def check(call: ToolCall, analysed: CallAnalysis, protected: tuple[str, ...]) ->
         if root is not None:
             return (f"smllm protects itself: {call.tool} of {target} would change {root}, "
                     f"which the agent may not write")
+        made = fresh_component(target, call.cwd, call.project, fresh) if fresh else None
+        if made is not None:
+            what = "link" if not made.endswith(os.sep) else "folder"
+            return (f"smllm protects itself: {call.tool} of {target} goes through "
+                    f"{made.rstrip(os.sep)}, a {what} made in this session by a command: "
+                    f"Claude Code writes outside the sandbox, and such a {what} can be swapped "
+                    "for a link into smllm's protected set before the write lands. Let the "
+                    "file tool create missing folders itself (write the file without making "
+                    "its folder first), or write the file with a command")
     if call.kind == tools.MCP:
         return _mcp_judged(call.tool, analysed, call.cwd, protected)
     return None

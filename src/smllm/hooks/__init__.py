@@ -160,6 +160,10 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
         )
     payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
     ctx = HookContext.create(event, payload, harness)
+    if event != "SessionStart":  # SessionStart's handler may adopt a person's edits
+        from smllm.hooks import _features  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+        _features.tripwire_watch(ctx)
     name = f"smllm.hooks.{HANDLERS[event]}"
     __import__(name)
     result: dict[str, Any] | None = sys.modules[name].handle(ctx)

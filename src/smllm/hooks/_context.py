@@ -118,6 +118,8 @@ class HookContext:
                 env = {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}
         self.env: Mapping[str, str] = env
         self._main_log: str | None = None
+        #: why gated calls are denied: a tripwire violation is open (smllm.tripwire)
+        self.tripped: str | None = None
 
     @classmethod
     def create(cls, event: str, payload: dict[str, Any], harness: str = "claude") -> HookContext:

@@ -17,6 +17,7 @@ for it (:mod:`smllm.journal.hostcall`).
 from __future__ import annotations
 
 from smllm import gate
+from smllm.base import catalogue
 from smllm.gate import policy
 from smllm.harness import claude
 from smllm.hooks import _features
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from smllm.journal.codec import Entry
 
 
+#: the kinds of call whose tool writes files outside the sandbox (Claude Code's own, MCP)
+WRITING = frozenset({catalogue.WRITE, catalogue.MCP})
 #: what the intent keeps of the call's one analysis (so no reader analyses it again)
 ANALYSED = ("known_safe", "confined_to", "targets", "targets_omitted")
 
@@ -43,6 +46,8 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
         compiled,
         held=lambda c: _features.held_effect(ctx, c),
         machine_rule=lambda c: _features.machine_tool_rule(ctx, c),
+        tripped=ctx.tripped,
+        fresh=lambda: _features.fresh(ctx),
     )
     verdict = gate.decide(call, world)
     if verdict.review is None:  # nothing for a reviewer: the common case
@@ -145,6 +150,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 entry["host"] = True
             open_intents[tool_use_id] = entry
             txn.set_state("open_intents", open_intents)
+            if call.kind in WRITING:  # the folders the file tool will make are the host's
+                _features.record_host_folder(txn, call)
     if ctx.harness == "codex":
         from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 

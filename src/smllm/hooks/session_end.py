@@ -25,5 +25,6 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         txn.append(records.new("session.end", exit_reason="clean", host_reason=reason,
                                uptime_ms=max(0, ctx.now_ms - started)))
         txn.set_state("open", False)
+    _features.tripwire_end(ctx)
     _features.ship_in_background(ctx)
     return None

@@ -16,6 +16,7 @@ On a resume after a crash (the log's last start or resume has no ``session.end``
 from __future__ import annotations
 
 import os
+import time
 
 from smllm import VERSION, journal
 from smllm.base import clock
@@ -125,6 +126,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     unknown: list[UnknownEffect] = []
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
+        # this session's previous run ended (or there was none): edits since are a person's
+        clean = not txn.state.get("open") and source != "compact"
         crashed = bool(txn.state.get("open")) and source == "resume"
         if crashed:
             unknown = _in_flight(txn)
@@ -142,6 +145,10 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
         if source != "compact":
             txn.set_state("open", True)
             txn.set_state("started_at_ms", ctx.now_ms)
+            # the real clock (not SMLLM_NOW): what file times are compared with (the gate's
+            # check of folders and links made in this session, gate/protect.py)
+            txn.set_state("started_ns", time.time_ns())
+    _features.tripwire_start(ctx, clean)
     parts = [_features.unknown_effects_text(unknown)] if unknown else []
     location = _features.machine_session_start(ctx)
     if location:

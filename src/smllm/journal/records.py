@@ -62,6 +62,10 @@ KINDS: dict[str, tuple[RecordType, tuple[str, ...]]] = {
     "hook.input_rejected": ("fact", ("hook_event_name", "reason", "input_bytes")),
     "journal.tail_missing": ("fact", ("missing", "log_ended_at", "head_sequence", "head_hash",
                                       "observed_via")),
+    "tripwire.adopted": ("fact", ("paths", "reason", "observed_via")),
+    "tripwire.violation": ("fact", ("violation_id", "path", "change", "restored", "before",
+                                    "after", "observed_via", "preceding")),
+    "tripwire.resolved": ("fact", ("violation_id", "path", "resolution", "by", "kept")),
 }
 
 #: the choices a reviewer may answer (``approval.review`` lists them)

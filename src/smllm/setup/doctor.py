@@ -24,14 +24,14 @@ from typing import Any, Literal
 
 import smllm
 from smllm import machine
-from smllm.base import knobs, paths
+from smllm.base import knobs, paths, protected
 from smllm.base.errors import ConfigError
 from smllm.hooks import GATING
 from smllm.machine import catalog
 from smllm.setup import firing, install, sandbox, settings
 
 Status = Literal["ok", "info", "warn", "error"]
-MANAGED = Path("/etc/claude-code/managed-settings.json")
+MANAGED = Path(protected.MANAGED_SETTINGS[0])
 #: optional check functions of other features: module -> function name
 FEATURE_CHECKS: dict[str, str] = {"smllm.gate.policy": "check"}
 
@@ -504,6 +504,38 @@ def mcp_server(project: Path) -> list[Finding]:
                             f"{firing.MCP_TOOL} fires state-machine events")]
 
 
+def tripwire(project: Path) -> list[Finding]:
+    """The tripwire: armed or not, and every violation still open (gated calls are denied
+    until a person answers it)."""
+    from smllm import tripwire as wire  # noqa: PLC0415 - doctor only
+    from smllm.tripwire import keeper  # noqa: PLC0415 - doctor only
+
+    manifest = wire.read_manifest(wire.scope_of(str(project)))
+    if manifest is None:
+        return [Finding("info", "tripwire: not armed for this project (`smllm install` arms "
+                                "it: changes to the protected files are then noticed)")]
+    if "damaged" in manifest:
+        return [Finding("error", f"tripwire: its record is damaged ({manifest['damaged']}), "
+                                 "so every tool call is denied (re-record it: `smllm tripwire "
+                                 "accept`)")]
+    found = []
+    for v in keeper.open_violations(str(project)):
+        call = v.get("preceding") or {}
+        after = f" after the {call.get('tool_name')} call {call.get('tool_use_id')}" \
+            if call else ""
+        fate = "smllm put its copy back" if v.get("restored") else \
+            f"smllm could not put its copy back ({v.get('error')})"
+        found.append(Finding("error", f"tripwire: {v['path']} was {v['change']} outside "
+                                      f"smllm{after} ({v['id']}); {fate}, and every tool "
+                                      "call is denied until you answer: `smllm tripwire "
+                                      "revert` keeps smllm's copy, `smllm tripwire accept` "
+                                      "keeps the change"))
+    if not found:
+        found.append(Finding("ok", f"tripwire: armed, {len(manifest.get('files', {}))} "
+                                   "protected files watched, no change outside smllm"))
+    return found
+
+
 def store_folders() -> list[Finding]:
     """smllm's own folders: private (0700), ours, no links; and repairs the hooks made."""
     out: list[Finding] = []
@@ -569,5 +601,6 @@ def diagnose(project: Path) -> list[Finding]:
     found += permission_rules(regs)
     found += mcp_server(project) if regs else []
     found += boundary(project, regs, bool(_enabled_plugins(files)) or bool(from_plugin))
+    found += tripwire(project)
     found += store_folders()
     return found

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import smllm
-from smllm.base import paths
+from smllm.base import paths, protected
 from smllm.base.errors import InstallError, UsageError
 from smllm.hooks import GATING, INSTALLED
 from smllm.setup import firing, sandbox, settings
@@ -169,7 +169,7 @@ HOOK_GUARD = ('import sys; sys.excepthook = lambda t, e, b: (sys.stderr.write('
 #: the hook entry point, without runpy
 HOOK_ENTRY = "from smllm.hooks import cli; cli()"
 #: the name of the executable each installed hook runs (``<its folder>/smllm-hook EVENT``)
-HOOK_EXE = "smllm-hook"
+HOOK_EXE = protected.HOOK_EXE
 #: the longest ``#!`` line Linux reads whole (BINPRM_BUF_SIZE is 256 bytes, newline included)
 SHEBANG_MAX = 255
 
@@ -640,9 +640,35 @@ def diff(plan: Plan) -> str:
 
 def apply(plan: Plan) -> None:
     """Carry out a plan (and its companion's): atomic writes, only of bytes that change,
-    and the records."""
+    and the records; then what the protected set and the tripwire learn from it."""
     for p in plan.plans:
         _apply_one(p)
+    protect(plan)
+
+
+def record_command() -> str | None:
+    """Record the ``smllm`` command the installer linked in the user's bin folder (the
+    folder installer/install.sh chose, from the same variables), if one is there: the
+    protected set (and so the sandbox settings planned next) knows it without PATH."""
+    from smllm.setup import onpath  # noqa: PLC0415 - install only
+
+    link = onpath.bin_dir() / "smllm"
+    if not (link.is_symlink() or link.is_file()):
+        return None
+    protected.record_command(str(link))
+    return str(link)
+
+
+def protect(plan: Plan) -> None:
+    """After an install: arm the tripwire with the files as they now are (smllm's own
+    change, made by a person); after an uninstall: stop watching the project."""
+    from smllm.tripwire import keeper  # noqa: PLC0415 - install and uninstall only
+
+    project = str(project_of(plan.target))
+    if plan.action == "install":
+        keeper.arm(project)
+    elif plan.target.scope == "project":
+        keeper.disarm(project)
 
 
 def _apply_one(plan: Plan) -> None:

@@ -16,6 +16,7 @@ import os
 import shlex
 from pathlib import Path
 
+from smllm.base import protected
 from smllm.base.errors import InstallError
 
 #: the line the installer and this step add to ~/.profile (the installer greps for it)
@@ -118,6 +119,7 @@ def link(root: str, data: str) -> list[str]:
         target.unlink()
     folder.mkdir(parents=True, exist_ok=True)
     target.symlink_to(script)
+    protected.record_command(str(target))  # protected without consulting PATH
     out = [f"linked {target} -> {script} (the plugin at {root})"]
     if _on_path(folder):
         out.append(f"smllm is on your PATH ({folder}): run `smllm --help` in a shell")
