@@ -42,6 +42,11 @@ if TYPE_CHECKING:
 #: a live session whose journal was not written for this long is taken as gone (crashed
 #: without SessionEnd): it no longer keeps a person's edits from being adopted
 LIVE_WINDOW_S = 3600.0
+#: a JSON file that does not parse is read again this many times, this far apart: Claude
+#: Code rewrites ``~/.claude.json`` and its settings files in place, and a hook may read
+#: one half written
+SETTLE_READS = 10
+SETTLE_PAUSE_S = 0.02
 
 
 # ------------------------------------------------------------------ storage
@@ -249,6 +254,20 @@ def _violate(manifest: dict[str, Any], path: str, view: str, data: bytes | None,
             "preceding": ctx["preceding"]}
 
 
+def _read_settled(path: str, view: str) -> bytes | None:
+    """The bytes of ``path``; a JSON file that does not parse is read again a few times
+    (:data:`SETTLE_READS`) in case the host is half-way through writing it. What still
+    does not parse is returned as it is (a settings file Claude Code cannot parse turns
+    every hook off: that is a change to restore)."""
+    data = watched.read(path)
+    for _ in range(SETTLE_READS):
+        if watched.parses(data, view):
+            break
+        time.sleep(SETTLE_PAUSE_S)
+        data = watched.read(path)
+    return data
+
+
 def _settle_scope(manifest: dict[str, Any], adopt: bool, ctx: dict[str, Any]) -> _Changes:
     out = _Changes()
     for path, view in sorted(_current_files(manifest).items()):
@@ -256,7 +275,9 @@ def _settle_scope(manifest: dict[str, Any], adopt: bool, ctx: dict[str, Any]) ->
         sig = tripwire.signature(path)
         if rec is not None and sig == rec.get("sig"):
             continue
-        data = watched.read(path)
+        data = _read_settled(path, view)
+        if not watched.parses(data, view) and view == "claude-json":
+            continue  # still being written: never restore over the host's own state file
         digest = watched.sha(data)
         if rec is not None and digest == rec.get("sha"):
             rec["sig"] = sig

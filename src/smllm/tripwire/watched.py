@@ -141,8 +141,17 @@ def _sorted(value: Any) -> Any:
     return value
 
 
+#: the views read from a JSON document, where an absent file says what an empty one says
+JSON_VIEWS = ("settings", "claude-json")
+
+
 def security_view(data: bytes | None, kind: str) -> bytes | None:
-    """What of ``data`` counts, as canonical bytes (None: the file is absent)."""
+    """What of ``data`` counts, as canonical bytes (None: the file is absent). For a JSON
+    view an absent file counts as an empty document: Claude Code creating
+    ``~/.claude.json`` with no MCP server, or ``settings.local.json`` holding only a
+    person's "don't ask again", changes nothing that counts."""
+    if data is None and kind in JSON_VIEWS:
+        return jsonfast.dumps_utf8({})
     if data is None or kind in ("bytes", "link") or data.startswith((b"link:", b"unreadable:")):
         return data
     doc = _json(data)
@@ -189,6 +198,12 @@ def merged(current: bytes | None, kept: bytes, kind: str) -> bytes:
             projects[name] = entry
         out["projects"] = projects
     return jsonfast.dumps_utf8(out) + b"\n"
+
+
+def parses(data: bytes | None, kind: str) -> bool:
+    """Is ``data`` what a view of ``kind`` can read: absent, not JSON-read, or a JSON
+    document (bytes that do not parse may be a write the host has not finished)?"""
+    return data is None or kind not in JSON_VIEWS or _json(data) is not None
 
 
 def sha(data: bytes | None) -> str | None:
