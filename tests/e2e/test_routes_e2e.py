@@ -35,11 +35,13 @@ GATE_CHAIN = ("stage_requirement_resolved",)
 
 
 def _project(claude: Harness, policy: str | None) -> None:
+    """The person's project: its policy written, then smllm installed (which records the
+    protected files as they are, so the first session adopts nothing)."""
     (claude.project / "stale_cache.txt").write_text("cached rollup\n")
-    claude.install_smllm()
     if policy is not None:
         (claude.project / ".smllm").mkdir(exist_ok=True)
         (claude.project / ".smllm" / "policy.toml").write_text(policy)
+    claude.install_smllm()
 
 
 def _write(claude: Harness) -> dict[str, Any]:
