@@ -437,7 +437,7 @@ def machines(project: Path) -> list[Finding]:
     """The state machines configured for ``project``: each problem with file:line:col (an
     error: the Stop hook blocks while they cannot be loaded), or which ones load."""
 
-    configs = machine.find_configs(str(project))
+    configs = machine.project_configs(str(project))
     if not configs:
         return [Finding("info", "machines: none configured (no .smllm/config.toml)")]
     problems = machine.check(str(project))
