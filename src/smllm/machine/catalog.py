@@ -100,9 +100,12 @@ def read_config(path: str) -> list[str]:
     """The machine files a config names, as absolute paths (slow path: tomllib, pydantic).
 
     A project's config names files inside its own ``.smllm/`` folder only (what the agent
-    cannot write)."""
+    cannot write), and leaves ``[guards]`` to the user's config."""
     doc, text = parse_toml(path)
     user = path == paths.user_config_file()
+    if "guards" in doc and not user:
+        raise ConfigError("[guards] is read from smllm's user config only, never a project's",
+                          f"move it to {paths.user_config_file()}", where=path)
     try:
         from smllm.machine import _config  # noqa: PLC0415 - pydantic: a cache miss only
     except ImportError as exc:  # the plugin's python3 before its environment is built
