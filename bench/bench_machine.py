@@ -6,6 +6,10 @@ The target (issue 5) is a ratio of at most 1.5 for both, with machines compiled 
 cached (the first call compiles; the measured calls hit the cache). The ``import re``
 line shows the floor of any pip console script (its first line imports ``re``).
 
+Issue 19: a fire whose guard runs a command (``true``) in smllm's bubblewrap sandbox, the
+same fire with the sandbox opted out (``[guards] sandbox = false``), and ``bwrap`` alone
+running ``true`` show what the sandbox adds to a guarded fire.
+
     .venv/bin/python bench/bench_machine.py [--rounds 30]
 """
 
@@ -27,6 +31,41 @@ SEED = REPO / "tests" / "golden" / "seed001"
 #: what `smllm install` writes into Claude Code's settings (no runpy)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure import Stats, baseline_argv, installed_hook_argv
+
+#: a machine whose one event runs a command guard and stays in its state
+GUARDED = """id: g
+initial: A
+meta:
+  events:
+    check: { description: Run the check. }
+    done: { description: Finish. }
+states:
+  A:
+    on:
+      check: { target: A, guard: { type: command, params: { run: "true" } } }
+      done: B
+  B: { type: final }
+"""
+
+
+def _guarded_session(tmp: Path, name: str, env: dict[str, str], config: str) -> tuple[
+        Path, dict[str, str], str]:
+    """A project with the guarded machine, its own smllm home (``config`` as the user's
+    config.toml) and a session entered in it: (project, env, session key)."""
+    project = tmp / name
+    (project / ".smllm").mkdir(parents=True)
+    (project / ".smllm" / "config.toml").write_text('[machines]\nfiles = ["g.smllm.yaml"]\n')
+    (project / ".smllm" / "g.smllm.yaml").write_text(GUARDED)
+    home = tmp / f"{name}-home"
+    home.mkdir()
+    (home / "config.toml").write_text(config)
+    env = {**env, "SMLLM_HOME": str(home)}
+    out = subprocess.run([sys.executable, "-m", "smllm", "fire", "enter", "--param",
+                          "stateMachine=g", "--json"], env=env, cwd=project,
+                         capture_output=True, check=False)
+    if out.returncode:
+        raise SystemExit(f"fire enter failed: {out.stdout.decode()}{out.stderr.decode()}")
+    return project, env, json.loads(out.stdout)["session"]
 
 
 def _time(cmd: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None) -> float:
@@ -81,14 +120,25 @@ def main() -> int:
             # the same hook outside any project with machines: the journal's share of the time
             "Stop hook, no machines (journal only)": ([*installed_hook_argv(), "Stop"], unbound),
         }
+        where = {name: (env, project) for name in cases}
+        for name, config in (("guard sandboxed (bwrap)", ""),
+                             ("guard opted out (bare)", "[guards]\nsandbox = false\n")):
+            folder, genv, gkey = _guarded_session(tmp, name.split()[1], env, config)
+            label = f"smllm fire, {name}"
+            cases[label] = ([script, "fire", "--session", gkey, "check"], None)
+            where[label] = (genv, folder)
+        bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
+        cases["bwrap alone, true (no mounts of a project)"] = (
+            [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "true"], None)
         times: dict[str, list[float]] = {name: [] for name in cases}
-        for cmd, stdin in cases.values():  # warm up: compile .pyc, fill the machine cache
-            _time(cmd, env, project, stdin)
+        for name, (cmd, stdin) in cases.items():  # warm up: .pyc, the machine cache
+            _time(cmd, *where.get(name, (env, project)), stdin)
         for _ in range(args.rounds):
             for name, (cmd, stdin) in cases.items():
-                times[name].append(_time(cmd, env, project, stdin))
+                times[name].append(_time(cmd, *where.get(name, (env, project)), stdin))
         base = statistics.median(times["python -I -S -c pass (baseline)"])
-        print(f"python: {py}  rounds: {args.rounds}")
+        print(f"python: {py}  rounds: {args.rounds}  load: {os.getloadavg()[0]:.2f}")
         for name, xs in times.items():
             med = statistics.median(xs)
             print(f"{name:<40} median {Stats.of(xs).ms()}   ratio {med / base:5.2f}")
