@@ -24,6 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from smllm.base.shapes import Machines
+
 OUTPUT_TAIL = 2000
 DEFAULT_TIMEOUT = 60.0
 
@@ -82,6 +84,19 @@ def evaluate(guard: dict[str, Any], params: dict[str, str], env: dict[str, str],
     reason = _describe(guard, failed.reason if failed and kind == "and" else
                        " or ".join(r.reason for r in results))
     return Result(ok, trace, reason, failed.output if failed else None)
+
+
+def runs_commands(machines: Machines) -> bool:
+    """Does any transition of these machines have a ``command`` guard (at any depth)?"""
+    def has(guard: Any) -> bool:
+        if not isinstance(guard, dict):
+            return False
+        return guard.get("type") == "command" or any(has(g) for g in guard.get("guards") or [])
+
+    return any(has(t.get("guard"))
+               for machine in machines.values()
+               for st in machine["states"].values()
+               for ts in st["on"].values() for t in ts)
 
 
 def _describe(guard: dict[str, Any], default: str) -> str:
