@@ -234,6 +234,19 @@ def test_a_bwrap_that_cannot_make_namespaces_fails_closed(tmp_path: Path,
             "namespaces") in proc.stdout
 
 
+def test_a_bwrap_that_cannot_start_fails_closed(tmp_path: Path, smllm_home: Path) -> None:
+    """A file named as bwrap that the system cannot run: the guard fails, saying so."""
+    fake = tmp_path / "bwrap"
+    fake.write_bytes(b"\x00not a program\n")
+    fake.chmod(stat.S_IRWXU)
+    smllm_home.mkdir(parents=True, exist_ok=True)
+    (smllm_home / "config.toml").write_text(f'[guards]\nbwrap = "{fake}"\n')
+    ok, _, line = _refusal(Project(tmp_path / "p", _guarded("exit 1", "fail")))
+    assert (False, f"guard failed: check `exit 1` did not run: cannot start {fake}: Exec "
+                   "format error (install it: apt-get install -y bubblewrap)") == (
+        ok, line["reason"])
+
+
 def test_no_sandbox_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:
     """Off Linux smllm has no sandbox for checks: finding one fails, saying how to opt out."""
     monkeypatch.setattr(sys, "platform", "darwin")

@@ -200,6 +200,9 @@ def run(command: Sequence[str], *, bwrap: str, project: str, readonly: Iterable[
             proc = subprocess.Popen(argv, cwd=root, env=child_env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     pass_fds=(*mounts.fds, status_w), start_new_session=True)
+        except OSError as exc:
+            raise SandboxUnavailable(f"cannot start {bwrap}: {exc.strerror}",
+                                     f"install it: {INSTALL}") from None
         finally:
             mounts.close()
             os.close(status_w)
