@@ -184,6 +184,37 @@ def test_a_hostile_check_changes_and_reads_nothing_it_must_not(outside: Path) ->
     assert "bwrap" == locations.read_audit(key_)[-1]["trace"][0]["sandbox"]
 
 
+def test_a_link_swapped_in_while_the_sandbox_is_prepared_redirects_nothing(
+        outside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The agent's race: right after smllm lists the project, a sandboxed process replaces
+    tests/ with a link to a folder outside it. The entry is opened without following links,
+    so the sandbox recreates the link (read-only where it leads) instead of binding its
+    target writable: the check's write through it fails."""
+    project = outside / "proj"
+    (project / "tests").mkdir(parents=True)
+    target = outside / "home" / "target"
+    target.mkdir()
+    listdir = os.listdir
+    swapped: list[bool] = []
+
+    def racing(fd: int) -> list[str]:
+        names = listdir(fd)
+        if not swapped:
+            swapped.append(True)
+            (project / "tests").rename(project / "tests.real")
+            (project / "tests").symlink_to(target)
+        return names
+
+    monkeypatch.setattr(os, "listdir", racing)
+    readonly, hidden = guards.boundary(str(project))
+    done = bwrap.run(["/bin/sh", "-c", "echo x > tests/x"], bwrap=bwrap.find(),
+                     project=str(project), readonly=readonly, hidden=hidden,
+                     env=dict(os.environ), timeout=30)
+    monkeypatch.undo()
+    assert (True, 2, False) == (bool(swapped), done.code, (target / "x").exists()), done.output
+    assert b"Read-only file system" in done.output
+
+
 def _refusal(project: Project) -> tuple[bool, str, dict[str, object]]:
     _, key, _ = project.fire(None, "enter", stateMachine="m")
     ok, _, text = project.fire(key, "check")
