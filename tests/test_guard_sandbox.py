@@ -68,7 +68,7 @@ def _mounts(args: list[str], root: Path) -> list[tuple[str, str]]:
 def test_the_mounts_come_from_the_one_protected_set(outside: Path) -> None:
     """What a check may not change is exactly the gate's protected set with the policy's
     sensitive paths; what it may not see is smllm's data and state (journals, key, audit),
-    Claude Code's transcripts and the credential stores. In the project every entry is
+    (and config), Claude Code's transcripts and the credential stores. In the project every entry is
     bound from a descriptor of the very file (read-only where protected), a link is
     recreated as a link, a missing protected path stays absent (so creating it lasts only
     for the run), and a folder holding a protected path is rebuilt the same way."""
@@ -87,7 +87,7 @@ def test_the_mounts_come_from_the_one_protected_set(outside: Path) -> None:
     readonly, hidden = guards.boundary(str(project))
     assert protected.with_policy(str(project), ["config/prod.toml", "secrets/later.env"]) \
         == readonly
-    assert {paths.data_root(), paths.state_root(), *protected.unreadable(),
+    assert {paths.data_root(), paths.state_root(), paths.config_root(), *protected.unreadable(),
             *(str(home / s) for s in credentials.HOME_STORES)} == set(hidden)
     plan = bwrap.plan(str(project), readonly, hidden)
     try:

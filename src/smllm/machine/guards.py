@@ -7,7 +7,7 @@ into the command) and holds when its exit status is what ``expect`` says: ``pass
 agent wrote (a test suite, a ``conftest.py``), from a surface outside the agent's own
 sandbox (``smllm fire``, the MCP server, Codex's hook), so it runs in smllm's sandbox
 (:mod:`smllm.base.bwrap`): the project's protected set read-only
-(:func:`smllm.base.protected.with_policy`), smllm's data and state folders, its key,
+(:func:`smllm.base.protected.with_policy`), smllm's data, state and config folders, its key,
 Claude Code's transcripts and the credential stores hidden, no network, a private
 ``/tmp``. Where no sandbox can run, the check does not run and the guard fails with the
 reason, unless the user's own config opts out (``[guards] sandbox = false``,
@@ -159,8 +159,8 @@ def _execute(argv: list[str], project: str, env: dict[str, str],
 def boundary(project: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What a check in ``project`` may read but not change (the protected set with the
     policy's ``sensitive`` paths: the same set the gate protects) and what it may not even
-    see (smllm's data and state folders: journals, audit, key, caches; Claude Code's
-    transcripts; the credential stores in the home folder)."""
+    see (smllm's data, state and config folders: journals, audit, key, caches, the team
+    store's URL; Claude Code's transcripts; the credential stores in the home folder)."""
     from smllm.base import credentials, paths, protected  # noqa: PLC0415 - command guards only
     from smllm.base.errors import SandboxUnavailable  # noqa: PLC0415 - command guards only
     from smllm.gate import policy  # noqa: PLC0415 - command guards only
@@ -171,7 +171,8 @@ def boundary(project: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
                                  f"unknown: {compiled['error']}", "fix the policy file")
     readonly = protected.with_policy(project, list(compiled.get("sensitive") or []))
     home = os.path.expanduser("~")
-    hidden = (paths.data_root(), paths.state_root(), *protected.unreadable(),
+    hidden = (paths.data_root(), paths.state_root(), paths.config_root(),
+              *protected.unreadable(),
               *(os.path.join(home, s) for s in credentials.HOME_STORES))
     return readonly, tuple(dict.fromkeys(hidden))
 
