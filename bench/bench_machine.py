@@ -77,6 +77,29 @@ def _time(cmd: list[str], env: dict[str, str], cwd: Path, stdin: bytes | None) -
     return took
 
 
+def _in_process(guarded: dict[str, tuple[Path, dict[str, str]]], rounds: int) -> None:
+    """The guard alone (``guards.evaluate`` of ``true``), in this process, each way in
+    turn: what the sandbox adds to a check, without the interpreter's start-up."""
+    from smllm.machine import guards
+
+    guard = {"type": "command", "params": {"run": "true"}}
+    times: dict[str, list[float]] = {name: [] for name in guarded}
+    for i in range(rounds + 1):
+        for name, (folder, genv) in guarded.items():
+            os.environ["SMLLM_HOME"] = genv["SMLLM_HOME"]
+            start = time.perf_counter()
+            result = guards.evaluate(guard, {}, genv, str(folder))
+            if not result.ok:
+                raise SystemExit(f"{name}: {result.reason}")
+            if i:  # the first round warms the imports and the policy cache
+                times[name].append(time.perf_counter() - start)
+    meds = {name: statistics.median(xs) for name, xs in times.items()}
+    for name, xs in times.items():
+        print(f"guards.evaluate, {name:<27} median {Stats.of(xs).ms()}")
+    sandboxed, bare = meds["guard sandboxed (bwrap)"], meds["guard opted out (bare)"]
+    print(f"the sandbox adds {1000 * (sandboxed - bare):.1f} ms to a check (median)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
@@ -121,12 +144,14 @@ def main() -> int:
             "Stop hook, no machines (journal only)": ([*installed_hook_argv(), "Stop"], unbound),
         }
         where = {name: (env, project) for name in cases}
+        guarded: dict[str, tuple[Path, dict[str, str]]] = {}
         for name, config in (("guard sandboxed (bwrap)", ""),
                              ("guard opted out (bare)", "[guards]\nsandbox = false\n")):
             folder, genv, gkey = _guarded_session(tmp, name.split()[1], env, config)
             label = f"smllm fire, {name}"
             cases[label] = ([script, "fire", "--session", gkey, "check"], None)
             where[label] = (genv, folder)
+            guarded[name] = (folder, genv)
         bwrap = shutil.which("bwrap") or "/usr/bin/bwrap"
         cases["bwrap alone, true (no mounts of a project)"] = (
             [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -142,6 +167,7 @@ def main() -> int:
         for name, xs in times.items():
             med = statistics.median(xs)
             print(f"{name:<40} median {Stats.of(xs).ms()}   ratio {med / base:5.2f}")
+        _in_process(guarded, args.rounds)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
