@@ -129,6 +129,7 @@ try ssh 'cat "$HOME/.ssh/id_rsa"'
 try key 'cat "$SMLLM_HOME/key/journal.key"'
 try journals 'ls "$SMLLM_HOME/sessions" | grep -q .'
 try network 'python3 -c "import socket; socket.create_connection((\\"127.0.0.1\\", {port}), 2)"'
+try unix 'python3 -c "import socket; socket.socket(socket.AF_UNIX).connect(\\"tests/host.sock\\")"'
 try signal 'kill -0 {pid}'
 try project 'echo cached > tests/cache.txt'
 echo new > newfile
@@ -142,8 +143,9 @@ def test_a_hostile_check_changes_and_reads_nothing_it_must_not(outside: Path) ->
     attacks) runs and fails as expected (the event is accepted), writes inside the project,
     but cannot change the project's .smllm/ or .claude/, create .mcp.json, write through a
     link or into the home folder, read a credential store or smllm's key, list the
-    journals, reach the network or see a process outside; none of its secrets reaches the
-    audit, and what it created at the project's top level is gone."""
+    journals, reach the network or a Unix socket of the host (one in the project, here) or
+    see a process outside; none of its secrets reaches the audit, and what it created at the
+    project's top level is gone."""
     project = Project(outside / "proj", _guarded("sh tests/hostile.sh", "fail"))
     root = project.root
     (root / "tests").mkdir()
@@ -158,6 +160,9 @@ def test_a_hostile_check_changes_and_reads_nothing_it_must_not(outside: Path) ->
     key.write_text("KEY-SECRET-3c7\n")
     Path(paths.data_root(), "sessions", "2026").mkdir(parents=True)
     server, port = _listener()
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(root / "tests" / "host.sock"))
+    unix.listen(1)
     (root / "tests" / "hostile.sh").write_text(HOSTILE.format(project=root, port=port,
                                                               pid=os.getpid()))
     before = {p: p.read_bytes() for p in (root / ".smllm").iterdir()}
@@ -168,12 +173,14 @@ def test_a_hostile_check_changes_and_reads_nothing_it_must_not(outside: Path) ->
         ok, _, text = project.fire(key_, "check")
     finally:
         server.close()
+        unix.close()
     report = dict(line.split() for line in (root / "tests" / "report.txt").read_text()
                   .splitlines())
     # .mcp.json is written in the run's own private top folder, and gone afterwards
     assert {"policy": "refused", "settings": "refused", "mcp": "done", "link": "refused",
             "home": "refused", "ssh": "refused", "key": "refused", "journals": "refused",
-            "network": "refused", "signal": "refused", "project": "done"} == report
+            "network": "refused", "unix": "refused", "signal": "refused",
+            "project": "done"} == report
     assert (True, "cached\n") == (ok, (root / "tests" / "cache.txt").read_text())
     assert before == {p: p.read_bytes() for p in before}
     assert [] == [p.name for p in (root, outside / "home")
@@ -276,6 +283,15 @@ def test_a_bwrap_that_cannot_start_fails_closed(tmp_path: Path, smllm_home: Path
     assert (False, f"guard failed: check `exit 1` did not run: cannot start {fake}: Exec "
                    "format error (install it: apt-get install -y bubblewrap)") == (
         ok, line["reason"])
+
+
+def test_no_filter_for_an_unknown_architecture() -> None:
+    """The Unix-socket filter is written per architecture; on another the check fails closed."""
+    with pytest.raises(SandboxUnavailable) as info:
+        bwrap.seccomp_filter("riscv64")
+    assert "no system-call filter for programs on riscv64 (smllm knows x86_64, aarch64)" == \
+        info.value.what
+    assert 88 == len(bwrap.seccomp_filter("x86_64")) == len(bwrap.seccomp_filter("aarch64"))
 
 
 def test_no_sandbox_off_linux(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,10 @@ The program sees:
 * the whole file system read-only (``--ro-bind / /``), a ``/dev`` and a ``/proc`` of its
   own (a PID namespace: it can neither see nor signal a process outside), and empty
   private ``/tmp`` and ``/run`` (no host socket, no other session's files);
-* no network (a network namespace of its own), no capabilities, a terminal session of its
-  own;
+* no network (a network namespace of its own) and no Unix socket (a system-call filter
+  refuses ``socket(AF_UNIX, ...)``, as Claude Code's sandbox does, so a socket the host
+  keeps elsewhere, a container engine's say, cannot be reached), no capabilities, a
+  terminal session of its own;
 * the project writable, except each *read-only* path inside it (bound read-only) and each
   *hidden* one (absent). A folder that holds such a path is a private folder on which each
   of its entries is bound back from a file descriptor opened without following links: a
@@ -54,6 +56,44 @@ BASE = ("--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "AL
 #: host folders replaced by empty private ones (sockets, other programs' temporary files)
 PRIVATE = ("/tmp", "/run")  # noqa: S108 - the sandbox's own, empty
 _O_PATH = getattr(os, "O_PATH", 0)
+#: the system-call filter's facts per architecture (``os.uname().machine``): the audit
+#: architecture the kernel reports, and the number of ``socket``
+SYSCALLS = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+_AF_UNIX = 1
+_IO_URING_SETUP = 425  # the same number on both
+_EPERM = 1
+
+
+def seccomp_filter(machine: str) -> bytes:
+    """The classic BPF program bwrap loads (``--seccomp``): ``socket(AF_UNIX, ...)`` fails
+    with EPERM, and so do ``io_uring_setup`` (its rings can open sockets past the filter),
+    every call of another architecture's (a 32-bit program's ``socketcall``) and of the
+    x32 numbers; anything else is allowed."""
+    try:
+        arch, socket_nr = SYSCALLS[machine]
+    except KeyError:
+        raise SandboxUnavailable(
+            f"no system-call filter for programs on {machine} (smllm knows "
+            f"{', '.join(SYSCALLS)})", "opt out in smllm's user config: [guards] "
+            "sandbox = false") from None
+    import struct  # noqa: PLC0415 - command guards only
+
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+    allow, refuse = 0x7FFF0000, 0x00050000 | _EPERM  # SECCOMP_RET_ALLOW, _ERRNO
+    program = [  # (code, jump if true, jump if false, constant); jumps skip that many
+        (ld, 0, 0, 4),                 # 0: the architecture
+        (jeq, 1, 0, arch),             # 1: ours? 3 : 2
+        (ret, 0, 0, refuse),           # 2
+        (ld, 0, 0, 0),                 # 3: the call's number
+        (jge, 5, 0, 0x40000000),       # 4: an x32 number? 10 : 5
+        (jeq, 4, 0, _IO_URING_SETUP),  # 5: io_uring_setup? 10 : 6
+        (jeq, 0, 2, socket_nr),        # 6: socket? 7 : 9
+        (ld, 0, 0, 16),                # 7: its first argument (low half): the family
+        (jeq, 1, 0, _AF_UNIX),         # 8: AF_UNIX? 10 : 9
+        (ret, 0, 0, allow),            # 9
+        (ret, 0, 0, refuse),           # 10
+    ]
+    return b"".join(struct.pack("=HBBI", *op) for op in program)
 
 
 def find(explicit: str | None = None) -> str:
@@ -189,23 +229,29 @@ def run(command: Sequence[str], *, bwrap: str, project: str, readonly: Iterable[
     ``XDG_CACHE_HOME`` pointed at the private ``/tmp``), for at most ``timeout`` seconds
     (then it is killed with everything it started). :class:`SandboxUnavailable` when the
     sandbox could not be set up: the program did not run."""
+    rules = seccomp_filter(os.uname().machine)
     mounts = plan(project, readonly, hidden)
     root = os.path.realpath(project)
     child_env = {**env, "TMPDIR": "/tmp", "XDG_CACHE_HOME": "/tmp/.cache"}  # noqa: S108 - private
     status_r, status_w = os.pipe()
+    rules_r, rules_w = os.pipe()
+    os.write(rules_w, rules)  # 80 bytes: the pipe holds them until bwrap reads
+    os.close(rules_w)
     try:
-        argv = [bwrap, *mounts.args, "--json-status-fd", str(status_w), "--chdir", root,
-                "--", *command]
+        argv = [bwrap, *mounts.args, "--seccomp", str(rules_r), "--json-status-fd",
+                str(status_w), "--chdir", root, "--", *command]
         try:
             proc = subprocess.Popen(argv, cwd=root, env=child_env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    pass_fds=(*mounts.fds, status_w), start_new_session=True)
+                                    pass_fds=(*mounts.fds, status_w, rules_r),
+                                    start_new_session=True)
         except OSError as exc:
             raise SandboxUnavailable(f"cannot start {bwrap}: {exc.strerror}",
                                      f"install it: {INSTALL}") from None
         finally:
             mounts.close()
             os.close(status_w)
+            os.close(rules_r)
         out, timed_out = wait(proc, timeout)
         started, code = _status(status_r)
     finally:

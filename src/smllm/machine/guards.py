@@ -7,10 +7,10 @@ into the command) and holds when its exit status is what ``expect`` says: ``pass
 agent wrote (a test suite, a ``conftest.py``), from a surface outside the agent's own
 sandbox (``smllm fire``, the MCP server, Codex's hook), so it runs in smllm's sandbox
 (:mod:`smllm.base.bwrap`): the project's protected set read-only
-(:func:`smllm.base.protected.with_policy`), smllm's data, state and config folders, its key,
-Claude Code's transcripts and the credential stores hidden, no network, a private
-``/tmp``. Where no sandbox can run, the check does not run and the guard fails with the
-reason, unless the user's own config opts out (``[guards] sandbox = false``,
+(:func:`smllm.base.protected.with_policy`); smllm's data, state and config folders, its
+key, Claude Code's transcripts and the credential stores hidden; no network or Unix
+socket; a private ``/tmp``. Where no sandbox can run, the check does not run and the guard
+fails with the reason, unless the user's own config opts out (``[guards] sandbox = false``,
 :func:`settings`). A check that outlives its timeout is killed with everything it
 started, and the guard fails. Every evaluation adds one entry to the audit's ``trace``.
 """
