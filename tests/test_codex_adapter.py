@@ -529,19 +529,25 @@ def test_the_hook_runs_a_plain_fire_and_answers_with_its_output(
     assert 0 == smllm("verify", "cx-fire").returncode
 
 
-def test_a_fire_whose_guard_runs_a_command_is_not_run_from_the_hook(
+def test_a_fire_whose_guard_runs_a_command_runs_it_sandboxed_from_the_hook(
         tmp_path: Path, smllm_home: Path) -> None:
-    """A command guard would run outside Codex's sandbox, in files the agent wrote: the hook
-    denies the fire with why, and the guard never runs."""
+    """Issue 19: the hook runs a fire whose guard runs a command (outside Codex's sandbox,
+    on files the agent wrote) with the guard in smllm's own sandbox: the check runs (it
+    writes its result into the project), but its attempts at the project's .smllm/ and at
+    a file outside the project change nothing; the fire is journaled as run by smllm."""
     from smllm.harness import codex_fire
 
-    marker = tmp_path / "guard-ran"
+    marker = tmp_path / "guard-ran-outside"
+    run = (f"echo ran > out/ran; touch {marker}; echo x >> .smllm/config.toml; "
+           "test -f out/ran")
     machine = (SEED001 / "fix.smllm.yaml").read_text().replace(
         "reproduced: { target: FIX, actions: setRef }",
         "reproduced: { target: FIX, actions: setRef, guard: { type: command, params: "
-        f"{{ run: \"touch {marker}\" }} }} }}")
+        f"{{ run: \"{run}\" }} }} }}")
     assert "type: command" in machine
     project = _machine_project(tmp_path, machine)
+    (project / "out").mkdir()
+    config = (project / ".smllm" / "config.toml").read_bytes()
     base = {"session_id": "cx-guard", "cwd": str(project), "permission_mode": "bypassPermissions",
             "transcript_path": str(tmp_path / "rollout.jsonl")}
     _codex_hook("SessionStart", {**base, "hook_event_name": "SessionStart",
@@ -553,15 +559,14 @@ def test_a_fire_whose_guard_runs_a_command_is_not_run_from_the_hook(
     reason = _reason(_codex_hook("PreToolUse", {
         **base, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "g1",
         "tool_input": {"command": "smllm fire reproduced --param bugId=BUG-7"}}))
-    assert "command guard" in reason
-    assert not reason.startswith(codex_fire.HEAD)
-    assert not marker.exists()
-    assert ["bind", "fire"] == [ln["call"] for ln in _audit(smllm_home)]
-    # the same fire from a person's shell runs the guard (so the test above can fail)
-    fired = smllm("fire", "--session", "sm-cxguard", "reproduced", "--param", "bugId=BUG-7",
-                  cwd=project)
-    assert 0 == fired.returncode, fired.stdout + fired.stderr
-    assert marker.exists()
+    assert reason.startswith(codex_fire.HEAD), reason
+    assert "Arrived by: reproduced" in reason
+    assert ("ran\n", False, config) == ((project / "out" / "ran").read_text(), marker.exists(),
+                                        (project / ".smllm" / "config.toml").read_bytes())
+    fired = _audit(smllm_home)[-1]
+    assert (["bind", "fire", "fire"], "accepted", "bwrap") == (
+        [ln["call"] for ln in _audit(smllm_home)], fired["outcome"],
+        fired["trace"][0]["sandbox"])
     [intent] = _of(records("cx-guard"), "side_effect_intent")
-    assert ("deny:machine", codex_fire.RULE_GUARDED) == (intent["policy_decision"],
-                                                         intent["rule"])
+    assert ("allow:policy", codex_fire.RULE, "smllm") == (
+        intent["policy_decision"], intent["rule"], intent["ran_by"])

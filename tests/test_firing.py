@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from helpers import smllm
-from machine_project import Project
+from machine_project import REPO, Project
 from smllm import journal
 from smllm.machine import channel, locations
 
@@ -165,3 +165,30 @@ def test_doctor_lists_the_machines_that_load(tmp_path: Path) -> None:
     proc = smllm("doctor", cwd=project.root)
     config = project.root / ".smllm" / "config.toml"
     assert f"ok     machines: fix ({config})\n" in proc.stdout
+
+
+FEATURE = (REPO / "machines" / "feature.smllm.yaml").read_text()
+
+
+@pytest.mark.parametrize(("config", "expected"), [
+    ("", "ok     guards: command guards run in bubblewrap (/usr/bin/bwrap)\n"),
+    ("[guards]\nsandbox = false\n", "warn   guards: command guards run without a sandbox "
+     "([guards] sandbox = false in {user}): the agent's tests and conftest.py run outside its "
+     "sandbox (remove the line to sandbox them)\n"),
+    ('[guards]\nbwrap = "/nonexistent/bwrap"\n', "error  guards: command guards cannot run, "
+     "so their events are refused: bubblewrap (bwrap) is not installed (/nonexistent/bwrap) "
+     "(install it: apt-get install -y bubblewrap)\n"),
+], ids=["sandboxed", "opted-out", "no-bwrap"])
+def test_doctor_says_how_command_guards_run(tmp_path: Path, smllm_home: Path, config: str,
+                                            expected: str) -> None:
+    """Issue 19: with a machine whose guard runs a command, doctor says whether checks run
+    in bubblewrap, run bare by the user's opt-out, or cannot run at all (their events are
+    then refused); a project without command guards gets no such line."""
+    smllm_home.mkdir(parents=True, exist_ok=True)
+    user = smllm_home / "config.toml"
+    user.write_text(config)
+    plain = Project(tmp_path / "plain")
+    assert "guards:" not in smllm("doctor", cwd=plain.root).stdout
+    guarded = Project(tmp_path / "p", {"feature.smllm.yaml": FEATURE})
+    assert "type: command" in FEATURE
+    assert expected.format(user=user) in smllm("doctor", cwd=guarded.root).stdout

@@ -36,7 +36,7 @@ def test_outside_a_project_is_an_error(tmp_path: Path, action: list[str]) -> Non
     bare = Project.__new__(Project)
     bare.root = tmp_path
     proc = bare.cli("machine", *action)
-    expected = (1, "", f"smllm: error: no .smllm/config.toml in {tmp_path} or above (create "
+    expected = (1, "", f"smllm: error: no .smllm/config.toml in {tmp_path} (create "
                        'one with [machines] files = ["fix.smllm.yaml"], or name machine files: '
                        "smllm machine validate FILE)\n")
     assert expected == (proc.returncode, proc.stdout, proc.stderr)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -74,28 +75,42 @@ def test_failing_check_shows_its_output_and_is_traced(tmp_path: Path) -> None:
         entry["guard"], entry["exit"], entry["timedOut"], entry["ok"], entry["output"])
 
 
-def test_hanging_check_is_stopped_at_its_timeout(tmp_path: Path) -> None:
-    """A check that hangs is killed (with its children) at the timeout and refuses."""
-    pidfile = tmp_path / "child.pid"
-    guard = ('{ type: command, params: { run: "sleep 60 & echo $! > ' + str(pidfile)
-             + '; wait", expect: pass, timeout: 1 } }')
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "opted-out"])
+def test_hanging_check_is_stopped_at_its_timeout(tmp_path: Path, smllm_home: Path,
+                                                 sandbox: bool) -> None:
+    """A check that hangs is killed at the timeout with every process it started (in the
+    sandbox, the whole namespace goes with bwrap; opted out, its process group) and the
+    guard refuses. The background child is found on the host by its unique argument."""
+    if not sandbox:
+        smllm_home.mkdir(parents=True, exist_ok=True)
+        (smllm_home / "config.toml").write_text("[guards]\nsandbox = false\n")
+    mark = f"{600 + os.getpid() % 1000}.{time.time_ns() % 10**6:06d}"
+    guard = ('{ type: command, params: { run: "sleep ' + mark + ' & sleep 0.3; '
+             'echo started; wait", expect: pass, timeout: 2 } }')
     ok, text, line, took = _fire(tmp_path, guard)
     entry = line["trace"][0]
-    child = int(pidfile.read_text())
     time.sleep(0.2)
-    alive = _alive(child)
-    assert (False, True, False) == (ok, entry["timedOut"], alive)
-    assert "guard failed: check `sleep 60" in line["reason"]
-    assert "timed out after 1s and was stopped" in text
+    assert (False, True, None, []) == (ok, entry["timedOut"], entry["exit"], _running(mark))
+    assert ("started\n", "bwrap" if sandbox else "off") == (entry["output"], entry["sandbox"])
+    assert f"guard failed: check `sleep {mark}" in line["reason"]
+    assert "timed out after 2s and was stopped" in text
     assert took < 20
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split()[2] != "Z"
-    except FileNotFoundError:
-        return False
+def _running(arg: str) -> list[int]:
+    """Live processes (not zombies) of this machine whose arguments include ``arg``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                args = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat") as f:
+                zombie = f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            continue
+        if arg.encode() in args and not zombie:
+            found.append(int(pid))
+    return found
 
 
 @pytest.mark.parametrize(("kind", "target", "ref", "trace"), [

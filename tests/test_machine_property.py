@@ -111,7 +111,8 @@ def test_any_sequence_stays_declared_and_replays(steps: list[tuple[Any, ...]]) -
         os.environ["SMLLM_HOME"] = str(Path(tmp) / "home")
         try:
             project = Project(Path(tmp) / "p")
-            bound = session.bind("claude", "h-1", str(project.root), now_ms=0)
+            bound = session.bind("claude", "h-1", str(project.root), project=str(project.root),
+                                  now_ms=0)
             assert bound is not None
             key = bound[0]
             state, machines = session.location(key)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from helpers import base, hook, hook_output, records
 from smllm.base import knobs
@@ -70,3 +71,100 @@ def test_fire_from_a_subfolder_with_a_planted_machine_is_denied(tmp_path: Path) 
     assert protect_check("Bash", fire, str(project), str(project)) is None
     assert protect_check("Bash", {"command": "smllm status"}, str(sub / ".."),
                          str(project)) is None
+
+
+EVIL = """id: evil
+initial: A
+meta:
+  events:
+    go: { description: Go. }
+states:
+  A:
+    on:
+      go: { target: B, guard: { type: command, params: { run: "touch MARKER" } } }
+  B: { type: final }
+"""
+
+
+def _plant(project: Path, marker: Path) -> Path:
+    """sub/.smllm/ with a machine whose guard writes ``marker``, as the agent would plant."""
+    sub = project / "sub"
+    (sub / ".smllm").mkdir(parents=True)
+    (sub / ".smllm" / "config.toml").write_text('[machines]\nfiles = ["evil.smllm.yaml"]\n')
+    (sub / ".smllm" / "evil.smllm.yaml").write_text(EVIL.replace("MARKER", str(marker)))
+    return sub
+
+
+def test_a_planted_machine_is_never_loaded_from_the_agents_folder(tmp_path: Path) -> None:
+    """Issue 19, acceptance 3 (config resolution): smllm fire, status and the hooks read the
+    machines of the project the host session runs in, never the config nearest the shell's
+    folder. With a machine planted in sub/.smllm/ and the shell in sub: SessionStart binds
+    the project's own machines; the agent's `smllm fire enter` of the planted machine is
+    refused in a bound session and an error in an unbound one; the Stop hook of a project
+    without machines does not load it; its guard never runs."""
+    from machine_project import Project
+    from smllm.machine import locations
+
+    marker = tmp_path / "planted-guard-ran"
+    project = Project(tmp_path / "proj")
+    sub = _plant(project.root, marker)
+    env = {"CLAUDE_PROJECT_DIR": str(project.root), "CLAUDE_CODE_SESSION_ID": "cc-p1"}
+    start = {"session_id": "cc-p1", "transcript_path": str(tmp_path / "t.jsonl"),
+             "cwd": str(sub), "hook_event_name": "SessionStart", "source": "startup"}
+    assert 0 == hook("SessionStart", start, env=env, cwd=sub).returncode
+    key = locations.read_binding("claude", "cc-p1")
+    assert key is not None
+    [bind] = locations.read_audit(key)
+    assert [str(project.root / ".smllm" / "config.toml")] == bind["binding"]["configs"]
+    fire = ["fire", "enter", "--param", "stateMachine=evil"]
+    refused = _smllm(fire, sub, env)
+    assert (1, "refused") == (refused.returncode, locations.read_audit(key)[-1]["outcome"])
+    assert "error: stateMachine = \"evil\" is not one of: fix\n" in refused.stdout
+    # a project without machines: nothing binds, and the agent cannot start a session
+    bare = tmp_path / "bare"
+    (bare / ".git").mkdir(parents=True)
+    bare_sub = _plant(bare, marker)
+    env = {"CLAUDE_PROJECT_DIR": str(bare), "CLAUDE_CODE_SESSION_ID": "cc-p2"}
+    started = hook("SessionStart", {**start, "session_id": "cc-p2", "cwd": str(bare_sub)},
+                   env=env, cwd=bare_sub)
+    assert (0, None) == (started.returncode, locations.read_binding("claude", "cc-p2"))
+    proc = _smllm(fire, bare_sub, env)
+    assert (1, "smllm: error: no smllm session is bound to this Claude Code session (smllm's "
+               "hooks bind one when a session starts in a project whose .smllm/config.toml "
+               "names machines: add them there and start a new session, or pass --session "
+               "KEY)\n") == (proc.returncode, proc.stderr)
+    (bare_sub / ".smllm" / "evil.smllm.yaml").write_text("id: evil\ninitial: [\n")  # broken
+    stop = {**start, "session_id": "cc-p2", "cwd": str(bare_sub), "hook_event_name": "Stop",
+            "stop_hook_active": False}
+    stopped = hook("Stop", stop, env=env, cwd=bare_sub)
+    assert (0, b"") == (stopped.returncode, stopped.stdout.strip())
+    assert (False, ["bind", "fire"]) == (marker.exists(),
+                                         [ln["call"] for ln in locations.read_audit(key)])
+
+
+def test_a_person_fires_in_the_project_the_folder_is_in(tmp_path: Path) -> None:
+    """From a person's shell (no host session in the environment) a new session runs the
+    machines of the project the folder is in, found from any folder inside it; outside
+    any project the command says so."""
+    from machine_project import Project
+
+    project = Project(tmp_path / "proj")
+    deep = project.root / "src" / "pkg"
+    deep.mkdir(parents=True)
+    entered = _smllm(["fire", "enter", "--param", "stateMachine=fix", "--json"], deep, {})
+    assert (0, True) == (entered.returncode, json.loads(entered.stdout)["ok"])
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    proc = _smllm(["fire", "enter", "--param", "stateMachine=fix"], nowhere, {})
+    assert (1, f"smllm: error: {nowhere} is in no project (no .smllm/ or .git in it or above) "
+               "(run it in your project's folder)\n") == (proc.returncode, proc.stderr)
+
+
+def _smllm(args: list[str], cwd: Path, env: dict[str, str]) -> Any:
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "smllm", *args], capture_output=True,
+                          text=True, cwd=cwd, env={**os.environ, **env}, timeout=120,
+                          check=False)

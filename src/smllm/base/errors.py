@@ -71,3 +71,7 @@ class ExportError(SmllmError):
 
 class StoreError(SmllmError):
     """The team store cannot be reached, or refused what was asked of it."""
+
+
+class SandboxUnavailable(SmllmError):
+    """No sandbox can run a program that smllm must not run bare (a command guard)."""

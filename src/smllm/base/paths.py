@@ -122,11 +122,17 @@ def project_root(cwd: str | None = None, env: Mapping[str, str] | None = None) -
     policy and ``smllm policy explain|test``: ``$CLAUDE_PROJECT_DIR`` (the folder the host
     runs in, when absolute), else the nearest folder at or above ``cwd`` with ``.smllm/``
     or ``.git``, else ``cwd`` itself."""
+    found = find_project(cwd, env)
+    return found if found is not None else os.path.abspath(cwd or os.getcwd())
+
+
+def find_project(cwd: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
+    """:func:`project_root`, or None where ``cwd`` is in no project (no ``.smllm/`` or
+    ``.git`` at or above it, and no declared folder)."""
     declared = declared_project(env)
     if declared is not None:
         return declared
-    start = os.path.abspath(cwd or os.getcwd())
-    folder = start
+    folder = os.path.abspath(cwd or os.getcwd())
     while True:
         if os.path.isdir(os.path.join(folder, ".smllm")) or os.path.exists(
             os.path.join(folder, ".git")
@@ -134,7 +140,7 @@ def project_root(cwd: str | None = None, env: Mapping[str, str] | None = None) -
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return start
+            return None
         folder = parent
 
 

@@ -12,9 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from smllm.base import paths
 from smllm.base.errors import ConfigError, SmllmError
 from smllm.commands import _output, _select
-from smllm.machine import catalog, draw, find_configs, loader, session
+from smllm.machine import catalog, draw, loader, project_configs, session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,10 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _configs() -> list[str]:
-    """The configs in effect here; an error outside a project that configures machines."""
-    configs = find_configs(os.getcwd())
+    """The configs in effect here (the project's and the user's, as a session of the project
+    this folder is in reads them); an error outside a project that configures machines."""
+    project = paths.project_root(os.getcwd())
+    configs = project_configs(project)
     if not configs:
-        raise ConfigError(f"no .smllm/config.toml in {os.getcwd()} or above",
+        raise ConfigError(f"no .smllm/config.toml in {project}",
                           'create one with [machines] files = ["fix.smllm.yaml"], or name '
                           "machine files: smllm machine validate FILE")
     return configs

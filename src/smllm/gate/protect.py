@@ -181,17 +181,18 @@ def shell_effects(command: str, analysis: Analysis, cwd: str,
 
 
 def planted_config(command: str, cwd: str, protected: tuple[str, ...]) -> str | None:
-    """The machine config a plain ``smllm fire``/``status``/``reconcile`` run in ``cwd``
-    would load (the nearest ``.smllm/config.toml`` upwards) when it lies outside the
-    protected set: one the agent planted in a subfolder, whose guards would run outside
-    the sandbox."""
+    """The nearest ``.smllm/config.toml`` above ``cwd`` when a plain ``smllm fire``/
+    ``status``/``reconcile`` is run there and that config lies outside the protected set:
+    one the agent planted in a subfolder. The commands themselves read only the bound
+    session's project config (:func:`smllm.machine.project_configs`); this is the second
+    layer, for an smllm that would still load it."""
     if "smllm" not in command or not any(c in OWN_COMMANDS for c in _subcommands(command)):
         return None
     from smllm import machine  # noqa: PLC0415 - only for smllm's own commands
 
-    for config in machine.find_configs(cwd):
-        if reaches(config, cwd, protected) is None:
-            return config
+    config = machine.nearest_config(cwd)
+    if config is not None and reaches(config, cwd, protected) is None:
+        return config
     return None
 
 

@@ -22,9 +22,9 @@ Plain(command='status', event=None, params=[], session=None, json=True)
 ...                     "SMLLM_HOME=/tmp smllm fire x", "smllm fire x --force")]
 [None, None, None, None, None]
 
-Anything else is judged by the gate as any other command. A fire whose machines hold a
-``command`` guard is not run from the hook: the guard's command would run outside Codex's
-sandbox, in a project the agent writes (:func:`runs_commands`).
+Anything else is judged by the gate as any other command. A ``command`` guard of the fire
+runs its program in smllm's own sandbox for guards (:mod:`smllm.base.bwrap`), as it does
+from any other surface: the project's protected set read-only, smllm's store hidden.
 
 Hot path: :func:`parse` costs a substring test for a Bash call that does not name
 ``smllm``; the rest loads only for such a call.
@@ -41,15 +41,11 @@ from smllm.base.errors import SmllmError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
 
     from smllm.base.catalogue import ToolCall
-    from smllm.base.shapes import Machines
 
 #: the rule id of a fire (or status) run by the hook, in the intent
 RULE = "machine.fire-in-hook"
-#: the rule id of a fire the hook would not run (a command guard), in the intent
-RULE_GUARDED = "machine.fire-guard-outside-sandbox"
 #: the first line of the deny's reason: why the model gets the output this way
 HEAD = ("smllm ran this command itself, from its Codex hook, because Codex's sandbox keeps "
         "smllm's store read-only to your commands. Its output:\n")
@@ -139,19 +135,6 @@ def _options(name: str, args: list[str]) -> Plain | None:
     return Plain(name, event, params, session, as_json)
 
 
-def runs_commands(machines: Machines) -> bool:
-    """Does any transition of these machines have a ``command`` guard (at any depth)?"""
-    def has(guard: Any) -> bool:
-        if not isinstance(guard, dict):
-            return False
-        return guard.get("type") == "command" or any(has(g) for g in guard.get("guards") or [])
-
-    return any(has(t.get("guard"))
-               for machine in machines.values()
-               for st in machine["states"].values()
-               for ts in st["on"].values() for t in ts)
-
-
 def host_env(call: ToolCall, env: Mapping[str, str]) -> dict[str, str]:
     """The environment the command would have seen in Codex's shell, as far as finding
     its session goes: Codex's own, with ``$CODEX_THREAD_ID`` the thread of the call (the
@@ -170,30 +153,6 @@ class Ran(NamedTuple):
     code: int        #: the exit status the command would have had
     text: str        #: what it would have printed (stdout, or ``smllm: error: ...``)
     session: str | None
-
-
-def guarded(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> str | None:
-    """Why the hook will not run this fire (its machines run commands as guards), or None."""
-    if plain.command != "fire":
-        return None
-    from smllm.machine import catalog, locations, session  # noqa: PLC0415 - a fire only
-
-    try:
-        key = session.resolve_key(plain.session, host_env(call, env))
-        if key is not None and locations.exists(key):
-            machines = session.location(key)[1]
-        else:
-            from smllm import machine  # noqa: PLC0415 - a fire only
-
-            configs = machine.find_configs(call.cwd)
-            machines = catalog.load(configs) if configs else {}
-    except SmllmError:
-        return None  # the fire itself reports what is wrong
-    if not runs_commands(machines):
-        return None
-    return ("smllm does not run this fire from its Codex hook: a transition of the session's "
-            "machines has a command guard, which would run outside Codex's sandbox. A person "
-            "can fire it from a shell outside the agent")
 
 
 def run(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> Ran:

@@ -9,6 +9,7 @@ unknown.
 from __future__ import annotations
 
 from smllm import journal, tripwire
+from smllm.base import paths
 from smllm.hooks._context import HookContext
 
 TYPE_CHECKING = False
@@ -35,16 +36,25 @@ def held_effect(ctx: HookContext, call: ToolCall) -> str | None:
     return reconcile.hold_reason(log, call)
 
 
+def _project(ctx: HookContext) -> str:
+    """The project the host session runs in (Claude Code's ``CLAUDE_PROJECT_DIR``; for
+    Codex, the project of its ``cwd``): the only place its machines come from."""
+    return ctx.project or paths.project_root(ctx.cwd)
+
+
 def machine_session_start(ctx: HookContext) -> str | None:
     """Bind the host session to an smllm session; the location text, if any."""
     from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
-    if ctx.agent_id is not None or (not machine.is_bound(ctx.session_id, ctx.harness)
-                                    and not machine.find_configs(ctx.cwd)):
+    if ctx.agent_id is not None:
+        return None
+    project = _project(ctx)
+    if not machine.is_bound(ctx.session_id, ctx.harness) and not machine.project_configs(
+            project):
         return None  # no machine in play: skip loading the rest of the package
     from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only
 
-    return hostview.on_session_start(ctx)
+    return hostview.on_session_start(ctx, project)
 
 
 def _unbound(ctx: HookContext) -> bool:
@@ -75,7 +85,7 @@ def machine_stop(ctx: HookContext) -> str | None:
     from smllm import machine  # noqa: PLC0415 - the hooks that consult machines only
 
     if not machine.is_bound(ctx.session_id, ctx.harness):
-        configs = machine.find_configs(ctx.cwd)
+        configs = machine.project_configs(_project(ctx))
         if not configs:
             return None  # no machine in play
         from smllm.machine import hostview  # noqa: PLC0415 - a machine in play only

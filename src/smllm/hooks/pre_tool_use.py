@@ -182,21 +182,16 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
     tool_use_id = str(call.tool_use_id)
     key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
     op = call.operation
-    refusal = codex_fire.guarded(plain, call, ctx.env)
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)
         intent = txn.append(records.new(
             "side_effect_intent", operation=op, tool_name=call.tool, tool_use_id=tool_use_id,
-            idempotency_key=key,
-            policy_decision="deny:machine" if refusal else verdict.policy_decision,
-            rule=codex_fire.RULE_GUARDED if refusal else codex_fire.RULE,
-            reason=refusal or verdict.reason, pending_action_id=None,
+            idempotency_key=key, policy_decision=verdict.policy_decision, rule=codex_fire.RULE,
+            reason=verdict.reason, pending_action_id=None,
             gate_rule=verdict.rule, input=call.input, permission_mode=call.permission_mode,
-            agent_id=ctx.agent_id, ran_by=None if refusal else "smllm",
+            agent_id=ctx.agent_id, ran_by="smllm",
             **{k: v for k, v in verdict.facts.items() if k in ANALYSED}))
-        if refusal:
-            return codex.deny(refusal)
         txn.append(records.new("tool_batch.effect.started", tool_use_id=tool_use_id,
                                idempotency_key=key, intent_sequence=intent.sequence,
                                operation=op, ran_by="smllm"))

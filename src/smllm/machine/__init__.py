@@ -15,23 +15,35 @@ CONFIG_DIR = ".smllm"
 CONFIG_NAME = "config.toml"
 
 
-def find_configs(cwd: str) -> list[str]:
-    """The project config (nearest ``.smllm/config.toml`` upwards) and the user config."""
+def project_configs(project: str) -> list[str]:
+    """The configs whose machines a session of ``project`` runs: the project's own
+    ``.smllm/config.toml`` (in the protected set) and the user's ``config.toml`` when it
+    names machines. Never a config in a subfolder or above the project: a plain ``smllm
+    fire`` runs outside the agent's sandbox, so it must not load one the agent planted
+    (docs/security.md)."""
     found: list[str] = []
-    cur = os.path.abspath(cwd)
-    while True:
-        cand = os.path.join(cur, CONFIG_DIR, CONFIG_NAME)
-        if os.path.isfile(cand):
-            found.append(cand)
-            break
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            break
-        cur = parent
+    own = os.path.join(os.path.abspath(project), CONFIG_DIR, CONFIG_NAME)
+    if os.path.isfile(own):
+        found.append(own)
     user = paths.user_config_file()
     if os.path.isfile(user) and user not in found and _has_machines(user):
         found.append(user)
     return found
+
+
+def nearest_config(cwd: str) -> str | None:
+    """The nearest ``.smllm/config.toml`` at or above ``cwd``: what an smllm before issue 19
+    loaded from the shell's folder. Only the gate's second layer asks it (a plain fire run
+    where one lies outside the protected set is denied); nothing loads it."""
+    cur = os.path.abspath(cwd)
+    while True:
+        cand = os.path.join(cur, CONFIG_DIR, CONFIG_NAME)
+        if os.path.isfile(cand):
+            return cand
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return None
+        cur = parent
 
 
 def _has_machines(path: str) -> bool:
@@ -67,7 +79,7 @@ def check(project: str) -> list[str]:
 
     from smllm.machine import catalog, loader  # noqa: PLC0415 - doctor only: compiles every machine
 
-    configs = find_configs(project)
+    configs = project_configs(project)
     problems: list[str] = []
     for config in configs:
         try:

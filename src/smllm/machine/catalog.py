@@ -33,6 +33,15 @@ def project_root(configs: list[str]) -> str | None:
     return None
 
 
+def session_root(binding: dict[str, Any], fallback: str) -> str:
+    """Where a session's command guards run and its tool rules' paths start: the project
+    whose ``.smllm`` it was bound with, else the folder it was bound in (machines from the
+    user's config only), never the folder a later fire happens to run in."""
+    bound = binding.get("cwd")
+    return project_root(list(binding.get("configs") or [])) or (
+        bound if isinstance(bound, str) and bound else fallback)
+
+
 def _stamp(path: str) -> list[Any] | None:
     try:
         st = os.stat(path)
@@ -67,7 +76,7 @@ def load(configs: list[str]) -> Machines:
     return _compile(configs, cache)
 
 
-def _parse_toml(path: str) -> tuple[dict[str, Any], str]:
+def parse_toml(path: str) -> tuple[dict[str, Any], str]:
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -88,8 +97,15 @@ def _parse_toml(path: str) -> tuple[dict[str, Any], str]:
 
 
 def read_config(path: str) -> list[str]:
-    """The machine files a config names, as absolute paths (slow path: tomllib, pydantic)."""
-    doc, text = _parse_toml(path)
+    """The machine files a config names, as absolute paths (slow path: tomllib, pydantic).
+
+    A project's config names files inside its own ``.smllm/`` folder only (what the agent
+    cannot write), and leaves ``[guards]`` to the user's config."""
+    doc, text = parse_toml(path)
+    user = path == paths.user_config_file()
+    if "guards" in doc and not user:
+        raise ConfigError("[guards] is read from smllm's user config only, never a project's",
+                          f"move it to {paths.user_config_file()}", where=path)
     try:
         from smllm.machine import _config  # noqa: PLC0415 - pydantic: a cache miss only
     except ImportError as exc:  # the plugin's python3 before its environment is built
@@ -100,7 +116,16 @@ def read_config(path: str) -> list[str]:
     config = _config.validate(doc, path, text)
     files = config.machines.files if config.machines is not None else []
     base = os.path.dirname(path)
-    return [os.path.realpath(os.path.join(base, f)) for f in files]
+    found = [os.path.realpath(os.path.join(base, f)) for f in files]
+    if not user:
+        inside = os.path.realpath(base) + os.sep
+        for name, file in zip(files, found, strict=True):
+            if not file.startswith(inside):
+                raise ConfigError(
+                    f"machine file {name!r} is outside {base} (at {file}): the agent may "
+                    "be able to rewrite it", f"move it into {base}, the folder smllm "
+                    "protects", where=path)
+    return found
 
 
 def _compile(configs: list[str], cache: str) -> Machines:

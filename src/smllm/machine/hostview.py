@@ -62,15 +62,16 @@ def _export(ctx: HostEvent, key: str) -> None:
         pass
 
 
-def on_session_start(ctx: HostEvent) -> str | None:
-    """Bind (audit ``bind``), export SMLLM_SESSION, and return the text to show, if any."""
+def on_session_start(ctx: HostEvent, project: str) -> str | None:
+    """Bind (audit ``bind``) with the machines of ``project`` (the folder the host runs
+    in), export SMLLM_SESSION, and return the text to show, if any."""
     if ctx.agent_id is not None:
         return None
     from smllm.machine import channel, session  # noqa: PLC0415 - the machine engine: a bound session only
 
     try:
-        bound = session.bind(_harness(ctx), ctx.session_id, ctx.cwd, now_ms=ctx.now_ms,
-                             channel=channel.detect(ctx.cwd, ctx.env))
+        bound = session.bind(_harness(ctx), ctx.session_id, ctx.cwd, project=project,
+                             now_ms=ctx.now_ms, channel=channel.detect(ctx.cwd, ctx.env))
     except SmllmError as exc:
         return f"smllm: the state machines cannot be loaded: {exc.render()}"
     if bound is None:
@@ -169,7 +170,7 @@ def tool_rule(call: ToolCall) -> tuple[str, str] | None:
         return None
     machine = machines[inst["machine"]]
     rules = machine["states"][inst["state"]]["tools"]
-    root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or call.cwd
+    root = catalog.session_root(state.get("binding") or {}, call.cwd)
     why = tools.check(rules, tool, tool_input, root)
     if why is None:
         return None

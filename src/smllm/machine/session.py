@@ -28,6 +28,21 @@ class NoSession(SmllmError):
     """A fire named no session and cannot start one."""
 
 
+#: the hosts whose sessions smllm binds, as their environment names them to the commands
+#: they run: (harness, the variable holding the host session's id, the host's name)
+HOSTS = (("claude", "CLAUDE_CODE_SESSION_ID", "Claude Code"), ("codex", "CODEX_THREAD_ID",
+                                                                "Codex"))
+
+
+def hosted(env: Mapping[str, str]) -> str | None:
+    """The host a command runs under (its name), as its environment says, else None (a
+    person's own shell): inside one, smllm's hooks bind the smllm session."""
+    for _, var, name in HOSTS:
+        if env.get(var):
+            return name
+    return "Claude Code" if env.get("CLAUDECODE") else None
+
+
 def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
     """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
     the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``) or the Codex thread
@@ -36,11 +51,10 @@ def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
         return explicit
     if env.get("SMLLM_SESSION"):
         return env["SMLLM_SESSION"]
-    host = env.get("CLAUDE_CODE_SESSION_ID")
-    if host:
-        return locations.read_binding("claude", host)
-    thread = env.get("CODEX_THREAD_ID")
-    return locations.read_binding("codex", thread) if thread else None
+    for harness, var, _ in HOSTS:
+        if env.get(var):
+            return locations.read_binding(harness, env[var])
+    return None
 
 
 def _machines_for(state: dict[str, Any]) -> Machines:
@@ -117,7 +131,7 @@ def fire(key: str | None, event: str, params: dict[str, str], *, cwd: str,
         return _fire_new(event, params, cwd=cwd, env=env, harness=harness, at=at)
     with locations.session_lock(key):
         state, machines = _current(key)
-        root = catalog.project_root((state.get("binding") or {}).get("configs") or []) or cwd
+        root = catalog.session_root(state.get("binding") or {}, cwd)
         decision = engine.decide_fire(state, machines, at, event, params, env=env, cwd=root,
                                       new_instance=lambda: clock.new_id("i-"))
         _commit(key, state, decision, machines)
@@ -130,10 +144,7 @@ def _fire_new(event: str, params: dict[str, str], *, cwd: str, env: dict[str, st
         raise NoSession(
             f"no smllm session to fire {event} in",
             "pass --session KEY, set SMLLM_SESSION, or fire enter to start a session")
-    configs = machine_pkg.find_configs(cwd)
-    if not configs:
-        raise ConfigError(f"no .smllm/config.toml in {cwd} or above",
-                          'create one with [machines] files = ["fix.smllm.yaml"]')
+    configs = new_session_configs(cwd, env)
     machines = catalog.load(configs)
     locations.ensure_root()
     key = clock.new_id("sm-")
@@ -150,6 +161,29 @@ def _fire_new(event: str, params: dict[str, str], *, cwd: str, env: dict[str, st
     return key, decision, location_of(state, machines)
 
 
+def new_session_configs(cwd: str, env: Mapping[str, str]) -> list[str]:
+    """The configs a session started by ``fire enter`` in ``cwd`` runs: those of the project
+    the folder is in (:func:`smllm.machine.project_configs`). Only from a person's own shell:
+    under a host its hooks bind the session (from the project the host runs in), and the
+    agent's folder, which it chooses, never decides which machines run."""
+    host = hosted(env)
+    if host is not None:
+        raise NoSession(
+            f"no smllm session is bound to this {host} session",
+            "smllm's hooks bind one when a session starts in a project whose .smllm/"
+            "config.toml names machines: add them there and start a new session, or pass "
+            "--session KEY")
+    project = paths.find_project(cwd, env)
+    if project is None:
+        raise ConfigError(f"{cwd} is in no project (no .smllm/ or .git in it or above)",
+                          "run it in your project's folder")
+    configs = machine_pkg.project_configs(project)
+    if not configs:
+        raise ConfigError(f"no .smllm/config.toml in {project}",
+                          'create one with [machines] files = ["fix.smllm.yaml"]')
+    return configs
+
+
 def stop(key: str, *, stop_hook_active: bool, now_ms: int) -> Decision:
     with locations.session_lock(key):
         state, machines = _current(key)
@@ -158,12 +192,14 @@ def stop(key: str, *, stop_hook_active: bool, now_ms: int) -> Decision:
     return decision
 
 
-def bind(harness: str, host: str, cwd: str, *, now_ms: int,
+def bind(harness: str, host: str, cwd: str, *, project: str, now_ms: int,
          channel: str = "mcp") -> tuple[str, str | None] | None:
     """Bind a host session to an smllm session (once); return (key, text to show).
 
-    ``None`` when the project configures no machines. A host session bound before
-    (resume, compaction, ``/clear``) keeps its smllm session and gets its location.
+    The machines are those of ``project``, the folder the host runs in (its own config and
+    the user's), whatever ``cwd`` is. ``None`` when the project configures no machines. A
+    host session bound before (resume, compaction, ``/clear``) keeps its smllm session and
+    gets its location.
     """
     lock, keyfile = locations.binding_files(harness, host)
     with lock:
@@ -171,7 +207,7 @@ def bind(harness: str, host: str, cwd: str, *, now_ms: int,
         if key is not None and locations.exists(key):
             state, machines = location(key)
             return key, engine.location_text(state, machines)
-        configs = machine_pkg.find_configs(cwd)
+        configs = machine_pkg.project_configs(project)
         if not configs:
             return None
         machines = catalog.load(configs)

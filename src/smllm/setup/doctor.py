@@ -437,15 +437,38 @@ def machines(project: Path) -> list[Finding]:
     """The state machines configured for ``project``: each problem with file:line:col (an
     error: the Stop hook blocks while they cannot be loaded), or which ones load."""
 
-    configs = machine.find_configs(str(project))
+    configs = machine.project_configs(str(project))
     if not configs:
         return [Finding("info", "machines: none configured (no .smllm/config.toml)")]
     problems = machine.check(str(project))
     if problems:
         return [Finding("error", f"machines: {p}") for p in problems]
 
-    ids = ", ".join(catalog.load(configs)) or "none named"
-    return [Finding("ok", f"machines: {ids} ({', '.join(configs)})")]
+    loaded = catalog.load(configs)
+    ids = ", ".join(loaded) or "none named"
+    return [Finding("ok", f"machines: {ids} ({', '.join(configs)})"), *guard_sandbox(loaded)]
+
+
+def guard_sandbox(loaded: dict[str, Any]) -> list[Finding]:
+    """Where the machines run programs (command guards): do those run in the sandbox?"""
+    from smllm.base import bwrap  # noqa: PLC0415 - doctor only
+    from smllm.base.errors import SmllmError  # noqa: PLC0415 - doctor only
+    from smllm.machine import guards  # noqa: PLC0415 - doctor only
+
+    if not guards.runs_commands(loaded):
+        return []
+    try:
+        sandboxed, binary = guards.settings()
+        if not sandboxed:
+            return [Finding("warn", "guards: command guards run without a sandbox ([guards] "
+                                    f"sandbox = false in {paths.user_config_file()}): the "
+                                    "agent's tests and conftest.py run outside its sandbox "
+                                    "(remove the line to sandbox them)")]
+        found = bwrap.find(binary)
+    except SmllmError as exc:
+        return [Finding("error", f"guards: command guards cannot run, so their events are "
+                                 f"refused: {exc.render()}")]
+    return [Finding("ok", f"guards: command guards run in bubblewrap ({found})")]
 
 
 def install_command(project: Path, regs: list[Registration]) -> str:

@@ -45,14 +45,14 @@ OWN_FIRE = ("smllm's own hook lets the agent run `smllm fire` and `smllm status`
 
 
 def uses_machines(project: str | os.PathLike[str]) -> bool:
-    """Are state machines configured for ``project``: does its ``.smllm/config.toml`` (the
-    nearest upwards) or the user's config name machine files? A config that cannot be
+    """Are state machines configured for ``project``: does its ``.smllm/config.toml`` or
+    the user's config name machine files? A config that cannot be
     read counts as using them (firing must work once it is fixed)."""
     from smllm import machine  # noqa: PLC0415 - install and doctor only
     from smllm.base.errors import SmllmError  # noqa: PLC0415 - install and doctor only
     from smllm.machine import catalog  # noqa: PLC0415 - install and doctor only: tomllib, pydantic
 
-    for config in machine.find_configs(os.fspath(project)):
+    for config in machine.project_configs(os.fspath(project)):
         try:
             if catalog.read_config(config):
                 return True
