@@ -197,7 +197,10 @@ class HookContext:
             from smllm.harness import codex_rollout  # noqa: PLC0415 - Codex's hooks only
 
             rollout = safe_transcript(self.payload.get("transcript_path"))
-            return codex_rollout.ingesting(  # type: ignore[return-value]
+            from smllm import harness  # noqa: PLC0415 - loaded by the call already
+
+            return harness.ingesting(  # type: ignore[return-value]
                 journal.transaction(path, now_ms=self.now_ms),
-                rollout if self.agent_id is None and path == self.main_log_path else None)
+                rollout if self.agent_id is None and path == self.main_log_path else None,
+                codex_rollout.ingest)
         return journal.transaction(path, now_ms=self.now_ms)
