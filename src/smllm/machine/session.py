@@ -30,8 +30,9 @@ class NoSession(SmllmError):
 
 def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
     """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
-    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``) or the Codex thread
-    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands), else none."""
+    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``), the Codex thread
+    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands) or the Copilot session
+    (``$COPILOT_AGENT_SESSION_ID``, likewise), else none."""
     if explicit:
         return explicit
     if env.get("SMLLM_SESSION"):
@@ -40,7 +41,10 @@ def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
     if host:
         return locations.read_binding("claude", host)
     thread = env.get("CODEX_THREAD_ID")
-    return locations.read_binding("codex", thread) if thread else None
+    if thread:
+        return locations.read_binding("codex", thread)
+    copilot = env.get("COPILOT_AGENT_SESSION_ID")
+    return locations.read_binding("copilot", copilot) if copilot else None
 
 
 def _machines_for(state: dict[str, Any]) -> Machines:
