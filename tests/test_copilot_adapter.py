@@ -259,3 +259,40 @@ def test_call_id_reads_only_the_tail_it_needs(tmp_path: Path) -> None:
 def test_the_modules_examples_hold(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert (result.failed, result.attempted > 0) == (0, True)
+
+
+def test_claude_codes_hooks_run_by_copilot_leave_it_to_the_copilot_hooks(
+        session: Session, tmp_path: Path) -> None:
+    """Copilot runs .claude/settings.json's hooks too (Claude-format payload: an ISO
+    timestamp, no tool_use_id): smllm's Claude Code hook then answers nothing when smllm's
+    Copilot hooks are installed, and denies (saying what to install) when they are not. A
+    variable alone does not silence Claude Code's hooks: its payloads always carry a
+    tool_use_id or a permission_mode."""
+    claude_format = {"hook_event_name": "PreToolUse", "session_id": SID,
+                     "timestamp": "2026-12-06T04:00:00.000Z", "cwd": str(session.project),
+                     "tool_name": "Bash", "tool_input": {"command": "echo hi > a.txt"}}
+    env = {**session.env, "COPILOT_CLI": "1"}
+
+    def claude_hook(event: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        proc = subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", event],
+                              input=json.dumps(data).encode(), capture_output=True,
+                              cwd=session.project, env=env, timeout=60, check=False)
+        return json.loads(proc.stdout) if proc.stdout.strip() else None
+
+    denied = claude_hook("PreToolUse", claude_format)
+    assert denied is not None
+    assert copilot.NOT_INSTALLED == denied["hookSpecificOutput"]["permissionDecisionReason"]
+    hooks = session.project / ".github" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "smllm.json").write_text("{}")
+    assert claude_hook("PreToolUse", claude_format) is None
+    assert claude_hook("Stop", {**claude_format, "hook_event_name": "Stop"}) is None
+    # Claude Code's own payload, even with COPILOT_CLI set, is gated as ever
+    real = {k: v for k, v in claude_format.items() if k != "timestamp"}
+    bash = claude_hook("PreToolUse", {**real, "tool_use_id": "toolu_1",
+                                      "tool_input": {"command": "git push --force origin main"},
+                                      "permission_mode": "default"})
+    assert bash is not None
+    assert "deny" == bash["hookSpecificOutput"]["permissionDecision"]
+    assert copilot.under_copilot(json.dumps({**claude_format, "permission_mode": "x"}).encode(),
+                                 env) is None

@@ -61,6 +61,10 @@ if TYPE_CHECKING:
 
 HARNESS = "copilot"
 GATING_EVENT = "PreToolUse"
+#: consecutive agentStop blocks Copilot honours in one turn: the ninth stop ends the turn
+#: whatever the hook answers (measured: an always-blocking hook ran 9 times). smllm's own
+#: chain cap (:data:`smllm.machine.engine.STOP_CHAIN_CAP`) lets a stop through first
+STOP_BLOCK_CAP = 8
 #: smllm's event -> Copilot's native event name (the hook file's keys)
 EVENTS: dict[str, str] = {
     "SessionStart": "sessionStart",
@@ -152,6 +156,40 @@ def payload(event: str, data: dict[str, Any],
         found = call_id(event, out, data.get("timestamp")) if call_id is not None else None
         out["tool_use_id"] = found or f"copilot-{data.get('timestamp')}"
     return out
+
+
+def under_copilot(raw: bytes, env: Mapping[str, str]) -> str | None:
+    """Is this Claude Code's hook of smllm (``.claude/settings.json``) run by Copilot, which
+    reads that file too in a trusted folder? Then its payload is Copilot's Claude-format
+    one (snake_case with an ISO ``timestamp``, no ``tool_use_id``, no ``permission_mode``:
+    Claude Code always sends one of those). Returns the project's folder when so, else
+    None. ``COPILOT_CLI`` alone is not trusted: a variable cannot turn Claude Code's hooks
+    off."""
+    if env.get("COPILOT_CLI") != "1" or b'"timestamp"' not in raw:
+        return None
+    from smllm.base import jsonfast, paths  # noqa: PLC0415 - loaded by the parser already
+
+    try:
+        data = jsonfast.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("timestamp"), str) \
+            or "tool_use_id" in data or "permission_mode" in data:
+        return None
+    cwd = data.get("cwd")
+    return paths.project_root(cwd if isinstance(cwd, str) and cwd else os.getcwd(), {})
+
+
+def installed(project: str, env: Mapping[str, str] | None = None) -> bool:
+    """Are smllm's Copilot hooks installed for ``project`` (or for the user)?"""
+    return any(os.path.isfile(os.path.join(folder, "smllm.json")) for folder in (
+        os.path.join(project, ".github", "hooks"), os.path.join(copilot_home(env), "hooks")))
+
+
+#: the deny of smllm's Claude Code hooks run by Copilot without smllm's Copilot hooks
+NOT_INSTALLED = ("smllm is installed in this project for Claude Code, and Copilot runs those "
+                 "hooks too, but smllm's Copilot hooks are not installed, so it cannot govern "
+                 "this session and denies the call: run `smllm install --harness copilot`")
 
 
 def tool_call(p: Mapping[str, Any], env: Mapping[str, str] | None = None) -> ToolCall:

@@ -156,6 +156,13 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
     if harness not in HARNESSES:
         raise HookInputError(f"unknown harness {harness!r} (smllm answers the hooks of "
                              f"{', '.join(HARNESSES)})", "check the hook's command line")
+    if harness == "claude" and "COPILOT_CLI" in os.environ:
+        from smllm.harness import copilot  # noqa: PLC0415 - run from Copilot only
+
+        project = copilot.under_copilot(raw, os.environ)
+        if project is not None:  # Copilot runs Claude Code's file: its own hooks govern
+            return None if copilot.installed(project) or event not in GATING \
+                else deny(copilot.NOT_INSTALLED)
     if event not in HANDLERS:
         _journal_other(event, raw, harness)
         return None
