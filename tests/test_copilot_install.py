@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,11 +155,22 @@ def test_doctor_on_copilots_sandbox(env: dict[str, str], project: Path,
     doctor = smllm("doctor", "--harness", "copilot", cwd=project, env=env)
     assert 1 == doctor.returncode
     assert "where smllm's hooks run too: they cannot journal" in doctor.stdout
-    policy["sandbox"]["userPolicy"]["filesystem"]["readonlyPaths"] = [str(project / ".github")]
+    # smllm's code outside the home, the project and the listed folders: measured to be
+    # absent inside the sandbox (the hooks could not start)
+    code = str(Path(copilot_install.__file__).resolve().parents[2])
+    fs = policy["sandbox"]["userPolicy"]["filesystem"]
+    fs["readonlyPaths"] = [str(project / ".github")]
+    fs["readwritePaths"] = [str(smllm_home)]
+    settings.write_text(json.dumps(policy))
+    doctor = smllm("doctor", "--harness", "copilot", cwd=project, env=env)
+    if not code.startswith(env["HOME"]):
+        assert "inside the sandbox it may not be there" in doctor.stdout
+    fs["readonlyPaths"].append(code)
+    fs["readonlyPaths"].append(sys.prefix)
     settings.write_text(json.dumps(policy))
     doctor = smllm("doctor", "--harness", "copilot", cwd=project, env=env)
     assert 0 == doctor.returncode, doctor.stdout
-    assert "sandbox: on; smllm's hooks run inside it" in doctor.stdout
+    assert "sandbox: on; smllm's hooks run inside it" in doctor.stdout, doctor.stdout
 
 
 def test_flags_of_other_hosts_are_refused(env: dict[str, str], project: Path) -> None:

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,10 +182,18 @@ class CopilotHarness:
         proc = self.smllm("install", "--harness", "copilot", *args)
         assert 0 == proc.returncode, proc.stderr
 
+    def sessions(self) -> list[str]:
+        """The session ids Copilot keeps state for in this HOME."""
+        state = self.home / ".copilot" / "session-state"
+        return sorted(p.name for p in state.iterdir() if not p.name.startswith(".")) \
+            if state.is_dir() else []
+
     def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,
             extra: Mapping[str, str] | None = None, args: Sequence[str] = (),
-            timeout: float = 180) -> CopilotRun:
-        """``copilot -p PROMPT --allow-all-tools --output-format json [ARGS]``."""
+            timeout: float = 180, kill_when: Callable[[], bool] | None = None) -> CopilotRun:
+        """``copilot -p PROMPT --allow-all-tools --output-format json [ARGS]``; with
+        ``kill_when``, the process group this started is SIGKILLed as soon as it returns
+        True (polled)."""
         self.set_script(script)
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         out_path, err_path = self.root / "copilot.out", self.root / "copilot.err"
@@ -195,11 +203,13 @@ class CopilotHarness:
                  "json", "--no-auto-update", *args],
                 cwd=self.project, env=self.copilot_env(extra), stdin=subprocess.DEVNULL,
                 stdout=out_fh, stderr=err_fh, start_new_session=True)
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            deadline = time.monotonic() + timeout
+            while proc.poll() is None:
+                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    break
+                time.sleep(0.05)
         events = _jsonl(out_path)
         return CopilotRun(proc.returncode, events,
                           err_path.read_bytes().decode("utf-8", "replace"),

@@ -147,3 +147,43 @@ def test_a_hook_out_of_time_still_blocks(copilot: Any) -> None:
     assert 0 == run.returncode, run.stderr[-2000:]
     assert not (copilot.project / "marker.txt").exists()
     assert "the hook ran out of time" in run.tool_results()["toolu_1"]
+
+
+def test_copilots_sandbox_with_smllms_store_writable(copilot: Any) -> None:
+    """Copilot's sandbox runs the hooks inside it too. With smllm's code listed read-only
+    and its store read-write, the hooks journal (verify passes) and a command cannot write
+    the project's .smllm, .github/hooks or ~/.copilot, even through a path the gate cannot
+    read (yolo: the gate lets it through); smllm's store is writable by that command too,
+    which is why the protected set stays advisory on Copilot."""
+    import base64
+    import sys
+
+    import smllm
+
+    copilot.install_smllm()
+    (copilot.project / ".smllm").mkdir()
+    (copilot.project / ".smllm" / "policy.toml").write_text('mode = "yolo"\n')
+    code = str(Path(smllm.__file__).resolve().parents[1])
+    config = copilot.home / ".copilot"
+    (config / "settings.json").write_text(json.dumps({"sandbox": {"enabled": True, "userPolicy": {
+        "filesystem": {"readonlyPaths": [str(copilot.project / ".smllm"),
+                                         str(copilot.project / ".github"), str(config), code,
+                                         sys.prefix],
+                       "readwritePaths": [str(copilot.smllm_home)]}}}}))
+    doctor = copilot.smllm("doctor", "--harness", "copilot")
+    assert 0 == doctor.returncode, doctor.stdout
+    assert "sandbox: on; smllm's hooks run inside it" in doctor.stdout
+    targets = [copilot.project / ".smllm" / "policy.toml",
+               copilot.project / ".github" / "hooks" / "smllm.json", config / "config.json",
+               copilot.smllm_home / "planted"]
+    probe = "; ".join(f"p=$(echo {base64.b64encode(str(t).encode()).decode()} | base64 -d); "
+                      f"echo x >> $p; echo rc{i}=$?" for i, t in enumerate(targets))
+    run = copilot.run("go", [_bash(probe, "toolu_probe"), {"text": "done"}])
+    assert 0 == run.returncode, run.stderr[-2000:]
+    out = run.tool_results()["toolu_probe"]
+    assert ["rc0=1", "rc1=1", "rc2=1", "rc3=0"] == [w for w in out.split() if w[:2] == "rc"]
+    assert 3 == out.count("Read-only file system")
+    assert (copilot.smllm_home / "planted").exists()
+    assert 'mode = "yolo"\n' == (copilot.project / ".smllm" / "policy.toml").read_text()
+    verify = copilot.smllm("verify", run.session_id)
+    assert 0 == verify.returncode, verify.stdout + verify.stderr

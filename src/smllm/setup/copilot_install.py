@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -274,7 +275,7 @@ GUARANTEES: tuple[tuple[str, Status, str], ...] = (
     ("stop enforcement", "ok", "agentStop's block is a new user turn; Copilot caps a turn "
      "at 8 consecutive blocks, after which the turn ends with the machine's state unchanged "
      "(journaled: the refusals, no 'completed' past the cap)"),
-    ("protected set", "warn", "advisory: Copilot's hooks run inside its sandbox, so any "
+    ("protected set", "warn", "Copilot's hooks run inside its sandbox, so any "
      "folder read-only to the agent is read-only to smllm's hooks too; the gate denies the "
      "writes it can see, the tripwire detects and restores the rest"),
     ("resume", "ok", "`copilot --resume` sends sessionStart source=resume with the same "
@@ -292,29 +293,59 @@ def _disabled(project: Path) -> list[Path]:
     return out
 
 
-def _sandbox(project: Path) -> tuple[Status, str]:
-    """Is Copilot's sandbox on, and can smllm's hooks still write its store in it?"""
-    from smllm.base import paths  # noqa: PLC0415 - doctor only
+def _under(path: str, roots: list[str]) -> str | None:
+    """The first of ``roots`` that is ``path`` or holds it."""
+    return next((r for r in roots if path == r.rstrip("/") or path.startswith(
+        r.rstrip("/") + "/")), None)
 
-    try:
-        settings = _read_json(home() / "settings.json")[1]
-    except InstallError as exc:
-        return ("error", f"  {exc.render()}")
+
+def sandbox_policy(project: Path) -> tuple[list[str], list[str]]:
+    """The folders Copilot's sandbox policy (``~/.copilot/settings.json``) makes read-only
+    or hides, and those it makes writable; ``([], [])`` when the sandbox is off. Raises
+    :class:`InstallError` for a settings file that is not JSON."""
+    settings = _read_json(home() / "settings.json")[1]
     raw = settings.get("sandbox")
     box: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if not box.get("enabled"):
+        return [], []
+    policy = (box.get("userPolicy") or {}).get("filesystem") or {}
+
+    def listed(*keys: str) -> list[str]:
+        return [str(p) for key in keys for p in policy.get(key) or [] if isinstance(p, str)]
+
+    return listed("readonlyPaths", "deniedPaths"), listed("readwritePaths") or [str(project)]
+
+
+def _sandbox(project: Path) -> tuple[Status, str]:
+    """Is Copilot's sandbox on, and can smllm's hooks, which run inside it, start and
+    journal there? (Measured: a folder outside the project, the home and the system that
+    the policy does not list is not there at all inside the sandbox.)"""
+    import smllm  # noqa: PLC0415 - doctor only
+    from smllm.base import paths  # noqa: PLC0415 - doctor only
+
+    try:
+        closed, open_ = sandbox_policy(project)
+    except InstallError as exc:
+        return ("error", f"  {exc.render()}")
+    if not closed and open_ == []:
         return ("warn", "  sandbox: off (Copilot's is opt-in): the agent's commands run with "
                         "your rights, so smllm's protected set is advisory: the gate denies "
                         "the writes it can see, the tripwire detects and restores the rest")
-    policy = (box.get("userPolicy") or {}).get("filesystem") or {}
-    closed = [str(p) for key in ("readonlyPaths", "deniedPaths")
-              for p in policy.get(key) or [] if isinstance(p, str)]
     store = str(paths.data_root())
-    blocked = [p for p in closed if store == p or store.startswith(p.rstrip("/") + "/")]
-    if blocked:
-        return ("error", f"  sandbox: on, and {blocked[0]} is read-only inside it, where "
+    blocked = _under(store, closed)
+    if blocked is not None:
+        return ("error", f"  sandbox: on, and {blocked} is read-only inside it, where "
                          f"smllm's hooks run too: they cannot journal, so every tool call is "
-                         f"denied (keep {store} writable)")
+                         f"denied (list {store} under readwritePaths)")
+    code = os.path.dirname(os.path.dirname(os.path.abspath(smllm.__file__)))
+    visible = [str(Path.home()), str(project), *closed, *open_]
+    hidden = [p for p in (code, sys.prefix, store) if _under(p, visible) is None]
+    if hidden:
+        return ("warn", f"  sandbox: on, and {hidden[0]} is outside the home, the project and "
+                        f"the folders the policy lists: inside the sandbox it may not be "
+                        f"there, and smllm's hooks then cannot start (every call denied); "
+                        f"list smllm's code under readonlyPaths and its store under "
+                        f"readwritePaths")
     return ("warn", f"  sandbox: on; smllm's hooks run inside it and write {store}, which "
                     f"the agent's commands can then write too: the protected set stays "
                     f"advisory (gate + tripwire)")
