@@ -24,7 +24,7 @@ differs between hosts is two facts the adapter gives it:
 ('Write', {'file_path': '/p/a.md', 'content': 'x'}, 'copilot')
 
 Hot path: ``os`` and smllm's base only (the modules every tool event loads anyway), so the
-builder costs a hook no module of its own.
+builder costs a hook no module of its own; the catalogue is loaded by tool events only.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 
 from smllm.base import paths
-from smllm.base.catalogue import ToolCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from smllm import journal
+    from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import VerdictFacts
     from smllm.gate import Verdict
     from smllm.journal.codec import Entry
@@ -70,6 +70,9 @@ def tool_call(payload: Mapping[str, Any], harness: str, *, env: Mapping[str, str
     """The call a (validated) tool event's payload names, for ``harness``: the project from
     ``env``'s declared folder or else from ``cwd``; a tool ``tools`` names as the
     catalogue's tool with its keys renamed, any other as the host named it."""
+    # loaded by tool events only: a host's other hooks shape their payload here too
+    from smllm.base.catalogue import ToolCall  # noqa: PLC0415
+
     where = _text(payload, "cwd") or os.getcwd()
     name = str(payload["tool_name"])
     tool_input: dict[str, Any] = payload["tool_input"]
@@ -133,7 +136,9 @@ def config_guard(call: ToolCall, targets: list[Any], parts: tuple[str, ...], mar
     trust), read from what the one analysis found it writes (``targets`` of the verdict's
     facts), or None. A write whose path is known only at run time is refused when the
     command names ``marker`` or one of ``parts``."""
-    from smllm.gate import protect  # noqa: PLC0415 - loaded by the gate already
+    if not targets:  # a call the analysis found no write in (a Read): nothing to guard
+        return None
+    from smllm.gate import protect  # noqa: PLC0415 - a call that writes only
 
     command = call.command or ""
     named = marker in command or any(p in command for p in parts)

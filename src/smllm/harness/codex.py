@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 
 from smllm import harness
-from smllm.base import catalogue, paths
+from smllm.base import catalogue
 from smllm.base.catalogue import ToolCall
 from smllm.base.errors import SmllmError
 
@@ -124,11 +124,6 @@ def tool_call(payload: dict[str, Any], env: Mapping[str, str] | None = None) -> 
     names, as it is journaled (Codex's own tool name and input). ``env`` is not read: Codex
     declares no project folder, so the project comes from ``cwd`` alone."""
     return harness.tool_call(payload, HARNESS, env={})
-
-
-def project_of(cwd: str) -> str:
-    """The project a Codex hook runs for: from its ``cwd`` only (no declared folder)."""
-    return paths.project_root(cwd, {})
 
 
 def _like(call: ToolCall, tool: str, tool_input: dict[str, Any]) -> ToolCall:

@@ -49,13 +49,13 @@ from __future__ import annotations
 import os
 
 from smllm import harness
-from smllm.base.catalogue import ToolCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
+    from smllm.base.catalogue import ToolCall
     from smllm.gate import Verdict
     from smllm.journal.codec import Entry
 

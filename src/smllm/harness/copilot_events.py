@@ -67,7 +67,7 @@ def read(lines: list[bytes], st: dict[str, Any]) -> tuple[list[dict[str, Any]], 
     calls = []
     for raw in lines:
         if b'"assistant.message"' not in raw and b'"session.usage_record"' not in raw \
-                and b'"session.start"' not in raw:
+                and b'"session.start"' not in raw and b'"user.message"' not in raw:
             continue
         try:
             line = jsonfast.loads(raw)
@@ -80,6 +80,8 @@ def read(lines: list[bytes], st: dict[str, Any]) -> tuple[list[dict[str, Any]], 
             st["model"] = data["selectedModel"]
         elif kind == "session.usage_record" and isinstance(data.get("usage"), dict):
             st["usage"] = data["usage"]
+        elif kind == "user.message":
+            st["ended"] = False
         elif kind == "assistant.message":
             usage = st.pop("usage", None) or {}
             requests = data.get("toolRequests")
@@ -87,6 +89,7 @@ def read(lines: list[bytes], st: dict[str, Any]) -> tuple[list[dict[str, Any]], 
                    and isinstance(r.get("toolCallId"), str)] if isinstance(requests, list) else []
             text = data.get("content")
             model = data.get("model") or usage.get("model") or st.get("model")
+            st["ended"] = not ids
             calls.append({
                 "message_id": str(data.get("apiCallId") or data.get("messageId")
                                   or f"events:{line.get('id')}"),
@@ -136,16 +139,19 @@ def _ends_turn(data: bytes) -> bool:
     return False
 
 
-def settle(path: str, offset: int) -> None:
-    """Wait (at most :data:`WAIT_SECONDS`) until what the file gained after ``offset`` holds
-    the message that ended the turn: the agentStop hook runs before Copilot has written
-    it, and the turn's last model call would otherwise miss the journal."""
+def settle(path: str, st: dict[str, Any]) -> None:
+    """Wait (at most :data:`WAIT_SECONDS`) until what the file gained since the journal read
+    it (``st``: the sidecar's ``copilot_events``) holds the message that ended the turn: the
+    agentStop hook runs before Copilot has written it, and the turn's last model call would
+    otherwise miss the journal. No wait when nothing was written since a turn ended."""
     import time  # noqa: PLC0415 - loaded by every hook already (the clock)
 
+    offset = int(st.get("offset") or 0) if st.get("path") == path else 0
     deadline = time.monotonic() + WAIT_SECONDS
     while True:
         data = harness.read_from(path, offset, MAX_READ)
-        if data is None or _ends_turn(data) or time.monotonic() >= deadline:
+        if data is None or _ends_turn(data) or (not data and st.get("ended")) \
+                or time.monotonic() >= deadline:
             return
         time.sleep(POLL_SECONDS)
 

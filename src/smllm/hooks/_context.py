@@ -171,9 +171,7 @@ class HookContext:
         Codex and Copilot, whose hooks are not read for a declared folder, the project its
         ``cwd`` is in."""
         if self.harness in ("codex", "copilot"):
-            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
-
-            return codex.project_of(self.cwd)
+            return paths.project_root(self.cwd, {})
         return paths.declared_project(self.env)
 
     @property
@@ -249,9 +247,8 @@ class HookContext:
 
             events = safe_transcript(self.payload.get("transcript_path"))
             if events is not None and self.event == "Stop" and self.agent_id is None:
-                st = journal.read_state(path).get("copilot_events") or {}
-                copilot_events.settle(events, int(st.get("offset") or 0)
-                                      if st.get("path") == events else 0)
+                copilot_events.settle(events, dict(
+                    journal.read_state(path).get("copilot_events") or {}))
             return harness.ingesting(  # type: ignore[return-value]
                 journal.transaction(path, now_ms=self.now_ms),
                 events if self.agent_id is None and path == self.main_log_path else None,
