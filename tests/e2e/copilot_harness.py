@@ -20,20 +20,15 @@ requests of this run.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from claude_cli import cache_root
+from mock_process import HostRun, MockProcess, git_project, jsonl, wait_or_kill
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_anthropic.py"
@@ -43,27 +38,7 @@ PYTHON = sys.executable
 _SCRUB_PREFIXES = ("COPILOT", "GITHUB_TOKEN", "GH_", "CLAUDE", "ANTHROPIC_", "SMLLM_", "XDG_")
 
 
-def _jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:
-    try:
-        data = path.read_bytes()[offset:]
-    except FileNotFoundError:
-        return []
-    out = []
-    for line in data.split(b"\n"):
-        with contextlib.suppress(ValueError):
-            obj = json.loads(line)
-            if isinstance(obj, dict):
-                out.append(obj)
-    return out
-
-
-@dataclass
-class CopilotRun:
-    returncode: int | None
-    events: list[dict[str, Any]]
-    stderr: str
-    log: list[dict[str, Any]]
-
+class CopilotRun(HostRun):
     @property
     def session_id(self) -> str:
         """Copilot's session id (the final ``result`` event), the hooks' ``sessionId``."""
@@ -71,11 +46,6 @@ class CopilotRun:
             if e.get("type") == "result" and e.get("sessionId"):
                 return str(e["sessionId"])
         raise AssertionError(f"no result event in the run's output: {self.stderr[-2000:]}")
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Bodies of the main requests the model received, in order."""
-        return [r.get("body") or {} for r in self.log if r.get("kind") == "main"]
 
     def tool_results(self) -> dict[str, str]:
         """What the model received for each tool use: tool_use_id -> the result text."""
@@ -116,42 +86,18 @@ class CopilotHarness:
         self.project = root / "proj"
         for folder in (self.home, self.project):
             folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
-        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
-                        "--allow-empty", "-m", "init"], cwd=self.project, check=True)
+        git_project(self.project)
         self.log_path = root / "requests.jsonl"
-        self._mock_pid: int | None = None
-        self.port = self._start_mock()
+        self.mock = MockProcess(MOCK, root, self.log_path)
+        self.port = self.mock.port
 
     # ------------------------------------------------------------------ the mock
 
-    def _start_mock(self) -> int:
-        port_file = self.root / "mock.port"
-        pid_file = self.root / "mock.pid"
-        proc = subprocess.Popen(
-            [PYTHON, str(MOCK), "--port", "0", "--port-file", str(port_file), "--pid-file",
-             str(pid_file), "--log", str(self.log_path), "--max-lifetime", "900"],
-            stdout=subprocess.DEVNULL, stderr=open(self.root / "mock.err", "w"),  # noqa: SIM115
-            start_new_session=True)
-        deadline = time.monotonic() + 30
-        while not port_file.exists() or not port_file.read_text().strip():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the mock did not start: {(self.root / 'mock.err').read_text()}")
-            time.sleep(0.05)
-        self._mock_pid = int(pid_file.read_text()) if pid_file.exists() else proc.pid
-        return int(port_file.read_text())
-
     def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_mock/script",
-                                     data=json.dumps(list(script)).encode(), method="POST")
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            resp.read()
+        self.mock.set_script(script)
 
     def close(self) -> None:
-        if self._mock_pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._mock_pid, signal.SIGTERM)
-            self._mock_pid = None
+        self.mock.close()
 
     # ------------------------------------------------------------------ Copilot
 
@@ -203,14 +149,8 @@ class CopilotHarness:
                  "json", "--no-auto-update", *args],
                 cwd=self.project, env=self.copilot_env(extra), stdin=subprocess.DEVNULL,
                 stdout=out_fh, stderr=err_fh, start_new_session=True)
-            deadline = time.monotonic() + timeout
-            while proc.poll() is None:
-                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    break
-                time.sleep(0.05)
-        events = _jsonl(out_path)
+            wait_or_kill(proc, timeout, kill_when)
+        events = jsonl(out_path)
         return CopilotRun(proc.returncode, events,
                           err_path.read_bytes().decode("utf-8", "replace"),
-                          _jsonl(self.log_path, offset))
+                          jsonl(self.log_path, offset))

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from smllm import journal
     from smllm.base.catalogue import ToolCall
-    from smllm.base.shapes import VerdictFacts
+    from smllm.base.shapes import SessionKey, VerdictFacts
     from smllm.gate import Verdict
     from smllm.journal.codec import Entry
 
@@ -97,6 +97,38 @@ def tool_call(payload: Mapping[str, Any], harness: str, *, env: Mapping[str, str
 # Codex and Copilot: a call smllm would escalate to a person is denied with how a person
 # can approve it (the host would run it, or refuse it unjournaled), and the host's own
 # configuration (its hooks, their trust) is guarded like smllm's protected set.
+
+
+def settled(found: Verdict, guard: Callable[[], str | None], how: str) -> Verdict:
+    """The gate's verdict ``found`` as a host without smllm's prompt gets it: a call that
+    would change the host's own configuration denied (``guard()``: why, or None; asked only
+    of a call not denied already), an ``ask`` made a deny saying ``how`` to approve."""
+    if found.decision != "deny":
+        guarded = guard()
+        if guarded is not None:
+            from smllm.gate import Verdict  # noqa: PLC0415 - loaded by the hook already
+
+            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
+                           facts=found.facts)
+    return found if found.decision != "ask" else ask_as_deny(found, how)
+
+
+def answer(decision: str, reason: str, how: str, host: str, *,
+           deny: Callable[[str], dict[str, Any]],
+           allow: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The PreToolUse answer of a host without smllm's prompt: ``deny`` with the reason (an
+    ``ask`` as a deny saying ``how`` to approve), ``allow`` for an allow (None: the host
+    has no plain allow, and the tool runs when nothing denies), nothing for ``abstain``."""
+    if decision == "deny":
+        return deny(reason)
+    if decision == "ask":
+        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {how}")
+    if decision == "allow":
+        return allow
+    if decision == "abstain":
+        return None
+    return deny(f"smllm cannot answer {decision!r} on {host} and denies the call "
+                f"(fail closed): {reason}")
 
 
 def ask_as_deny(found: Verdict, how: str) -> Verdict:
@@ -178,6 +210,34 @@ def read_from(path: str, offset: int, limit: int) -> bytes | None:
         return os.read(fd, min(size - offset, limit))
     finally:
         os.close(fd)
+
+
+def ingest_model_calls(txn: journal.Transaction, path: str, key: SessionKey,
+                       read: Callable[[list[bytes], dict[str, Any]],
+                                      tuple[list[dict[str, Any]], dict[str, Any]]],
+                       limit: int) -> None:
+    """Journal the model calls a host's transcript (``path``) gained since the last hook,
+    under ``txn``: ``read`` turns its whole new lines into ``model.call`` fields and its
+    state, kept in the sidecar under ``key`` with the offset read up to; a line still being
+    written waits for the next hook."""
+    from smllm.journal import records  # noqa: PLC0415 - loaded by the hook already
+
+    saved = txn.state.get(key)
+    st: dict[str, Any] = dict(saved) if isinstance(saved, dict) else {}
+    if st.get("path") != path:
+        st = {"path": path, "offset": 0}
+    offset = int(st.get("offset") or 0)
+    data = read_from(path, offset, limit)
+    if not data:
+        return
+    end = data.rfind(b"\n") + 1
+    if not end:
+        return
+    calls, st = read(data[:end].splitlines(), st)
+    for call in calls:
+        txn.append(records.new("model.call", **call))
+    st["offset"] = offset + end
+    txn.set_state(key, st)
 
 
 class ingesting:

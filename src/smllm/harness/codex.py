@@ -184,14 +184,7 @@ def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
         raise PatchError("the call gives the gate nothing to judge")
     if len(calls) > 1 and targets:
         found.facts["targets"] = targets[:20]
-    if found.decision != "deny":  # Codex's own configuration, before an ask is made a deny
-        guarded = guard(call, targets)
-        if guarded is not None:
-            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
-                           facts=found.facts)
-    if found.decision != "ask":
-        return found
-    return harness.ask_as_deny(found, HOW_TO_APPROVE)
+    return harness.settled(found, lambda: guard(call, targets), HOW_TO_APPROVE)
 
 
 def protected_parts(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -221,14 +214,7 @@ def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:
     """The PreToolUse answer that holds on Codex: a deny with its reason; an ``ask`` as a
     deny saying how a person can approve; nothing for ``allow`` and ``abstain`` (Codex
     supports no plain allow: the tool runs when the hook denies nothing)."""
-    if decision == "deny":
-        return deny(reason)
-    if decision == "ask":
-        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {HOW_TO_APPROVE}")
-    if decision in ("allow", "abstain"):
-        return None
-    return deny(f"smllm cannot answer {decision!r} on Codex and denies the call "
-                f"(fail closed): {reason}")
+    return harness.answer(decision, reason, HOW_TO_APPROVE, "Codex", deny=deny)
 
 
 def deny(reason: str) -> dict[str, Any]:

@@ -217,15 +217,9 @@ def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
     if hold:
         return Verdict("deny", "deny:reconcile", hold, rule="reconcile.unknown-effect")
     found = decide(call)
-    if found.decision != "deny":
-        guarded = harness.config_guard(call, list(found.facts.get("targets") or []),
-                                       protected_parts(call.project), ".github", "Copilot")
-        if guarded is not None:
-            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
-                           facts=found.facts)
-    if found.decision != "ask":
-        return found
-    return harness.ask_as_deny(found, HOW_TO_APPROVE)
+    return harness.settled(found, lambda: harness.config_guard(
+        call, list(found.facts.get("targets") or []), protected_parts(call.project), ".github",
+        "Copilot"), HOW_TO_APPROVE)
 
 
 def refused_ask(v: Verdict, tool_use_id: str) -> list[Entry]:
@@ -237,16 +231,9 @@ def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:
     """The native preToolUse answer: ``allow`` (smllm authorized it: no prompt), a deny
     with its reason (an ``ask`` as a deny saying how a person can approve); nothing for
     ``abstain`` (Copilot's own permissions decide)."""
-    if decision == "abstain":
-        return None
-    if decision == "allow":
-        return {"permissionDecision": "allow", "permissionDecisionReason": reason}
-    if decision == "ask":
-        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {HOW_TO_APPROVE}")
-    if decision == "deny":
-        return deny(reason)
-    return deny(f"smllm cannot answer {decision!r} on Copilot and denies the call "
-                f"(fail closed): {reason}")
+    allow = {"permissionDecision": "allow", "permissionDecisionReason": reason}
+    return harness.answer(decision, reason, HOW_TO_APPROVE, "Copilot", deny=deny,
+                          allow=allow)
 
 
 def deny(reason: str) -> dict[str, Any]:

@@ -31,11 +31,10 @@ from __future__ import annotations
 
 from smllm import harness
 from smllm.base import jsonfast
-from smllm.journal import records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from smllm import journal
@@ -65,17 +64,8 @@ def read(lines: list[bytes], st: dict[str, Any]) -> tuple[list[dict[str, Any]], 
     the model, and the usage of a call whose message is not written yet)."""
     st = dict(st)
     calls = []
-    for raw in lines:
-        if b'"assistant.message"' not in raw and b'"session.usage_record"' not in raw \
-                and b'"session.start"' not in raw and b'"user.message"' not in raw:
-            continue
-        try:
-            line = jsonfast.loads(raw)
-        except (ValueError, RecursionError, UnicodeDecodeError):
-            continue
-        if not isinstance(line, dict) or not isinstance(line.get("data"), dict):
-            continue
-        kind, data = line.get("type"), line["data"]
+    for kind, data, line in _lines(lines, b'"assistant.message"', b'"session.usage_record"',
+                                   b'"session.start"', b'"user.message"'):
         if kind == "session.start" and isinstance(data.get("selectedModel"), str):
             st["model"] = data["selectedModel"]
         elif kind == "session.usage_record" and isinstance(data.get("usage"), dict):
@@ -106,37 +96,28 @@ def read(lines: list[bytes], st: dict[str, Any]) -> tuple[list[dict[str, Any]], 
 
 def ingest(txn: journal.Transaction, path: str) -> None:
     """Journal the model calls ``path`` gained since the last hook (under ``txn``)."""
-    saved = txn.state.get("copilot_events")
-    st: dict[str, Any] = dict(saved) if isinstance(saved, dict) else {}
-    if st.get("path") != path:
-        st = {"path": path, "offset": 0}
-    offset = int(st.get("offset") or 0)
-    data = harness.read_from(path, offset, MAX_READ)
-    if not data:
-        return
-    end = data.rfind(b"\n") + 1
-    if not end:
-        return
-    calls, st = read(data[:end].splitlines(), st)
-    for call in calls:
-        txn.append(records.new("model.call", **call))
-    st["offset"] = offset + end
-    txn.set_state("copilot_events", st)
+    harness.ingest_model_calls(txn, path, "copilot_events", read, MAX_READ)
 
 
-def _ends_turn(data: bytes) -> bool:
-    """Does ``data`` hold a whole ``assistant.message`` that chose no tool (a turn's end)?"""
-    for raw in data.split(b"\n")[:-1]:
-        if b'"assistant.message"' not in raw:
+def _lines(data: bytes | list[bytes], *markers: bytes
+           ) -> Iterator[tuple[object, dict[str, Any], dict[str, Any]]]:
+    """``(type, data, line)`` of each whole line of ``data`` that holds one of ``markers``
+    (a cheap test before the parse) and is an event object with a ``data`` object."""
+    for raw in data.split(b"\n")[:-1] if isinstance(data, bytes) else data:
+        if not any(m in raw for m in markers):
             continue
         try:
             line = jsonfast.loads(raw)
         except (ValueError, RecursionError, UnicodeDecodeError):
             continue
-        data_ = line.get("data") if isinstance(line, dict) else None
-        if isinstance(data_, dict) and not data_.get("toolRequests"):
-            return True
-    return False
+        if isinstance(line, dict) and isinstance(line.get("data"), dict):
+            yield line.get("type"), line["data"], line
+
+
+def _ends_turn(data: bytes) -> bool:
+    """Does ``data`` hold a whole ``assistant.message`` that chose no tool (a turn's end)?"""
+    return any(kind == "assistant.message" and not event.get("toolRequests")
+               for kind, event, _ in _lines(data, b'"assistant.message"'))
 
 
 def settle(path: str, st: dict[str, Any]) -> None:
@@ -176,21 +157,15 @@ def _calls(data: bytes, tool: str, args: object) -> list[str]:
     """The ids of the calls of ``tool`` with ``args`` that started and did not complete."""
     started: list[str] = []
     done: set[str] = set()
-    for raw in data.split(b"\n"):
-        if b'"tool.execution_' not in raw:
+    for kind, event, _ in _lines(data + b"\n", b'"tool.execution_'):
+        cid = event.get("toolCallId")
+        if not isinstance(cid, str):
             continue
-        try:
-            line = jsonfast.loads(raw)
-        except (ValueError, RecursionError, UnicodeDecodeError):
-            continue
-        data_ = line.get("data") if isinstance(line, dict) else None
-        if not isinstance(data_, dict) or not isinstance(data_.get("toolCallId"), str):
-            continue
-        if line.get("type") == "tool.execution_complete":
-            done.add(data_["toolCallId"])
-        elif line.get("type") == "tool.execution_start" and data_.get("toolName") == tool \
-                and data_.get("arguments") == args:
-            started.append(data_["toolCallId"])
+        if kind == "tool.execution_complete":
+            done.add(cid)
+        elif kind == "tool.execution_start" and event.get("toolName") == tool \
+                and event.get("arguments") == args:
+            started.append(cid)
     return [c for c in started if c not in done]
 
 

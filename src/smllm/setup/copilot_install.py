@@ -109,35 +109,9 @@ def _comments(text: str) -> str:
     return "".join(head)
 
 
-def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
-    """A JSON file's text and object (``//`` comment lines blanked: the line numbers of an
-    error stay right)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"cannot read {path}: {exc}") from None
-    try:
-        data = _loads(text)
-    except ValueError as exc:
-        raise InstallError(f"{path}:{getattr(exc, 'lineno', 1)}: not JSON: {exc}",
-                           "fix or remove the file") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path}: not a JSON object", "fix or remove the file")
-    return text, data
-
-
-def _loads(text: str) -> Any:
-    """JSON with ``//`` comment lines (blanked, so an error's line number stays right)."""
-    body = "".join("\n" if line.lstrip().startswith("//") else line
-                   for line in text.splitlines(keepends=True))
-    return json.loads(body) if body.strip() else {}
-
-
 def _parsed(text: str) -> dict[str, Any]:
     try:
-        data = _loads(text)
+        data = codex_install.loads(text)
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -197,7 +171,7 @@ def _without_trust(data: dict[str, Any], folder: str) -> dict[str, Any]:
 def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
     """smllm's hook file (replacing an earlier one of smllm's); in a project, the folder
     trusted in config.json."""
-    before, data = _read_json(target.path)
+    before, data = codex_install.read_object(target.path)
     if _foreign(data):
         raise InstallError(f"{target.path} holds hooks smllm did not write",
                            f"move them to another file in {target.path.parent}, then install")
@@ -211,7 +185,7 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
     lines = [f"{'installed' if after != before else 'already installed'}: smllm's Copilot "
              f"hooks ({len(want['hooks'])} events) in {target.path}"]
     if target.project is not None:
-        cfg_before, cfg = _read_json(target.config)
+        cfg_before, cfg = codex_install.read_object(target.config)
         folder = str(target.project)
         if folder in trusted_folders(cfg):
             lines.append(f"trusted: {folder} already, in {target.config}")
@@ -229,13 +203,13 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
 
 def plan_uninstall(target: Target) -> Plan:
     """Exactly what install added, out again."""
-    before, data = _read_json(target.path)
+    before, data = codex_install.read_object(target.path)
     record = codex_install.load_record(target) or {}
     mine = before is not None and not _foreign(data)
     changes: tuple[Change, ...] = (Change(target.path, before, None if mine else before),)
     folder = record.get("trusted")
     if isinstance(folder, str):
-        cfg_before, cfg = _read_json(target.config)
+        cfg_before, cfg = codex_install.read_object(target.config)
         after: str | None = cfg_before
         if cfg_before is not None and folder in trusted_folders(cfg):
             rest = _without_trust(cfg, folder)
@@ -288,7 +262,7 @@ def _disabled(project: Path) -> list[Path]:
     out = []
     for path in (home() / "settings.json", project / ".github" / "copilot" / "settings.json"):
         with contextlib.suppress(InstallError):
-            if _read_json(path)[1].get("disableAllHooks") is True:
+            if codex_install.read_object(path)[1].get("disableAllHooks") is True:
                 out.append(path)
     return out
 
@@ -303,7 +277,7 @@ def sandbox_policy(project: Path) -> tuple[list[str], list[str]]:
     """The folders Copilot's sandbox policy (``~/.copilot/settings.json``) makes read-only
     or hides, and those it makes writable; ``([], [])`` when the sandbox is off. Raises
     :class:`InstallError` for a settings file that is not JSON."""
-    settings = _read_json(home() / "settings.json")[1]
+    settings = codex_install.read_object(home() / "settings.json")[1]
     raw = settings.get("sandbox")
     box: dict[str, Any] = raw if isinstance(raw, dict) else {}
     if not box.get("enabled"):
@@ -358,13 +332,13 @@ def diagnose(project: Path) -> list[tuple[Status, str]]:
     out: list[tuple[Status, str]] = []
     found = False
     try:
-        config = _read_json(home() / "config.json")[1]
+        config = codex_install.read_object(home() / "config.json")[1]
     except InstallError as exc:
         return [("error", exc.render())]
     for scope, path in (("project", project / ".github" / "hooks" / FILE_NAME),
                         ("user", home() / "hooks" / FILE_NAME)):
         try:
-            _, data = _read_json(path)
+            _, data = codex_install.read_object(path)
         except InstallError as exc:
             out.append(("error", exc.render()))
             continue
