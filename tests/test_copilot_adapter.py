@@ -296,3 +296,30 @@ def test_claude_codes_hooks_run_by_copilot_leave_it_to_the_copilot_hooks(
     assert "deny" == bash["hookSpecificOutput"]["permissionDecision"]
     assert copilot.under_copilot(json.dumps({**claude_format, "permission_mode": "x"}).encode(),
                                  env) is None
+
+
+def test_a_subagents_calls_go_to_its_own_log(session: Session) -> None:
+    """Copilot's sub-agent hooks carry ``agentId``: its start, its calls and its stop are
+    journaled in the sub-agent's log, the main log keeps the main agent's."""
+    session.answer("SessionStart", {"source": "new"})
+    agent = {"agentId": "a1b2", "agentType": "general-purpose", "agentName": "general-purpose",
+             "parentAgentId": "main"}
+    assert session.answer("SubagentStart", {**agent, "transcriptPath": str(session.events)}
+                          ) is None
+    ls = {"command": "ls", "description": "list"}
+    session.model_call("msg_sub", [("toolu_sub", "bash", ls)])
+    assert session.answer("PreToolUse", {**agent, "toolName": "bash", "toolArgs": ls}) is None
+    assert session.answer("PostToolUse", {**agent, "toolName": "bash", "toolArgs": ls,
+                                          "toolResult": {"resultType": "success"}}) is None
+    session.write("tool.execution_complete", {"toolCallId": "toolu_sub", "success": True})
+    assert session.answer("SubagentStop", {**agent, "response": "Sub done.",
+                                           "stopReason": "end_turn",
+                                           "stop_hook_active": False}) is None
+    from smllm import journal
+
+    sub = list(journal.iter_records(journal.log_path(SID, agent_id="a1b2")))
+    assert "side_effect_intent" in [kind(r) for r in sub]
+    assert [("side_effect_intent", "toolu_sub"), ("tool_batch.effect.terminal", "toolu_sub")] == [
+        (kind(r), _fields(r)["tool_use_id"]) for r in sub
+        if kind(r) in ("side_effect_intent", "tool_batch.effect.terminal")]
+    assert "side_effect_intent" not in [kind(r) for r in records(SID)]
