@@ -70,8 +70,7 @@ def tool_call(payload: Mapping[str, Any], harness: str, *, env: Mapping[str, str
     """The call a (validated) tool event's payload names, for ``harness``: the project from
     ``env``'s declared folder or else from ``cwd``; a tool ``tools`` names as the
     catalogue's tool with its keys renamed, any other as the host named it."""
-    # loaded by tool events only: a host's other hooks shape their payload here too
-    from smllm.base.catalogue import ToolCall  # noqa: PLC0415
+    from smllm.base.catalogue import ToolCall  # noqa: PLC0415 - tool events only (a host's other hooks shape payloads here)
 
     where = _text(payload, "cwd") or os.getcwd()
     name = str(payload["tool_name"])

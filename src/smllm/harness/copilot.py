@@ -17,7 +17,8 @@ A native payload is camelCase; :func:`payload` gives the shape every handler rea
 >>> p["session_id"], p["tool_name"], p["tool_input"], p["tool_use_id"]
 ('s1', 'bash', {'command': 'ls'}, 'toolu_1')
 
-and its tools become the catalogue's, with their argument names (:data:`TOOLS`):
+and its tools become the catalogue's, with their argument names
+(:data:`smllm.base.catalogue.HOST_TOOLS`):
 
 >>> c = tool_call({"session_id": "s", "cwd": "/p", "tool_name": "create",
 ...                "tool_input": {"path": "/p/a.md", "file_text": "hi"}, "tool_use_id": "t"})
@@ -76,26 +77,6 @@ EVENTS: dict[str, str] = {
     "SubagentStart": "subagentStart",
     "SubagentStop": "subagentStop",
     "SessionEnd": "sessionEnd",
-}
-#: Copilot's tools as the catalogue's: name -> (catalogue tool, ((its key, ours), ...)).
-#: ``bash`` runs a command (its ``mode``/``detach`` keep it a shell call); ``read_bash``,
-#: ``list_bash``, ``stop_bash`` only look at or end a shell the agent started; ``task``
-#: starts a subagent, whose own calls are gated one by one. Any other tool (``sql``,
-#: ``skill``, ``write_agent``, an MCP tool) keeps its name and is judged as what it is.
-TOOLS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
-    "bash": ("Bash", ()),
-    "create": ("Write", (("path", "file_path"), ("file_text", "content"))),
-    "edit": ("Edit", (("path", "file_path"), ("old_str", "old_string"),
-                      ("new_str", "new_string"))),
-    "view": ("Read", (("path", "file_path"),)),
-    "grep": ("Grep", ()),
-    "glob": ("Glob", ()),
-    "read_bash": ("BashOutput", ()),
-    "list_bash": ("BashOutput", ()),
-    "stop_bash": ("BashOutput", ()),
-    "task": ("Task", ()),
-    "read_agent": ("TaskOutput", ()),
-    "list_agents": ("TaskOutput", ()),
 }
 #: payload keys renamed to the shared shape (the rest are kept as they are)
 KEYS: tuple[tuple[str, str], ...] = (
@@ -194,8 +175,11 @@ NOT_INSTALLED = ("smllm is installed in this project for Claude Code, and Copilo
 
 def tool_call(p: Mapping[str, Any], env: Mapping[str, str] | None = None) -> ToolCall:
     """The call a (shaped, validated) Copilot tool event names: Copilot's tool as the
-    catalogue's (:data:`TOOLS`); the project from ``cwd`` alone."""
-    return harness.tool_call(p, HARNESS, env={}, tools=TOOLS)
+    catalogue's (:data:`smllm.base.catalogue.HOST_TOOLS`); the project from ``cwd``
+    alone."""
+    from smllm.base import catalogue  # noqa: PLC0415 - loaded by the builder already
+
+    return harness.tool_call(p, HARNESS, env={}, tools=catalogue.HOST_TOOLS[HARNESS])
 
 
 def protected_parts(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
