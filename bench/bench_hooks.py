@@ -7,8 +7,8 @@ Baseline: ``python -I -S -c pass``, the no-op with the hooks' own interpreter an
 ratios). Each hook event runs exactly as
 ``smllm install`` writes it (``python -I -S -c '<import paths>; from smllm.hooks import cli;
 cli()' EVENT`` with the event's JSON on stdin), interleaved with the baseline;
-``python -m smllm hook`` is shown for comparison, and Codex's hooks (``EVENT --harness
-codex``) beside Claude Code's. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
+``python -m smllm hook`` is shown for comparison, and Codex's and Copilot's hooks (``EVENT
+--harness codex|copilot``) beside Claude Code's. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
 ≥ 1,000 fsynced appends per second from one writer, printed beside the fsync floor
 (``write`` + ``fsync`` of same-sized lines, measured in the same run); 16 concurrent writers
 lose nothing. Latencies are medians and ranges over interleaved rounds; peak RSS per child
@@ -89,6 +89,41 @@ def codex_cases(cwd: str, hook: list[str], transcript: str
     return out
 
 
+def copilot_cases(cwd: str, hook: list[str], home: str) -> dict[str, tuple[list[str], bytes]]:
+    """Copilot's hooks (``EVENT --harness copilot``, native camelCase payloads): a shell
+    call and a file creation, each finding its id in the session's events.jsonl, and what
+    PostToolUse and Stop cost reading it (the model calls; the turn's end already there,
+    so nothing waits). ``home`` is the hooks' ``$COPILOT_HOME``."""
+    sid = "b3e1c2d4-0000-4000-8000-0000000c0b11"
+    events = os.path.join(home, "session-state", sid, "events.jsonl")
+    os.makedirs(os.path.dirname(events), exist_ok=True)
+    shell = {"command": "ls -la src", "description": "list"}
+    create = {"path": os.path.join(cwd, "notes.md"), "file_text": "hi\n"}
+    lines = [{"type": "session.start", "data": {"selectedModel": "claude-sonnet-4.5"}}]
+    for n, (name, args) in enumerate((("bash", shell), ("create", create))):
+        lines += [{"type": "session.usage_record", "data": {"usage": {"inputTokens": 10}}},
+                  {"type": "assistant.message", "data": {"apiCallId": f"msg_{n}", "toolRequests": [
+                      {"toolCallId": f"toolu_{n}", "name": name, "arguments": args}]}},
+                  {"type": "tool.execution_start", "data": {"toolCallId": f"toolu_{n}",
+                                                            "toolName": name, "arguments": args}}]
+    lines.append({"type": "assistant.message", "data": {"apiCallId": "msg_end", "content": "done",
+                                                        "toolRequests": []}})
+    Path(events).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    common = {"sessionId": sid, "cwd": cwd, "timestamp": 1796530021588}
+    out: dict[str, tuple[list[str], bytes]] = {}
+    for name, event, payload in (
+            ("PreToolUse bash (Copilot)", "PreToolUse", {"toolName": "bash", "toolArgs": shell}),
+            ("PreToolUse create (Copilot)", "PreToolUse",
+             {"toolName": "create", "toolArgs": create}),
+            ("PostToolUse (Copilot)", "PostToolUse", {"toolName": "bash", "toolArgs": shell,
+                                                      "toolResult": {"resultType": "success"}}),
+            ("Stop (Copilot)", "Stop", {"transcriptPath": events, "stop_hook_active": False,
+                                        "stopReason": "end_turn"})):
+        out[name] = ([*hook, event, "--harness", "copilot"],
+                     json.dumps({**common, **payload}).encode())
+    return out
+
+
 def bench_latency(rounds: int, home: str) -> bool:
     env = dict(os.environ, SMLLM_HOME=home)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with .pyc files, as users run it
@@ -112,6 +147,9 @@ def bench_latency(rounds: int, home: str) -> bool:
         cases[event] = ([*hook, event], json.dumps(payload).encode())
     for name, (argv, stdin) in codex_cases(cwd, hook, transcript).items():
         cases[name] = (argv, stdin)
+    env["COPILOT_HOME"] = os.path.join(cwd, ".copilot-home")
+    for name, (argv, stdin) in copilot_cases(cwd, hook, env["COPILOT_HOME"]).items():
+        cases[name] = (argv, stdin)
     stop = json.dumps(payloads(cwd, transcript)["Stop"]).encode()
     cases["Stop via python -m smllm"] = ([PYTHON, "-m", "smllm", "hook", "Stop"], stop)
     cases["python -c pass (site loaded)"] = ([PYTHON, "-c", "pass"], b"")
@@ -129,7 +167,8 @@ def bench_latency(rounds: int, home: str) -> bool:
         flag = "" if exempt or ratio <= 1.5 else "  OVER"
         ok = ok and not flag
         print(f"  {name:<34} {Stats.of(samples).ms(9):>24} {ratio:6.2f}× {rss[name]:13d}{flag}")
-    peaks = [v for k, v in rss.items() if k in payloads(cwd, transcript) or "Codex" in k]
+    peaks = [v for k, v in rss.items() if k in payloads(cwd, transcript) or "Codex" in k
+             or "Copilot" in k]
     print(f"  peak memory of a hook process: {max(peaks)} KiB "
           f"(the baseline interpreter {rss[base_name]} KiB)")
     return ok

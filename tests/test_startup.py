@@ -138,3 +138,45 @@ def test_each_hook_loads_exactly_its_modules(event: str, extra: dict[str, object
     fails here until this list says why it belongs there."""
     names = {n for n in _imported(event, tmp_path, extra) if n.split(".")[0] == "smllm"}
     assert (set(), set()) == (names - expected, expected - names)
+
+
+#: Copilot's hooks (``EVENT --harness copilot``): its adapter, and its events.jsonl reader
+#: (the call's id, the model calls), on top of what Claude Code's same event loads
+COPILOT = {"smllm.harness.copilot", "smllm.harness.copilot_events"}
+COPILOT_VIEW = {"toolName": "view", "toolArgs": {"path": "/tmp/x"}}
+COPILOT_PATHS: list[tuple[str, dict[str, object], set[str]]] = [
+    ("PreToolUse", COPILOT_VIEW,
+     CORE | TOOL | GATE | COPILOT | {"smllm.hooks._features", "smllm.machine",
+                                     "smllm.hooks.pre_tool_use"}),
+    ("PostToolUse", {**COPILOT_VIEW, "toolResult": {"resultType": "success"}},
+     CORE | COPILOT | {"smllm.base.catalogue", "smllm.harness", "smllm.hooks.post_tool_use"}),
+    ("Stop", {"stop_hook_active": False, "stopReason": "end_turn"},
+     CORE | {"smllm.harness", "smllm.harness.copilot", "smllm.harness.copilot_events",
+             "smllm.hooks._features", "smllm.machine", "smllm.store", "smllm.hooks.stop"}),
+]
+
+
+@pytest.mark.parametrize(("event", "extra", "expected"), COPILOT_PATHS,
+                         ids=[f"copilot-{e}" for e, _, _ in COPILOT_PATHS])
+def test_each_copilot_hook_loads_exactly_its_modules(event: str, extra: dict[str, object],
+                                                     expected: set[str],
+                                                     tmp_path: Path) -> None:
+    """Copilot's hooks load their adapter and its transcript reader besides what Claude
+    Code's same event loads, and nothing else (the call's id found in events.jsonl)."""
+    home = tmp_path / "copilot-home"
+    events = home / "session-state" / SID / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    events.write_text(json.dumps({"type": "tool.execution_start", "data": {
+        "toolCallId": "toolu_1", "toolName": "view", "arguments": {"path": "/tmp/x"}}}) + "\n")
+    payload = json.dumps({"sessionId": SID, "cwd": str(tmp_path), "timestamp": 1,
+                          **extra}).encode()
+    hook = [sys.executable, "-c", "from smllm.hooks import cli; cli()", event, "--harness",
+            "copilot"]
+    env = {**__import__("os").environ, "COPILOT_HOME": str(home)}
+    subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path, env=env)
+    proc = subprocess.run([sys.executable, "-X", "importtime", *hook[1:]], input=payload,
+                          capture_output=True, check=True, cwd=tmp_path, env=env)
+    names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
+             if line.startswith("import time:") and "|" in line}
+    names = {n for n in names if n.split(".")[0] == "smllm"}
+    assert (set(), set()) == (names - expected, expected - names)

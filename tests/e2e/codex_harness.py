@@ -19,35 +19,19 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mock_process import HostRun, MockProcess, git_project, jsonl, wait_or_kill
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_codex_responses.py"
 PYTHON = sys.executable
 #: variables from the outer environment that would change what Codex or smllm does
 _SCRUB_PREFIXES = ("CODEX", "OPENAI", "CLAUDE", "ANTHROPIC_", "SMLLM_")
-
-
-def _jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:
-    try:
-        data = path.read_bytes()[offset:]
-    except FileNotFoundError:
-        return []
-    out = []
-    for line in data.split(b"\n"):
-        with contextlib.suppress(ValueError):
-            obj = json.loads(line)
-            if isinstance(obj, dict):
-                out.append(obj)
-    return out
 
 
 def _strings(value: Any) -> list[str]:
@@ -60,13 +44,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@dataclass
-class CodexRun:
-    returncode: int | None
-    events: list[dict[str, Any]]
-    stderr: str
-    log: list[dict[str, Any]]
-
+class CodexRun(HostRun):
     @property
     def thread_id(self) -> str:
         """Codex's session id (``thread.started``), the hooks' ``session_id``."""
@@ -74,11 +52,6 @@ class CodexRun:
             if e.get("type") == "thread.started":
                 return str(e["thread_id"])
         raise AssertionError(f"no thread.started in the run's output: {self.stderr[-2000:]}")
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Bodies of the main requests the model received, in order."""
-        return [r.get("body") or {} for r in self.log if r.get("kind") == "main"]
 
     def tool_outputs(self) -> dict[str, str]:
         """What the model received for each call: call_id -> the output text."""
@@ -102,43 +75,19 @@ class CodexHarness:
         self.tmp = root / "tmp"
         for folder in (self.codex_home, self.project, self.tmp):
             folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
-        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
-                        "--allow-empty", "-m", "init"], cwd=self.project, check=True)
+        git_project(self.project)
         self.log_path = root / "requests.jsonl"
-        self._mock_pid: int | None = None
-        self.port = self._start_mock()
+        self.mock = MockProcess(MOCK, root, self.log_path)
+        self.port = self.mock.port
         self.write_config()
 
     # ------------------------------------------------------------------ the mock
 
-    def _start_mock(self) -> int:
-        port_file = self.root / "mock.port"
-        pid_file = self.root / "mock.pid"
-        proc = subprocess.Popen(
-            [PYTHON, str(MOCK), "--port", "0", "--port-file", str(port_file), "--pid-file",
-             str(pid_file), "--log", str(self.log_path), "--max-lifetime", "900"],
-            stdout=subprocess.DEVNULL, stderr=open(self.root / "mock.err", "w"),  # noqa: SIM115
-            start_new_session=True)
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the mock did not start: {(self.root / 'mock.err').read_text()}")
-            time.sleep(0.05)
-        self._mock_pid = int(pid_file.read_text()) if pid_file.exists() else proc.pid
-        return int(port_file.read_text())
-
     def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_mock/script",
-                                     data=json.dumps(list(script)).encode(), method="POST")
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            resp.read()
+        self.mock.set_script(script)
 
     def close(self) -> None:
-        if self._mock_pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._mock_pid, signal.SIGTERM)
-            self._mock_pid = None
+        self.mock.close()
 
     # ------------------------------------------------------------------ Codex
 
@@ -203,13 +152,7 @@ trust_level = "trusted"
                                     cwd=self.project, env=self.env(extra),
                                     stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh,
                                     start_new_session=True)
-            deadline = time.monotonic() + timeout
-            while proc.poll() is None:
-                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    break
-                time.sleep(0.05)
+            wait_or_kill(proc, timeout, kill_when)
         out, err = out_path.read_bytes(), err_path.read_bytes()
         events = []
         for line in out.decode("utf-8", "replace").splitlines():
@@ -218,4 +161,4 @@ trust_level = "trusted"
                 if isinstance(obj, dict):
                     events.append(obj)
         return CodexRun(proc.returncode, events, err.decode("utf-8", "replace"),
-                        _jsonl(self.log_path, offset))
+                        jsonl(self.log_path, offset))

@@ -65,3 +65,23 @@ def codex(tmp_path: Path, codex_bin: Path, smllm_home: Path) -> Iterator[object]
         yield h
     finally:
         h.close()
+
+
+@pytest.fixture(scope="session")
+def copilot_bin() -> Path:
+    """The launcher of the pinned GitHub Copilot CLI (installed into the cache on first use)."""
+    from copilot_cli import ensure_copilot
+
+    return ensure_copilot()
+
+
+@pytest.fixture
+def copilot(tmp_path: Path, copilot_bin: Path, smllm_home: Path) -> Iterator[object]:
+    """A scratch HOME, git project, SMLLM_HOME and mock Anthropic API for Copilot."""
+    from copilot_harness import CopilotHarness
+
+    h = CopilotHarness(tmp_path / "cp", copilot_bin, smllm_home)
+    try:
+        yield h
+    finally:
+        h.close()

@@ -52,15 +52,19 @@ class Chain:
     pending_action_id: str
     action: str = "?"
     steps: list[Step] = field(default_factory=list)
+    #: the agent CLI when not Claude Code (the export's summary names it)
+    harness: str | None = None
 
     def render(self) -> str:
-        lines = [f"approval chain  {self.pending_action_id}  {self.action}"]
+        host = f"  ({self.harness})" if self.harness else ""
+        lines = [f"approval chain  {self.pending_action_id}  {self.action}{host}"]
         lines += [s.render() for s in self.steps]
         return "\n".join(lines)
 
     def data(self) -> dict[str, Any]:
         """The chain for ``--json``."""
         return {"pending_action_id": self.pending_action_id, "action": self.action,
+                **({"harness": self.harness} if self.harness else {}),
                 "steps": [{"sequence": s.sequence, "seconds": s.seconds, "step": s.step,
                            "kind": s.kind, "detail": s.detail} for s in self.steps]}
 
@@ -107,6 +111,8 @@ def chains(doc: Document) -> Iterator[Chain]:
     found: dict[str, Chain] = {}
     by_intent: dict[tuple[str, int], str] = {}
     t0: dict[str, int] = {}
+    sessions = doc.meta.get("sessions") or [{}]
+    harness = sessions[0].get("harness") if isinstance(sessions[0], dict) else None
     for ev in doc.events:
         if ev.get("kind") != "record" or not isinstance(ev.get("envelope"), dict):
             continue
@@ -125,7 +131,8 @@ def chains(doc: Document) -> Iterator[Chain]:
             pid = by_intent.get((stream, body.get("intent_sequence") or -1))
         if not isinstance(pid, str) or not pid:
             continue
-        chain = found.setdefault(pid, Chain(pid))
+        chain = found.setdefault(pid, Chain(pid, harness=harness if isinstance(harness, str)
+                                                 else None))
         if kind == "approval.review":
             chain.action = action_text(body)
         if kind == "side_effect_intent":

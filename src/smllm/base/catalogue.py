@@ -83,6 +83,29 @@ PATCH_ACTIONS: dict[str, str] = {"add": "Write", "update": "Edit", "delete": "Wr
 JUDGED_AS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "view_image": ("Read", (("path", "file_path"),)),
 }
+#: each host's own tools as the catalogue's, for the one payload -> ToolCall builder
+#: (:func:`smllm.harness.tool_call`): host -> {its tool: (our tool, ((its key, ours), ...))}.
+#: Copilot's ``bash`` runs a command (its ``mode``/``detach`` keep it a shell call);
+#: ``read_bash``, ``list_bash``, ``stop_bash`` only look at or end a shell the agent
+#: started; ``task`` starts a sub-agent, whose own calls are gated one by one. Any other
+#: tool (``sql``, ``skill``, ``write_agent``, an MCP tool) keeps its name, kind ``other``.
+HOST_TOOLS: dict[str, dict[str, tuple[str, tuple[tuple[str, str], ...]]]] = {
+    "copilot": {
+        "bash": ("Bash", ()),
+        "create": ("Write", (("path", "file_path"), ("file_text", "content"))),
+        "edit": ("Edit", (("path", "file_path"), ("old_str", "old_string"),
+                          ("new_str", "new_string"))),
+        "view": ("Read", (("path", "file_path"),)),
+        "grep": ("Grep", ()),
+        "glob": ("Glob", ()),
+        "read_bash": ("BashOutput", ()),
+        "list_bash": ("BashOutput", ()),
+        "stop_bash": ("BashOutput", ()),
+        "task": ("Task", ()),
+        "read_agent": ("TaskOutput", ()),
+        "list_agents": ("TaskOutput", ()),
+    },
+}
 #: the kinds whose calls change nothing outside the session
 READ_ONLY_KINDS = frozenset({READ, WEB, META})
 #: every input key that names a path, in the order they are looked up

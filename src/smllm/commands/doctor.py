@@ -13,19 +13,21 @@ from smllm.setup import doctor
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", metavar="DIR",
                         help="the project whose settings to check (default: the cwd)")
-    parser.add_argument("--harness", choices=("claude", "codex"), default="claude",
-                        help="check Claude Code's side (default) or Codex's: its hooks "
-                             "present and trusted, the project trusted")
+    parser.add_argument("--harness", choices=("claude", "codex", "copilot"), default="claude",
+                        help="check Claude Code's side (default), Codex's (its hooks present "
+                             "and trusted, the project trusted) or Copilot's (its hook file, "
+                             "the folder trusted, the sandbox, which guarantees hold)")
     _output.add_json_flag(parser, "{project, findings: [{status, text}], errors, warnings}")
 
 
 def run(args: argparse.Namespace) -> int:
     project = Path(args.project).expanduser().absolute() if args.project else Path.cwd()
-    if args.harness == "codex":
-        from smllm.setup import codex_install  # noqa: PLC0415 - Codex's doctor only
+    if args.harness != "claude":
+        from smllm.setup import codex_install, copilot_install  # noqa: PLC0415 - their doctor only
 
-        codex = [doctor.Finding(status, text) for status, text in codex_install.diagnose(project)]
-        findings = [doctor.smllm_itself(), *codex, *doctor.store_folders()]
+        host = codex_install if args.harness == "codex" else copilot_install
+        found = [doctor.Finding(status, text) for status, text in host.diagnose(project)]
+        findings = [doctor.smllm_itself(), *found, *doctor.store_folders()]
     else:
         findings = doctor.diagnose(project)
     errors = sum(f.status == "error" for f in findings)

@@ -80,12 +80,19 @@ FALLBACK_DENY = (
     b'(fail closed): REASON"}}'
 )
 
+#: the same for a host that reads another shape: Copilot's native file ignores the object
+#: above, and reads this flat one
+FALLBACK_DENIES: dict[str, bytes] = {
+    "copilot": b'{"permissionDecision":"deny","permissionDecisionReason":"smllm could not '
+               b'decide on this call and denies it (fail closed): REASON"}',
+}
+
 _done = [False]  # set once the hook's own output is on its way: the deadline stands down
 
 #: the hosts whose hooks smllm answers: ``smllm-hook EVENT [--harness NAME]`` (none named:
 #: Claude Code, whose installed command is unchanged). The event stays first, so the
 #: installed hook's start-up guard still sees a gating event when smllm cannot import
-HARNESSES = ("claude", "codex")
+HARNESSES = ("claude", "codex", "copilot")
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
@@ -149,6 +156,13 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
     if harness not in HARNESSES:
         raise HookInputError(f"unknown harness {harness!r} (smllm answers the hooks of "
                              f"{', '.join(HARNESSES)})", "check the hook's command line")
+    if harness == "claude" and "COPILOT_CLI" in os.environ:
+        from smllm.harness import copilot  # noqa: PLC0415 - run from Copilot only
+
+        project = copilot.under_copilot(raw, os.environ)
+        if project is not None:  # Copilot runs Claude Code's file: its own hooks govern
+            return None if copilot.installed(project) or event not in GATING \
+                else deny(copilot.NOT_INSTALLED)
     if event not in HANDLERS:
         _journal_other(event, raw, harness)
         return None
@@ -158,7 +172,7 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
             f"hook input is {len(raw)} bytes or more, over the {limit}-byte limit",
             "raise SMLLM_MAX_INPUT if such inputs are expected",
         )
-    payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
+    payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS, harness=harness)
     ctx = HookContext.create(event, payload, harness)
     if event != "SessionStart":  # SessionStart's handler may adopt a person's edits
         from smllm.hooks import _features  # noqa: PLC0415 - importing smllm.hooks must never fail
@@ -198,7 +212,7 @@ def _journal_other(event: str, raw: bytes, harness: str = "claude") -> None:
     from smllm.hooks._context import HookContext, parse_input  # noqa: PLC0415 - importing smllm.hooks must never fail
 
     try:
-        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
+        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS, harness=harness)
         ctx = HookContext.create(event, payload, harness)
         from smllm import journal  # noqa: PLC0415 - importing smllm.hooks must never fail
         from smllm.journal import records  # noqa: PLC0415 - importing smllm.hooks must never fail
@@ -254,7 +268,23 @@ def _deadline(event: str) -> float:
     return value if value > 0 else DEADLINES.get(event, DEFAULT_DEADLINE)
 
 
-def _arm_deadline(event: str, gating: bool) -> None:
+def fallback_deny(harness: str) -> bytes:
+    """The prebuilt deny ``harness`` reads (:data:`FALLBACK_DENY`, Claude Code's shape, which
+    Codex reads too)."""
+    return FALLBACK_DENIES.get(harness, FALLBACK_DENY)
+
+
+def for_host(harness: str, event: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A handler's answer in the shape ``harness`` reads: Copilot's native file reads no
+    ``hookSpecificOutput`` (:func:`smllm.harness.copilot.native`)."""
+    if harness != "copilot":
+        return result
+    from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
+
+    return copilot.native(event, result)
+
+
+def _arm_deadline(event: str, gating: bool, harness: str = "claude") -> None:
     """After :func:`_deadline` seconds, deny (gating) or leave quietly, whatever is running.
 
     A blocked read, a lock wait or a reviewer that never answers is interrupted by
@@ -270,7 +300,7 @@ def _arm_deadline(event: str, gating: bool) -> None:
             return
         _done[0] = True
         if gating:
-            _write_out(FALLBACK_DENY.replace(
+            _write_out(fallback_deny(harness).replace(
                 b"REASON", b"the hook ran out of time (%.0f s, SMLLM_HOOK_DEADLINE)" % seconds))
         os._exit(0)
 
@@ -335,7 +365,7 @@ def main(argv: list[str]) -> int:
     event = argv[0]
     gating = event in GATING
     _take_no_orders()
-    _arm_deadline(event, gating)
+    _arm_deadline(event, gating, harness)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
     # have made enough objects) is pure cost; reference counting still frees what it can
     gc.disable()
@@ -348,10 +378,10 @@ def main(argv: list[str]) -> int:
         except Exception:
             raw = b""
         result = run(event, raw, harness)
-        data = None if result is None else _encode(result)
+        data = None if result is None else _encode(for_host(harness, event, result))
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, MemoryError in a handler
         if gating:
-            data = _encode(_crash_deny(exc, _report(event, exc)))
+            data = _host_crash_deny(harness, event, exc)
     finally:
         sys.stdout = real_stdout
     _done[0] = True
@@ -367,6 +397,14 @@ def main(argv: list[str]) -> int:
     # process exits, and teardown otherwise runs as usual (atexit, flushes, threads)
     gc.freeze()
     return code
+
+
+def _host_crash_deny(harness: str, event: str, exc: BaseException) -> bytes:
+    """The crash deny in ``harness``'s shape; its prebuilt form if even that fails."""
+    try:
+        return _encode(for_host(harness, event, _crash_deny(exc, _report(event, exc))))
+    except BaseException:
+        return fallback_deny(harness).replace(b"REASON", b"an internal error in the hook")
 
 
 def _stderr(data: bytes) -> None:
@@ -389,7 +427,9 @@ def cli() -> None:
         if sys.argv[1:2] and sys.argv[1] in GATING and not _done[0]:
             _done[0] = True
             reason = b"an internal error in the hook"
-            if not _write_out(FALLBACK_DENY.replace(b"REASON", reason)):
+            host = sys.argv[3] if sys.argv[2:3] == ["--harness"] and len(sys.argv) > 3 \
+                else "claude"
+            if not _write_out(fallback_deny(host).replace(b"REASON", reason)):
                 code = 2
     leave(code)
 

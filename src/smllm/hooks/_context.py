@@ -43,11 +43,13 @@ def _check_ids(payload: dict[str, Any], event: str) -> None:
         raise HookInputError(exc.what, exc.fix) from None
 
 
-def parse_input(event: str, raw: bytes, *, tool_event: bool) -> dict[str, Any]:
+def parse_input(event: str, raw: bytes, *, tool_event: bool,
+                harness: str = "claude") -> dict[str, Any]:
     """Decode and check one hook input; raise :class:`HookInputError` if malformed.
 
     A ``tool_event`` (PreToolUse, PostToolUse, …: see ``smllm.hooks.TABLE``) must name its
-    tool and give its input."""
+    tool and give its input. Copilot's native camelCase payload is shaped first
+    (:func:`smllm.harness.copilot.payload`)."""
     if not raw.strip():
         raise HookInputError("hook input is empty", "the hook expects one JSON object on stdin")
     try:
@@ -60,6 +62,8 @@ def parse_input(event: str, raw: bytes, *, tool_event: bool) -> dict[str, Any]:
         raise HookInputError(f"hook input is not JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise HookInputError(f"hook input is a JSON {type(payload).__name__}, not an object")
+    if harness == "copilot":
+        payload = _copilot_shaped(event, payload)
     _check_ids(payload, event)
     name = payload.get("hook_event_name")
     if name is not None and name != event:
@@ -77,7 +81,37 @@ def parse_input(event: str, raw: bytes, *, tool_event: bool) -> dict[str, Any]:
             raise HookInputError(
                 f"{event} input field {key!r} is {type(payload[key]).__name__}, expected str"
             )
-    return payload
+    checked: dict[str, Any] = payload
+    return checked
+
+
+def _copilot_shaped(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Copilot's native payload in the shared shape, its transcript path added and, for a
+    tool event, the id Copilot gave the call found in that transcript."""
+    from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
+
+    sid = payload.get("sessionId")
+    events = copilot.events_path(sid) if isinstance(sid, str) and paths.is_safe_id(sid) \
+        else None
+
+    def find(ev: str, p: dict[str, Any], _at: object) -> str | None:
+        if events is None or not isinstance(p.get("tool_name"), str):
+            return None
+        from smllm.harness import copilot_events  # noqa: PLC0415 - tool events only
+
+        def claimed() -> set[str]:  # a parallel batch of identical calls only
+            agent = p.get("agent_id")
+            log = journal.locate(str(sid), agent_id=agent if isinstance(agent, str) else None,
+                                 project=paths.project_root(str(p.get("cwd") or ""), {}))
+            return set(journal.read_state(log).get("open_intents") or {})
+
+        return copilot_events.call_id(events, p["tool_name"], p.get("tool_input"),
+                                      pre=ev == "PreToolUse", claimed=claimed)
+
+    out: dict[str, Any] = copilot.payload(event, payload, find)
+    if events is not None and not isinstance(out.get("transcript_path"), str):
+        out["transcript_path"] = events
+    return out
 
 
 def salvage_session_id(raw: bytes) -> str | None:
@@ -136,11 +170,10 @@ class HookContext:
     @property
     def project(self) -> str | None:
         """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says; for
-        Codex, which declares none, the project its ``cwd`` is in."""
-        if self.harness == "codex":
-            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
-
-            return codex.project_of(self.cwd)
+        Codex and Copilot, whose hooks are not read for a declared folder, the project its
+        ``cwd`` is in."""
+        if self.harness in ("codex", "copilot"):
+            return paths.project_root(self.cwd, {})
         return paths.declared_project(self.env)
 
     @property
@@ -172,14 +205,19 @@ class HookContext:
             from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
             return codex.tool_call(self.payload, self.env)
+        if self.harness == "copilot":
+            from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
+
+            return copilot.tool_call(self.payload, self.env)
         from smllm.harness import claude  # noqa: PLC0415 - tool events only
 
         return claude.tool_call(self.payload, self.env)
 
     @property
     def transcript(self) -> str | None:
-        """Claude Code's transcript; None for Codex (its rollout file has another format,
-        and no reader of it may wait for a tool use it would never show)."""
+        """Claude Code's transcript; None for Codex and Copilot (their transcripts have
+        other formats, read by their own readers, and no reader of them may wait for a
+        tool use it would never show)."""
         if self.harness != "claude":
             return None
         return safe_transcript(self.payload.get("transcript_path"))
@@ -199,7 +237,22 @@ class HookContext:
             from smllm.harness import codex_rollout  # noqa: PLC0415 - Codex's hooks only
 
             rollout = safe_transcript(self.payload.get("transcript_path"))
-            return codex_rollout.ingesting(  # type: ignore[return-value]
+            from smllm import harness  # noqa: PLC0415 - loaded by the call already
+
+            return harness.ingesting(  # type: ignore[return-value]
                 journal.transaction(path, now_ms=self.now_ms),
-                rollout if self.agent_id is None and path == self.main_log_path else None)
+                rollout if self.agent_id is None and path == self.main_log_path else None,
+                codex_rollout.ingest)
+        if self.harness == "copilot":  # Copilot's events.jsonl gives the model calls
+            from smllm import harness  # noqa: PLC0415 - loaded by the call already
+            from smllm.harness import copilot_events  # noqa: PLC0415 - Copilot's hooks only
+
+            events = safe_transcript(self.payload.get("transcript_path"))
+            if events is not None and self.event == "Stop" and self.agent_id is None:
+                copilot_events.settle(events, dict(
+                    journal.read_state(path).get("copilot_events") or {}))
+            return harness.ingesting(  # type: ignore[return-value]
+                journal.transaction(path, now_ms=self.now_ms),
+                events if self.agent_id is None and path == self.main_log_path else None,
+                copilot_events.ingest)
         return journal.transaction(path, now_ms=self.now_ms)

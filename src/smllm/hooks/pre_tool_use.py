@@ -26,6 +26,7 @@ from smllm.journal import hostcall, records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
     from smllm.base.catalogue import ToolCall
@@ -74,14 +75,27 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
         )
 
 
-def handle(ctx: HookContext) -> dict[str, Any] | None:
-    call = ctx.call
+def _adapter(ctx: HookContext) -> ModuleType | None:
+    """The adapter of a host without smllm's prompt (Codex, Copilot: ``verdict``,
+    ``refused_ask``, ``pre_tool_use``); None for Claude Code."""
     if ctx.harness == "codex":
         from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
-        verdict = codex.verdict(call, lambda c: _verdict(ctx, c),
-                                lambda c: _features.held_effect(ctx, c))
-        plain = _plain_fire(call, verdict)
+        return codex
+    if ctx.harness == "copilot":
+        from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
+
+        return copilot
+    return None
+
+
+def handle(ctx: HookContext) -> dict[str, Any] | None:
+    call = ctx.call
+    adapter = _adapter(ctx)
+    if adapter is not None:
+        verdict: gate.Verdict = adapter.verdict(call, lambda c: _verdict(ctx, c),
+                                                lambda c: _features.held_effect(ctx, c))
+        plain = _plain_fire(call, verdict) if ctx.harness == "codex" else None
         if plain is not None:
             return _fire_in_hook(ctx, call, verdict, plain)
     else:
@@ -90,7 +104,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     tool_use_id = str(call.tool_use_id)
     key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
     op = call.operation
-    allowed = verdict.decision in ("allow", "abstain", "ask")  # Codex: verdict() made ask deny
+    allowed = verdict.decision in ("allow", "abstain", "ask")  # no prompt: verdict() made ask deny
+    host_tool = ctx.payload.get("tool_name") if ctx.payload.get("tool_name") != call.tool else None
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         if verdict.pending_action_id is None:
@@ -116,13 +131,13 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 input=call.input,
                 permission_mode=call.permission_mode,
                 agent_id=ctx.agent_id,
+                # the host's own name of a tool the catalogue names otherwise (Copilot)
+                **({"host_tool": host_tool} if host_tool else {}),
                 **{k: v for k, v in facts.items() if k in ANALYSED},
             )
         )
-        if ctx.harness == "codex":
-            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
-
-            txn.extend(codex.refused_ask(verdict, tool_use_id))
+        if adapter is not None:
+            txn.extend(adapter.refused_ask(verdict, tool_use_id))
         if allowed:
             host = verdict.decision in hostcall.HOST_DECISIONS
             if not host:  # smllm authorized it: the effect may start now
@@ -152,10 +167,9 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             txn.set_state("open_intents", open_intents)
             if call.kind in WRITING:  # the folders the file tool will make are the host's
                 _features.record_host_folder(txn, call)
-    if ctx.harness == "codex":
-        from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
-
-        return codex.pre_tool_use(verdict.decision, verdict.reason)
+    if adapter is not None:
+        answer: dict[str, Any] | None = adapter.pre_tool_use(verdict.decision, verdict.reason)
+        return answer
     return claude.pre_tool_use(verdict.decision, verdict.reason)
 
 

@@ -30,8 +30,9 @@ class NoSession(SmllmError):
 
 #: the hosts whose sessions smllm binds, as their environment names them to the commands
 #: they run: (harness, the variable holding the host session's id, the host's name)
-HOSTS = (("claude", "CLAUDE_CODE_SESSION_ID", "Claude Code"), ("codex", "CODEX_THREAD_ID",
-                                                                "Codex"))
+HOSTS = (("claude", "CLAUDE_CODE_SESSION_ID", "Claude Code"),
+         ("codex", "CODEX_THREAD_ID", "Codex"),
+         ("copilot", "COPILOT_AGENT_SESSION_ID", "Copilot"))
 
 
 def hosted(env: Mapping[str, str]) -> str | None:
@@ -45,8 +46,9 @@ def hosted(env: Mapping[str, str]) -> str | None:
 
 def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
     """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
-    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``) or the Codex thread
-    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands), else none."""
+    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``), the Codex thread
+    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands) or the Copilot session
+    (``$COPILOT_AGENT_SESSION_ID``, likewise), else none."""
     if explicit:
         return explicit
     if env.get("SMLLM_SESSION"):

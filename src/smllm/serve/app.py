@@ -236,7 +236,8 @@ class Viewer:
             "scanning": None if scan.complete else round(100 * scan.progress()),
             "summary": {
                 "session_id": facts.session_id or sid, "project": self._text(facts.cwd),
-                "model": facts.model, "started_at": facts.first_recorded_at,
+                "model": facts.model, "harness": facts.harness,
+                "started_at": facts.first_recorded_at,
                 "last_at": facts.last_recorded_at,
                 "records": sum(s.tally.records for s in scan.streams),
                 "lines": sum(s.lines for s in scan.streams),

@@ -141,7 +141,18 @@ def desired(python: str, flags: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+def loads(text: str) -> Any:
+    """JSON, its ``//`` comment lines blanked (Copilot writes its config.json with some; a
+    JSON string holds no newline, so such a line is never inside one, and an error's line
+    number stays right)."""
+    body = "".join("\n" if line.lstrip().startswith("//") else line
+                   for line in text.splitlines(keepends=True))
+    return json.loads(body) if body.strip() else {}
+
+
+def read_object(path: Path) -> tuple[str | None, dict[str, Any]]:
+    """A JSON object file's text and object (``(None, {})`` when there is none); an
+    :class:`InstallError` at ``file:line`` when it cannot be read or is not one."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -149,11 +160,19 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InstallError(f"cannot read {path}: {exc}") from None
     try:
-        data = json.loads(text) if text.strip() else {}
+        data = loads(text)
     except ValueError as exc:
         raise InstallError(f"{path}:{getattr(exc, 'lineno', 1)}: not JSON ({exc})",
                            "fix the file by hand, then run this again") from None
-    if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
+    if not isinstance(data, dict):
+        raise InstallError(f"{path}:1: not a JSON object",
+                           "fix the file by hand, then run this again")
+    return text, data
+
+
+def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+    text, data = read_object(path)
+    if not isinstance(data.get("hooks", {}), dict):
         raise InstallError(f"{path}:1: not a Codex hooks file (an object with a 'hooks' "
                            f"object)", "fix the file by hand, then run this again")
     return text, data

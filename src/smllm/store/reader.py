@@ -44,7 +44,7 @@ def _session_filters(w: Where, f: Filters, time_column: str | None) -> None:
 _SESSIONS = """
 SELECT s.session_id, s.started_at, c.last_at, s.project, c.records,
        coalesce(t.termination, 'open'), p.prompt, s.host, s.os_user, s.git_remote,
-       s.smllm_version
+       s.smllm_version, h.harness
 FROM smllm.sessions s
 LEFT JOIN LATERAL (
   SELECT count(*) AS records, max(r.recorded_at) AS last_at FROM smllm.records r
@@ -64,6 +64,12 @@ LEFT JOIN LATERAL (
     AND r.kind = 'proposed' AND r.line IS NOT NULL
     AND r.line::jsonb #>> '{payload,event,prompt}' ~ '\\S'
   ORDER BY r.sequence LIMIT 1) p ON true
+LEFT JOIN LATERAL (
+  SELECT r.line::jsonb #>> '{payload,record,harness}' AS harness
+  FROM smllm.records r
+  WHERE r.host = s.host AND r.session_id = s.session_id AND r.stream = 'main'
+    AND r.kind = 'session.start' AND r.line IS NOT NULL
+  ORDER BY r.sequence LIMIT 1) h ON true
 """
 
 
@@ -96,7 +102,7 @@ def sessions(conn: psycopg.Connection[Any], f: Filters) -> list[SessionRow]:
         out.append(SessionRow(session_id=r[0], started_at=started_at, started_ms=started_ms,
                               last_at=last_at, folder=r[3], journal=None, records=int(r[4]),
                               termination=r[5], first_prompt=r[6], host=r[7], user=r[8],
-                              git_remote=r[9], smllm_version=r[10]))
+                              git_remote=r[9], smllm_version=r[10], harness=r[11]))
     return out
 
 
