@@ -13,7 +13,10 @@ A user's Claude Code ``permissions.deny`` rule still wins over smllm's allow.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +121,17 @@ def _git(claude: Harness, *args: str) -> None:
                     "user.name=dev", *args], check=True, capture_output=True, env=claude.env())
 
 
-def _project(claude: Harness) -> Path:
+@pytest.fixture
+def scratch() -> Iterator[Path]:
+    """The session's $TMPDIR. Claude Code's sandbox makes its proxy bridges' Unix sockets
+    there: a path as long as pytest's (over 100 bytes with the socket's name) fails every
+    command with "Failed to create bridge sockets", so it has a short name of its own."""
+    tmp = Path(tempfile.mkdtemp(prefix="smllm-", dir="/tmp"))
+    yield tmp
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _project(claude: Harness, tmp: Path) -> Path:
     """A small Python project with two commits, a scratch $TMPDIR, and a key in ~/.ssh."""
     p = claude.project
     (p / "src").mkdir()
@@ -137,8 +150,6 @@ def _project(claude: Harness) -> Path:
     ssh = claude.home / ".ssh"
     ssh.mkdir(mode=0o700)
     (ssh / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-key\n")
-    tmp = claude.root / "tmp"
-    tmp.mkdir()
     (tmp / "keep-me").write_text("another program's scratch file\n")
     return tmp
 
@@ -179,6 +190,9 @@ def _session(claude: Harness, tmp: Path) -> prompt_counter.Session:
         claude, "tidy up and check the project", _script(EVERYDAY + DANGEROUS),
         answer=_person, env={"TMPDIR": str(tmp)})
     assert session.run.result is not None, session.run.describe()
+    failed = [t for t in _facts(session.run, "tool_batch.effect.terminal")
+              if "Sandbox is required but failed" in str(t.get("error"))]
+    assert not failed, failed[0]["error"]  # every command ran, in the sandbox
     return session
 
 
@@ -192,8 +206,8 @@ def _intact(claude: Harness, tmp: Path) -> None:
     assert 2 == len(log.splitlines())
 
 
-def test_known_safe_prompts_less_and_blocks_the_same(claude: Harness) -> None:
-    tmp = _project(claude)
+def test_known_safe_prompts_less_and_blocks_the_same(claude: Harness, scratch: Path) -> None:
+    tmp = _project(claude, scratch)
     without = _session(claude, tmp)
     _intact(claude, tmp)
     claude.install_smllm()
@@ -246,11 +260,11 @@ def test_known_safe_prompts_less_and_blocks_the_same(claude: Harness) -> None:
             assert not asked, command
 
 
-def test_the_users_deny_rule_wins_over_known_safe(claude: Harness) -> None:
+def test_the_users_deny_rule_wins_over_known_safe(claude: Harness, scratch: Path) -> None:
     """A ``permissions.deny`` rule of the user's project settings blocks calls smllm
     approves under ``approve = "known-safe"`` (read-only, and scratch work); the call
     the rule does not name still passes without a prompt."""
-    tmp = _project(claude)
+    tmp = _project(claude, scratch)
     claude.install_smllm()
     (claude.project / ".smllm").mkdir()
     (claude.project / ".smllm" / "policy.toml").write_text(KNOWN_SAFE)
