@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 #: what the intent keeps of the call's one analysis (so no reader analyses it again)
 ANALYSED = ("known_safe", "confined_to", "targets", "targets_omitted")
+#: and of the decision, when there is one: a workspace grant of this very call that no
+#: longer covers it (its id, and what changed since it was reviewed)
+KEPT = (*ANALYSED, "grant_mismatch")
 
 
 def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
@@ -111,7 +114,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 input=call.input,
                 permission_mode=call.permission_mode,
                 agent_id=ctx.agent_id,
-                **{k: v for k, v in facts.items() if k in ANALYSED},
+                **{k: v for k, v in facts.items() if k in KEPT},
             )
         )
         if ctx.harness == "codex":
