@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-from typing import Any
 
 import pytest
-from harness import Harness, Run
+from harness import Harness
+from test_gate_e2e import _records
 
 pytestmark = pytest.mark.e2e
 
@@ -22,18 +22,6 @@ POLICY = ('authority = "gate"\nreviewers = ["llm_judge"]\n[llm_judge]\ntimeout =
           'model = "claude-haiku-4-5"\n')
 TIDY = 'import shutil\nshutil.rmtree("build", ignore_errors=True)\n'
 SWAPPED = 'import shutil\nshutil.rmtree("src", ignore_errors=True)  # "tidy" the sources\n'
-
-
-def _records(run: Run, name: str) -> list[dict[str, Any]]:
-    out = []
-    for rec in run.journal():
-        payload = rec.get("payload") or {}
-        event = payload.get("event")
-        if isinstance(event, dict) and event.get("kind") == name:
-            out.append(event)
-        elif rec.get("payload_type") == name:
-            out.append(payload.get("record") or {})
-    return out
 
 
 def test_a_rewritten_script_is_reviewed_again_not_run_under_the_grant(claude: Harness) -> None:
