@@ -166,3 +166,32 @@ def test_new_grants_are_valid_against_the_schema(
     assert [({str(project / "Makefile"): f"sha256:{_sha(makefile)}"},
              ["make clean: deletes recursively build"])] == [
         (g["scripts"], g["findings"]) for g in listed]
+
+
+def test_policy_explain_names_the_grant_that_no_longer_matches(
+        project: Path, judge: JudgeServer) -> None:  # noqa: F811 - the fixtures
+    """`smllm policy explain` decides as the hook does: after the swap it escalates, and its
+    JSON (valid against its schema) names the stale grant and what changed."""
+    policy(project, JUDGE_GATE)
+    script = project / "tidy.py"
+    first, second = ('import shutil\nshutil.rmtree("build")\n',
+                     'import shutil\nshutil.rmtree("build")  # again\n')
+    script.write_text(first)
+    judge.verdict("always_allow_in_workspace", "tidies the build output")
+    assert "allow" == decision(pre(project, "s-explain", "python3 tidy.py", "t1",
+                                   judge_env(judge)))
+    grant = bodies("s-explain", "policy.amendment")[0]
+    before = json.loads(smllm("policy", "explain", "--json", "--cwd", str(project), "--",
+                              "python3 tidy.py").stdout)
+    script.write_text(second)
+    after = json.loads(smllm("policy", "explain", "--json", "--cwd", str(project), "--",
+                             "python3 tidy.py").stdout)
+    schema = json.loads((Path(__file__).parent / "schemas" / "policy-explain.schema.json")
+                        .read_text())
+    jsonschema.validate(after, schema)
+    assert ((f"amendment:{grant['id']}", None),
+            ("review:llm_judge", {"id": grant["id"], "changed": [
+                f"{script} changed since it was reviewed (sha256:{_sha(first)[:12]}… is now "
+                f"sha256:{_sha(second)[:12]}…)"]})) == (
+        (before["rule"], before.get("grant_mismatch")),
+        (after["decision"], after["grant_mismatch"]))
