@@ -6,18 +6,20 @@ verify and shipping are not blamed for it. Against the real PostgreSQL of tests/
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
-from helpers import smllm
+from helpers import PYTHON, smllm
 from journalgen import Effect
 from pgserver import Server
 from smllm import journal
-from smllm.store import redaction, schema, shipper
+from smllm.store import redaction, schema
 from test_store import T0, Dev, team  # noqa: F401 - team: the store fixture
 
 SID = "a-owned"
@@ -138,14 +140,14 @@ def _v2_store(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
             schema.grant(conn, role, group)
 
 
-def _ship_v2(dev: Dev, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``dev`` ships everything with that older smllm."""
-    with monkeypatch.context() as m:
-        m.setattr(schema, "LATEST", 2)
-        for name, value in dev.env.items():
-            m.setenv(name, value)
-        report = shipper.ship(dev.url)
-    assert report.inserted > 0
+def _ship_v2(dev: Dev) -> None:
+    """``dev`` ships everything with that older smllm (in its own process: the shipper's
+    host and user are read once per process)."""
+    code = ("import sys; from smllm.store import schema, shipper; schema.LATEST = 2; "
+            "sys.exit(0 if shipper.ship(sys.argv[1]).inserted > 0 else 1)")
+    done = subprocess.run([PYTHON, "-c", code, dev.url], env={**os.environ, **dev.env},
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert 0 == done.returncode, done.stderr
 
 
 def test_migrating_an_old_store_refuses_forgery_and_verify_names_the_forger(
@@ -160,7 +162,7 @@ def test_migrating_an_old_store_refuses_forgery_and_verify_names_the_forger(
     alice = Dev(tmp_path, "alice", "host-a", postgres, store_db)
     _v2_store(admin, monkeypatch)
     path = alice.write(SID, start_ms=T0, effects=[Effect("make"), Effect("make test")])
-    _ship_v2(alice, monkeypatch)
+    _ship_v2(alice)
     forged = _forged_line(path, tmp_path)
     _insert_as(postgres, store_db, "bob", "host-a", forged, _last_chain(postgres, store_db))
     init = smllm("store", "init", "--url", admin)
@@ -192,4 +194,5 @@ def test_migrating_an_old_store_refuses_forgery_and_verify_names_the_forger(
         (0, f"ok: {path}: {seq - 1} records, hash chain intact, invariants hold"),
         0,
     ) == ((init.returncode, init.stdout), (audit.returncode, audit.stdout.splitlines()),
-          (own.returncode, own.stdout.splitlines()[0]), later.returncode)
+          (own.returncode, own.stdout.splitlines()[0]), later.returncode), (
+        audit.stdout, audit.stderr, own.stdout)
