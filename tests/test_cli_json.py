@@ -80,7 +80,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, st
         shutil.copyfile(log, target)
     subprocess.run([sys.executable, "-c", "from smllm.gate import grants; grants.add("
                     "workspace='/w', tool_name='Bash', tool_input={'command': 'make'}, "
-                    "granted_by='user', session_id='s', pending_action_id='pa-1')"],
+                    "granted_by='user', session_id='s', pending_action_id='pa-1', "
+                    "pins=grants.Pins({'/w/Makefile': 'sha256:' + '0' * 64}, ['make runs x']))"],
                    env={**os.environ, **env}, check=True)
     export = root / "t.json"
     done = smllm("export", "--journal", str(root / "billing" / BILLING.parent.name),

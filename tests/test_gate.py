@@ -85,7 +85,7 @@ def test_judge_approves_seed_chain(project: Path, judge: JudgeServer) -> None:
     applied = bodies("s-approve", "decision_applied")[0]
     digest = "sha256:" + hashlib.sha256(judge.bodies[0]).hexdigest()
     expected = {"decision": "approved", "policy_result": "allow", "kind": "llm_judge",
-                "prompt_version": 1, "params_version": 2, "context_digest": digest}
+                "prompt_version": 2, "params_version": 2, "context_digest": digest}
     actual = {"decision": applied["decision"], "policy_result": applied["policy_result"],
               **{k: applied["decision_source"][k] for k in ("kind", "prompt_version",
                                                             "params_version", "context_digest")}}

@@ -52,7 +52,7 @@ def test_judge_request_is_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
     body = json.loads(sent)
     expected = ("reject", "sha256:" + hashlib.sha256(sent).hexdigest(), "m-1", True, 0)
     assert expected == (result.choice, result.source["context_digest"], body["model"],
-                        "smllm-approval-judge prompt v1" in body["system"], body["temperature"])
+                        "smllm-approval-judge prompt v2" in body["system"], body["temperature"])
 
 
 def test_judge_without_key_fails(monkeypatch: pytest.MonkeyPatch) -> None:

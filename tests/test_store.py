@@ -156,7 +156,7 @@ def test_verify_store_reports_edited_and_deleted_rows_and_a_cut_tail(
     assert 0 == alice.ship().returncode
     ok = alice.smllm("verify", "--store", team["auditor"], "a3-verify")
     assert (0, f"ok: a3-verify on host-a in {team['auditor']}: 10 stored rows in 1 stream(s), "
-               f"hash chain intact; compared with {path}\n") == (ok.returncode, ok.stdout)
+               f"every one shipped by role alice, hash chain intact; compared with {path}\n") == (ok.returncode, ok.stdout)
     _sql(team["server"], team["db"], "UPDATE smllm.records SET line = replace(line, "
          "'make test', 'true') WHERE session_id = 'a3-verify' AND sequence = 7")
     _sql(team["server"], team["db"], "DELETE FROM smllm.records WHERE session_id = 'a3-verify' "
@@ -466,7 +466,7 @@ def test_verify_store_with_the_configured_store(team: dict[str, Any]) -> None:
     alice.env["SMLLM_STORE_URL"] = team["auditor"]
     out = alice.smllm("verify", "--store", "a10-conf")
     assert (0, f"ok: a10-conf on host-a in {team['auditor']}: 4 stored rows in 1 stream(s), "
-               f"hash chain intact; compared with {_log(alice, 'a10-conf')}\n") == (
+               f"every one shipped by role alice, hash chain intact; compared with {_log(alice, 'a10-conf')}\n") == (
         out.returncode, out.stdout)
 
 

@@ -124,7 +124,8 @@ def test_no_planted_secret_is_in_any_column_of_any_table(store: dict[str, Any]) 
     assert counts[2] >= len(SECRETS)  # the target column is masked too, not left out
     ok = alice.smllm("verify", "--store", store["auditor"], SID)
     assert (0, f"ok: {SID} on host-alice in {store['auditor']}: {records} stored rows in 1 "
-               f"stream(s), {counts[0]} of them redacted, hash chain intact; compared with "
+               f"stream(s), {counts[0]} of them redacted, every one shipped by role alice, hash "
+               f"chain intact; compared with "
                f"{path}\n") == (ok.returncode, ok.stdout)
 
 

@@ -103,7 +103,7 @@ def test_seed_sample_judge_approves(claude: Harness) -> None:
                + _records(run, "decision_applied") + _records(run, "approval_wait.effect.terminal")}
     applied = _records(run, "decision_applied")[0]
     assert 1 == len(pending)
-    assert {"kind": "llm_judge", "prompt_version": 1, "params_version": 2,
+    assert {"kind": "llm_judge", "prompt_version": 2, "params_version": 2,
             "context_digest": _judge_digest(run.judge_requests[0])} == {
         k: applied["decision_source"][k] for k in ("kind", "prompt_version", "params_version",
                                                     "context_digest")}

@@ -148,7 +148,7 @@ def test_approval_chain_page(tab: Watched, viewer: Viewer, world: World,
     shot(page, artifacts, "approval-chain")
     expected = (["requested", "wait", "resolved", "decision", "discharged", "intent",
                  "started", "result"], "bash: rm -rf stale_cache.txt",
-                "approved by llm_judge", "1", digest)
+                "approved by llm_judge", "2", digest)
     assert expected == (steps, page.locator("#chain-action").inner_text(),
                         page.locator("#chain-decision").inner_text(),
                         page.locator("#prompt-version").inner_text(),

@@ -75,6 +75,7 @@ class VerdictFacts(TypedDict, total=False):
     scripts: dict[str, str]  # script path -> digest of what was analysed
     smllm_verdict: str  # the policy's own verdict when smllm deferred to the host
     grant: str  # the workspace amendment that allowed the call
+    grant_mismatch: dict[str, Any]  # {id, changed}: a grant of this call that no longer covers it
     known_safe: bool  # the analysis proves the call changes nothing
     confined_to: str  # "temp" | "workspace": the files it changes are all there
     targets: list[dict[str, str | None]]  # {effect, path, by}: what the call changes
@@ -93,6 +94,9 @@ class Grant(TypedDict):
     pending_action_id: str
     created_at: str
     revoked_at: str | None
+    # and what it pins beside ``match``, absent from grants made before they existed:
+    # ``scripts`` (script path -> the digest its reviewer was shown) and ``findings`` (the
+    # policy's reasons it was escalated for); see smllm.gate.grants
 
 
 # --------------------------------------------------------------------- the journal

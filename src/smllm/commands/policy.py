@@ -129,6 +129,8 @@ def explain(args: argparse.Namespace) -> int:
                              "outcomes": review_outcomes(v.review, v.facts)}
     if "grant" in v.facts:
         out["grant"] = v.facts["grant"]
+    if "grant_mismatch" in v.facts:  # a grant of this call that no longer covers it
+        out["grant_mismatch"] = v.facts["grant_mismatch"]
     _emit(args, out)
     return 0
 

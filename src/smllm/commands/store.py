@@ -59,6 +59,7 @@ def _init(conn: Any, args: argparse.Namespace, shown: str) -> None:
     verb = "created" if done and done[0][0] == 1 else (
         "migrated" if done else "already up to date")
     text = "".join(f"applied migration {v}: {n}\n" for v, n in done)
+    text += "".join(f"enforced: {rule}\n" for rule in schema.ENFORCED)
     text += (f"team store {shown}: schema version {schema.LATEST} {verb}; roles "
              f"{schema.WRITER}, {schema.AUDITOR}; row-level security "
              f"{'on' if rls_on else 'off'}; shipping {shipping}\n")
@@ -66,7 +67,8 @@ def _init(conn: Any, args: argparse.Namespace, shown: str) -> None:
         text += f"{redaction.RAW_NOTE}\n"
     _say(args, {"store": shown, "schema_version": schema.LATEST,
                 "applied": [{"version": v, "name": n} for v, n in done],
-                "row_level_security": rls_on, "shipping": shipping}, text)
+                "row_level_security": rls_on, "shipping": shipping,
+                "enforced": list(schema.ENFORCED)}, text)
 
 
 def _status(conn: Any, args: argparse.Namespace, shown: str) -> None:

@@ -58,7 +58,8 @@ def _run_store(args: argparse.Namespace) -> int:
     raw = (f"  {redaction.RAW_NOTE}\n" if report.shipping == "raw" else "")
     if report.ok:
         sys.stdout.write(f"ok: {where}: {report.rows} stored rows in {report.streams} "
-                         f"stream(s){masked}, hash chain intact{local}\n{raw}")
+                         f"stream(s){masked}, every one shipped by role {report.owner}, "
+                         f"hash chain intact{local}\n{raw}")
         return 0
     sys.stdout.write(f"FAILED: {where}: {len(report.findings)} problem(s){local}\n")
     for finding in report.findings:

@@ -48,17 +48,21 @@ if TYPE_CHECKING:
 
 
 class Escalation:
-    """A call the policy escalates: the reviewers to ask, in order, and what they are shown."""
+    """A call the policy escalates: the reviewers to ask, in order, and what they are shown
+    (``scripts``: each script file the command runs, as ``(path, digest, text)`` of what
+    the analysis read; a grant the reviewer makes pins their digests and the findings)."""
 
-    __slots__ = ("findings", "reason", "reviewers", "rule", "source")
+    __slots__ = ("findings", "reason", "reviewers", "rule", "scripts", "source")
 
-    def __init__(self, reviewers: tuple[str, ...], rule: str, source: str, reason: str,
-                 findings: tuple[str, ...]) -> None:
+    def __init__(self, reviewers: tuple[str, ...], rule: str, source: str, reason: str,  # noqa: PLR0917 - a record
+                 findings: tuple[str, ...],
+                 scripts: tuple[tuple[str, str, str], ...] = ()) -> None:
         self.reviewers = reviewers
         self.rule = rule
         self.source = source
         self.reason = reason
         self.findings = findings
+        self.scripts = scripts
 
 
 class Verdict:
@@ -323,7 +327,8 @@ def _policy(  # noqa: PLR0911 - one return per kind of outcome
         return allowed(a.reason, a.rule, authoritative, facts)
     from smllm.gate import grants  # noqa: PLC0415 - json and pathlib: escalated calls only
 
-    grant = grants.find(project, tool, tool_input)
+    findings = tuple(i.reason for i in a.items)
+    grant, stale = grants.find(project, tool, tool_input, grants.Pins(a.scripts, findings))
     if grant is not None:
         # a grant is a machine reviewer's "always allow in this workspace": it takes effect
         # as that reviewer's own approval does, under either authority (reviewed())
@@ -331,15 +336,21 @@ def _policy(  # noqa: PLR0911 - one return per kind of outcome
         return allowed(f"allowed by the workspace amendment {grant['id']} "
                        f"(granted by {grant.get('granted_by')})",
                        f"amendment:{grant['id']}", True, facts)
+    reason = a.reason
+    if stale is not None:  # reviewed again, saying which grant no longer covers it and why
+        facts["grant_mismatch"] = stale.as_json()
+        reason = f"{reason}; {stale.text()}"
     chain = tuple(compiled["reviewers"])
-    review = Escalation(chain, a.rule, a.source, a.reason, tuple(i.reason for i in a.items))
+    sources = dict(analysed.shell.sources) if analysed.shell is not None else {}
+    review = Escalation(chain, a.rule, a.source, reason, findings, tuple(
+        (path, digest, sources.get(path, "")) for path, digest in sorted(a.scripts.items())))
     if chain and chain[0] == "user":
         return ask_user(review, None, facts)
     if not chain:
         return no_reviewer_decided(review, [], None, facts)
     return Verdict("ask", "review:" + ",".join(chain),
                    f"smllm escalates this call to its reviewers ({', '.join(chain)}): "
-                   f"{a.reason} (rule {a.rule})",
+                   f"{reason} (rule {a.rule})",
                    a.rule, None, facts, review)
 
 

@@ -5,6 +5,15 @@ A grant is recorded when a reviewer answers ``always_allow_in_workspace``. It li
 is journaled as a ``policy.amendment`` fact in the session that made it, and allows
 later calls of the same tool with the same input in the same workspace, with the rule
 ``amendment:<id>``. ``smllm policy grants --revoke ID`` ends it.
+
+A grant pins what the reviewer was shown, not only the command text: ``scripts``, the
+digest of every script file the command runs as the shell analysis read it (a Python or
+shell script, the Makefile or package.json whose target or script it runs, ...), and
+``findings``, the policy's reasons for escalating it. A later call matches only when both
+are the same (:func:`find`); any change (a script rewritten, a new file run, other
+findings) makes it a :class:`Mismatch`, and the call is reviewed again. A grant written
+before these pins existed (no ``scripts`` key) still covers a call that runs no script
+file, never one that does: what it would run was never shown to its reviewer.
 """
 
 from __future__ import annotations
@@ -53,6 +62,36 @@ def _lock() -> locked:
     return locked(paths.state_dir() / "policy-grants.lock")
 
 
+class Pins:
+    """What a grant pins beside the command: the digest of each script file it runs, and
+    the policy's findings (the reasons it was escalated for)."""
+
+    __slots__ = ("findings", "scripts")
+
+    def __init__(self, scripts: dict[str, str] | None, findings: list[str] | tuple[str, ...]
+                 ) -> None:
+        self.scripts = dict(scripts or {})
+        self.findings = list(findings)
+
+
+class Mismatch:
+    """A grant for the same call that no longer covers it, and what changed."""
+
+    __slots__ = ("changed", "grant")
+
+    def __init__(self, grant: dict[str, Any], changed: list[str]) -> None:
+        self.grant = grant
+        self.changed = changed
+
+    def text(self) -> str:
+        return (f"the workspace amendment {self.grant.get('id')} (granted by "
+                f"{self.grant.get('granted_by')}) no longer matches: "
+                f"{'; '.join(self.changed)}")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.grant.get("id"), "changed": self.changed}
+
+
 def add(
     *,
     workspace: str,
@@ -61,13 +100,16 @@ def add(
     granted_by: str,
     session_id: str,
     pending_action_id: str,
+    pins: Pins,
 ) -> dict[str, Any]:
-    """Record a grant; return it."""
+    """Record a grant pinned to ``pins``; return it."""
     grant = {
         "id": clock.new_id("g-"),
         "workspace": workspace,
         "tool_name": tool_name,
         "match": match_key(tool_name, tool_input),
+        "scripts": dict(sorted(pins.scripts.items())),
+        "findings": pins.findings,
         "granted_by": granted_by,
         "session_id": session_id,
         "pending_action_id": pending_action_id,
@@ -81,11 +123,41 @@ def add(
     return grant
 
 
-def find(workspace: str, tool_name: str, tool_input: dict[str, Any]) -> dict[str, Any] | None:
-    """The active grant covering this call, if any."""
+def changes(grant: dict[str, Any], pins: Pins) -> list[str]:
+    """What differs between what ``grant`` pinned and the call's ``pins`` (empty: none)."""
+    pinned = grant.get("scripts")
+    if not isinstance(pinned, dict):  # a grant made before scripts were pinned
+        return [f"it runs {_names(pins.scripts)}, which the grant never pinned (made before "
+                "smllm pinned the scripts a command runs)"] if pins.scripts else []
+    out = []
+    for path in sorted(set(pinned) | set(pins.scripts)):
+        before, now = pinned.get(path), pins.scripts.get(path)
+        if before == now:
+            continue
+        if before is None:
+            out.append(f"it now runs {path}, which was not reviewed")
+        elif now is None:
+            out.append(f"it no longer runs {path}")
+        else:
+            out.append(f"{path} changed since it was reviewed ({str(before)[:19]}… is now "
+                       f"{now[:19]}…)")
+    if grant.get("findings", pins.findings) != pins.findings:
+        out.append("the policy's findings on it differ from those it was granted for")
+    return out
+
+
+def _names(scripts: dict[str, str]) -> str:
+    return ", ".join(sorted(scripts))
+
+
+def find(workspace: str, tool_name: str, tool_input: dict[str, Any], pins: Pins
+         ) -> tuple[dict[str, Any] | None, Mismatch | None]:
+    """The active grant covering this call (with the same pins), if any; else the latest
+    grant of the same call whose pins differ, and how (None: no grant of this call)."""
     if not store_path().exists():
-        return None
+        return None, None
     key = match_key(tool_name, tool_input)
+    stale = None
     for g in _read():
         if (
             g.get("revoked_at") is None
@@ -93,8 +165,11 @@ def find(workspace: str, tool_name: str, tool_input: dict[str, Any]) -> dict[str
             and g.get("tool_name") == tool_name
             and g.get("match") == key
         ):
-            return g
-    return None
+            changed = changes(g, pins)
+            if not changed:
+                return g, None
+            stale = Mismatch(g, changed)
+    return None, stale
 
 
 def list_grants(*, include_revoked: bool = False) -> list[dict[str, Any]]:

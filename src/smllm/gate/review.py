@@ -68,7 +68,7 @@ def _review(call: ToolCall, record: Record, esc: Escalation, compiled: CompiledP
                     tool_use_id=tool_use_id, reviewers=chain),
     ], True)
     request = reviewers.Request(call.tool, call.input, call.cwd, str(call.session_id), pending,
-                                esc.rule, esc.reason, esc.findings)
+                                esc.rule, esc.reason, esc.findings, esc.scripts)
     failures: list[dict[str, Any]] = []
     for reviewer in chain:
         if reviewer == "user":
@@ -115,6 +115,7 @@ def _decided(  # noqa: PLR0917 - private helper, called once
             granted_by=result.kind,
             session_id=str(call.session_id),
             pending_action_id=pending,
+            pins=grants.Pins({path: digest for path, digest, _ in esc.scripts}, esc.findings),
         )
         entries.append(records.new("policy.amendment", action="added", **grant))
         facts = {**facts, "grant": grant["id"]}

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 WRITING = frozenset({catalogue.WRITE, catalogue.MCP})
 #: what the intent keeps of the call's one analysis (so no reader analyses it again)
 ANALYSED = ("known_safe", "confined_to", "targets", "targets_omitted")
+#: and of the decision, when there is one: a workspace grant of this very call that no
+#: longer covers it (its id, and what changed since it was reviewed)
+KEPT = (*ANALYSED, "grant_mismatch")
 
 
 def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
@@ -133,7 +136,7 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 agent_id=ctx.agent_id,
                 # the host's own name of a tool the catalogue names otherwise (Copilot)
                 **({"host_tool": host_tool} if host_tool else {}),
-                **{k: v for k, v in facts.items() if k in ANALYSED},
+                **{k: v for k, v in facts.items() if k in KEPT},
             )
         )
         if adapter is not None:

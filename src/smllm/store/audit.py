@@ -9,9 +9,15 @@ is on this machine, it is compared record by record (a redacted row must be the 
 record with exactly its secrets removed): a local tail that is shorter
 than what was shipped (cut after shipping) is reported with the count.
 
+A session belongs to the database role that first shipped it (:mod:`smllm.store.schema`):
+every row must come from that role. A row another role added (possible only in a store
+older than schema version 3) is reported with the role that added it and is no part of
+the session: the chain, the heads and the comparison with the local journal are checked
+over the owner's rows alone, so a forged row never makes the owner's journal look cut.
+
 Plain ``smllm verify`` asks the configured store too (:func:`head_anchor`): the last
-shipped record of the journal is a head recorded outside the machine, which neither
-cutting the log nor deleting the ``head`` file beside it can change.
+record of the journal shipped by the session's owner is a head recorded outside the
+machine, which neither cutting the log nor deleting the ``head`` file beside it can change.
 """
 
 from __future__ import annotations
@@ -59,6 +65,10 @@ class StoreReport:
     shipping: redaction.Shipping = "redacted"
     #: stored rows whose line is the journal line with its secrets masked
     redacted: int = 0
+    #: the database role that first shipped the session (its rows come from it alone)
+    owner: str | None = None
+    #: rows another role added to the session (reported, left out of every check)
+    foreign: int = 0
 
     @property
     def ok(self) -> bool:
@@ -68,6 +78,7 @@ class StoreReport:
         return {"host": self.host, "session_id": self.session_id, "ok": self.ok,
                 "rows": self.rows, "streams": self.streams, "local_journal": self.local,
                 "shipping": self.shipping, "redacted_rows": self.redacted,
+                "owner": self.owner, "foreign_rows": self.foreign,
                 "problems": [f.__dict__ for f in self.findings]}
 
 
@@ -99,13 +110,28 @@ class Row:
     declared: str | None  # the ``hash`` the stored line holds
 
 
-def _stored(conn: psycopg.Connection[Any], host: str, sid: str) -> dict[str, list[Row]]:
+def _owner(conn: psycopg.Connection[Any], host: str, sid: str) -> str | None:
+    """The database role that first shipped the session (None: no session row)."""
+    with conn.cursor() as cur:
+        cur.execute("SELECT db_user FROM smllm.sessions WHERE host = %s AND session_id = %s",
+                    (host, sid))
+        row = cur.fetchone()
+    return str(row[0]) if row else None
+
+
+def _stored(conn: psycopg.Connection[Any], report: StoreReport) -> dict[str, list[Row]]:
+    """The session's rows by stream, its owner's only; another role's are reported."""
     out: dict[str, list[Row]] = {}
     with conn.cursor() as cur:
-        cur.execute("SELECT stream, sequence, hash, line, line_bytes, redacted, chain "
+        cur.execute("SELECT stream, sequence, hash, line, line_bytes, redacted, chain, db_user "
                     "FROM smllm.records WHERE host = %s AND session_id = %s "
-                    "ORDER BY stream, sequence", (host, sid))
-        for stream, seq, digest, line, raw, redacted, chain in cur:
+                    "ORDER BY stream, sequence", (report.host, report.session_id))
+        for stream, seq, digest, line, raw, redacted, chain, role in cur:
+            if role != report.owner:
+                report.foreign += 1
+                report.findings.append(Finding(stream, int(seq), _foreign("row", role,
+                                                                          report.owner)))
+                continue
             data = line.encode("utf-8") if line is not None else bytes(raw)
             rec = journal.parse_line(data)
             prev = rec.get("prev") if rec is not None else None
@@ -116,12 +142,27 @@ def _stored(conn: psycopg.Connection[Any], host: str, sid: str) -> dict[str, lis
     return out
 
 
-def _stored_heads(conn: psycopg.Connection[Any], host: str, sid: str) -> dict[str, int]:
-    """Per stream, the highest sequence a ship recorded as stored."""
+def _foreign(what: str, role: object, owner: str | None) -> str:
+    return (f"{what} added by database role {role}, not by {owner or 'the role'} that first "
+            "shipped this session: not part of the session (forged, or shipped under "
+            "another role), left out of every check")
+
+
+def _stored_heads(conn: psycopg.Connection[Any], report: StoreReport) -> dict[str, int]:
+    """Per stream, the highest sequence a ship of the session's owner recorded as stored
+    (a head another role recorded is reported)."""
+    out: dict[str, int] = {}
     with conn.cursor() as cur:
-        cur.execute("SELECT stream, max(sequence) FROM smllm.heads WHERE host = %s AND "
-                    "session_id = %s GROUP BY stream", (host, sid))
-        return {str(stream): int(top) for stream, top in cur}
+        cur.execute("SELECT stream, db_user, max(sequence) FROM smllm.heads WHERE host = %s "
+                    "AND session_id = %s GROUP BY stream, db_user ORDER BY stream, db_user",
+                    (report.host, report.session_id))
+        for stream, role, top in cur:
+            if role != report.owner:
+                report.findings.append(Finding(str(stream), int(top),
+                                               _foreign("a head", role, report.owner)))
+            else:
+                out[str(stream)] = int(top)
+    return out
 
 
 def _edited(row: Row, prev_link: str | None) -> str | None:
@@ -211,8 +252,9 @@ def verify(conn: psycopg.Connection[Any], spec: str, host: str | None = None) ->
     host_name, sid = _which(conn, spec, host)
     report = StoreReport(host_name, sid)
     report.shipping = schema.shipping(conn)
-    stored = _stored(conn, host_name, sid)
-    heads = _stored_heads(conn, host_name, sid)
+    report.owner = _owner(conn, host_name, sid)
+    stored = _stored(conn, report)
+    heads = _stored_heads(conn, report)
     report.rows = sum(len(v) for v in stored.values())
     report.streams = len(stored)
 
@@ -237,10 +279,13 @@ def verify(conn: psycopg.Connection[Any], spec: str, host: str | None = None) ->
 
 def shipped_head(conn: psycopg.Connection[Any], host: str, sid: str,
                  stream: str) -> tuple[int, str] | None:
-    """(sequence, hash) of the last stored record of one journal; None if none is stored."""
+    """(sequence, hash) of the last record of one journal stored by the session's owner
+    (a row another role added is no head of it); None if none is stored."""
     with conn.cursor() as cur:
-        cur.execute("SELECT sequence, hash FROM smllm.records WHERE host = %s AND "
-                    "session_id = %s AND stream = %s ORDER BY sequence DESC LIMIT 1",
+        cur.execute("SELECT r.sequence, r.hash FROM smllm.records r JOIN smllm.sessions s "
+                    "ON s.host = r.host AND s.session_id = r.session_id "
+                    "AND s.db_user = r.db_user WHERE r.host = %s AND r.session_id = %s "
+                    "AND r.stream = %s ORDER BY r.sequence DESC LIMIT 1",
                     (host, sid, stream))
         row = cur.fetchone()
     return (int(row[0]), str(row[1])) if row else None

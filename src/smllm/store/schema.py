@@ -15,6 +15,12 @@ Roles (group roles: grant them to the developers' and auditors' login roles):
 Shipping (``smllm.meta`` row ``shipping``): ``redacted`` by default, ``raw`` only for a
 store made with ``smllm store init --raw`` (:mod:`smllm.store.redaction`).
 
+A session belongs to the database role that first shipped it (its ``smllm.sessions``
+row's ``db_user``): a trigger refuses any row of ``records`` or ``heads`` that another
+role adds to it, whatever the row-level security (:data:`ENFORCED`). Rows another role
+added before that rule existed (a store older than version 3) stay, and ``verify --store``
+names them with their role.
+
 Row-level security (``smllm store rls on``): a writer then reads and writes only the
 rows it shipped (``db_user = current_user``); an auditor still reads everything.
 """
@@ -180,10 +186,49 @@ INSERT INTO smllm.meta SELECT 'shipping',
   CASE WHEN EXISTS (SELECT FROM smllm.records) THEN 'raw' ELSE 'redacted' END;
 """
 
+# A session's rows come from its owner only: one check per statement over the rows it
+# inserted (a transition table; a foreign key checked each row and doubled the time of a
+# COPY on this machine, the statement trigger added about a fifth). Invoker's rights: under
+# row-level security a writer sees only its own sessions, so another's is refused too.
+_V3 = """
+CREATE FUNCTION smllm.session_owner_only() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  bad record;
+BEGIN
+  SELECT n.host, n.session_id, n.db_user, s.db_user AS owner INTO bad
+  FROM (SELECT DISTINCT host, session_id, db_user FROM new_rows) n
+  LEFT JOIN smllm.sessions s ON s.host = n.host AND s.session_id = n.session_id
+  WHERE s.db_user IS DISTINCT FROM n.db_user LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'smllm: session % of host % belongs to %: role % may not add rows to it',
+      bad.session_id, bad.host,
+      CASE WHEN bad.owner IS NULL THEN 'another role (or has no session row)'
+           ELSE 'role ' || bad.owner || ', which first shipped it' END,
+      bad.db_user USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NULL;
+END $$;
+COMMENT ON FUNCTION smllm.session_owner_only() IS
+  'a session''s rows are added only by the role that first shipped it (its sessions row)';
+CREATE TRIGGER records_session_owner AFTER INSERT ON smllm.records
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+  EXECUTE FUNCTION smllm.session_owner_only();
+CREATE TRIGGER heads_session_owner AFTER INSERT ON smllm.heads
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+  EXECUTE FUNCTION smllm.session_owner_only();
+"""
+
 #: (version, name, SQL): append only; never edit a released migration
 MIGRATIONS: tuple[tuple[int, str, str], ...] = (
     (1, "records, sessions, effects view, roles, policies", _V1),
     (2, "redacted shipping, the stored-row chain, heads", _V2),
+    (3, "a session's rows come only from the role that first shipped it", _V3),
+)
+#: what the store's database enforces on every role (``store init`` says it)
+ENFORCED = (
+    "append-only: no row is updated, deleted or truncated, by any role, the owner included",
+    "a session's rows are added only by the database role that first shipped it",
 )
 LATEST = MIGRATIONS[-1][0]
 

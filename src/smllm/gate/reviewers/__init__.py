@@ -44,6 +44,8 @@ class Request:
     rule: str
     reason: str
     findings: tuple[str, ...] = ()
+    #: each script file the command runs: (path, digest, the text the analysis read)
+    scripts: tuple[tuple[str, str, str], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -61,7 +61,8 @@ def analyse(
         if not memory.scripts and not memory.effects:
             return result
         return Analysis(result.decision, result.commands, result.findings,
-                        tuple(sorted(memory.scripts.items())), tuple(memory.effects))
+                        tuple(sorted(memory.scripts.items())), tuple(memory.effects),
+                        tuple(sorted(memory.sources.items())))
     except RecursionError:
         f = Finding("shell.too-complex", "ask", "command too complex to analyse")
         return Analysis("ask", (), (f,))

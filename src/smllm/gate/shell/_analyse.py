@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 
-from smllm.base.digest import tagged
 from smllm.gate.shell import _flows, _programs
 from smllm.gate.shell._model import (
     VIRTUAL,
@@ -207,7 +206,7 @@ def read_script(word: Word, ctx: Context) -> str | None:
     if path in written:
         text = written[path]
         if text is not None and not path.startswith(VIRTUAL):
-            ctx.scripts[path] = tagged(text.encode())
+            ctx.memory.script(path, text.encode(), text)
         return text
     try:
         with open(path, "rb") as fh:
@@ -216,8 +215,9 @@ def read_script(word: Word, ctx: Context) -> str | None:
         return None
     if len(data) > 256 * 1024:
         return None
-    ctx.scripts[path] = tagged(data)  # what was analysed, for the check after the run
-    return data.decode("utf-8", "replace")
+    text = data.decode("utf-8", "replace")
+    ctx.memory.script(path, data, text)  # what was analysed, for the check after the run
+    return text
 
 
 def stdin_script(name: str, cmd: Simple, ctx: Context) -> list[Finding]:

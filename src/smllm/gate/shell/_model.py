@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from smllm.base import credentials, paths, protected
+from smllm.base.digest import tagged
 
 TYPE_CHECKING = False  # importing typing costs milliseconds on the hook's hot path
 if TYPE_CHECKING:
@@ -200,21 +201,23 @@ class CommandReport(_Frozen):
 class Analysis(_Frozen):
     """The analysis of one command string."""
 
-    __slots__ = ("commands", "decision", "effects", "findings", "scripts")
+    __slots__ = ("commands", "decision", "effects", "findings", "scripts", "sources")
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - a record
         self,
         decision: Decision,
         commands: tuple[CommandReport, ...],
         findings: tuple[Finding, ...],
         scripts: tuple[tuple[str, str], ...] = (),
         effects: tuple[Effect, ...] = (),
+        sources: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.decision: Decision = decision
         self.commands = commands
         self.findings = findings
         self.scripts = scripts  # (path, "sha256:…") of every script file read and analysed
         self.effects = effects  # every write, delete, move, link or chmod it recognised
+        self.sources = sources  # (path, text) of those scripts: what a reviewer is shown
 
     def all_findings(self) -> tuple[Finding, ...]:
         out = list(self.findings)
@@ -344,11 +347,12 @@ class Memory:
     content when it is known), links made, aliases, secrets read and files they tainted."""
 
     __slots__ = ("aliases", "budget", "effects", "links", "remotes", "scripts",
-                 "secret_reads", "tainted", "written")
+                 "secret_reads", "sources", "tainted", "written")
 
     def __init__(self) -> None:
         self.budget = 400
         self.scripts: dict[str, str] = {}
+        self.sources: dict[str, str] = {}  # script path -> the text analysed
         self.effects: list[Effect] = []
         self.written: dict[str, str | None] = {}
         self.links: dict[str, str] = {}
@@ -356,6 +360,12 @@ class Memory:
         self.secret_reads: list[tuple[str, bool]] = []  # (path, in a substitution)
         self.tainted: set[str] = set()
         self.remotes: set[str] = set()  # git remotes added or re-pointed by the command
+
+    def script(self, path: str, data: bytes, text: str) -> None:
+        """Keep a script file read and analysed: the digest of ``data`` (checked after the
+        run, pinned by a grant) and ``text`` (shown to a reviewer)."""
+        self.scripts[path] = tagged(data)
+        self.sources[path] = text
 
 
 class Context:

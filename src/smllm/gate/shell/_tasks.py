@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 
 from smllm.base import jsonfast
-from smllm.base.digest import tagged
 from smllm.gate.shell._analyse import judge_argv, nested
 from smllm.gate.shell._model import VIRTUAL, Context, Finding
 from smllm.gate.shell._parse import Simple, Word
@@ -34,8 +33,9 @@ def read(path: str, ctx: Context) -> str | None:
         return None
     if len(data) > _LIMIT:
         return None
-    ctx.scripts[path] = tagged(data)
-    return data.decode("utf-8", "replace")
+    text = data.decode("utf-8", "replace")
+    ctx.memory.script(path, data, text)
+    return text
 
 
 def exists(path: str, ctx: Context) -> bool:
