@@ -185,3 +185,19 @@ def test_the_executable_is_written_by_install_not_by_a_plan(tmp_path: Path,
     install.apply(plan)
     assert (True, None) == (os.access(exe, os.X_OK),
                             install.plan_install(target, str(python), flags).executable)
+
+
+def test_every_name_of_the_interpreter_writes_the_same_hooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`smllm install` run as `smllm` (its #! names python3) or as `python -m smllm` writes
+    the same hook executable: one name for one program, so two installs never rewrite
+    each other's hooks (nor does smllm's tripwire take one for a change outside smllm)."""
+    folder = Path(sys.executable).parent
+    names = [folder / n for n in ("python", "python3") if (folder / n).exists()]
+    assert len(names) == 2, names
+    scripts = set()
+    for name in names:
+        monkeypatch.setattr(sys, "executable", str(name))
+        python, flags = install.interpreter()
+        assert str(folder / "python") == python
+        scripts.add(install.hook_script(python, flags))
+    assert 1 == len(scripts)

@@ -109,6 +109,11 @@ def test_no_planted_secret_is_in_any_column_of_any_table(store: dict[str, Any]) 
     survived = [(s["kind"], s["text"][:50]) for s in SECRETS
                 if any(f in text for f in _forms(s["secret"]))]
     unmarked = re.sub(r"\[REDACTED:[a-z_]+\]", "[]", text)
+    # smllm's own digests and ids (hashes, chains, keys, UUIDs) are long runs of random hex:
+    # an 8-character piece of a hex secret turns up in one now and then by chance (about once
+    # in a hundred runs); no quoted piece of a secret is ever one of them
+    unmarked = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|"
+                      r"[0-9a-f]{32,}", "#", unmarked)
     pieces = [(s["kind"], piece) for s in SECRETS for piece in _pieces(_quoted(s))
               if piece in unmarked or json.dumps(piece)[1:-1] in unmarked]
     lost = [s["kind"] for s in SURVIVORS if json.dumps(s["text"])[1:-1] not in text]

@@ -54,7 +54,8 @@ class Registration:
 
 def smllm_itself() -> Finding:
     where = Path(smllm.__file__).parent
-    return Finding("ok", f"smllm {smllm.VERSION} at {where} (python {sys.executable})")
+    python = install.canonical_python(sys.executable) if sys.executable else ""
+    return Finding("ok", f"smllm {smllm.VERSION} at {where} (python {python})")
 
 
 def _run_probe(label: str, python: str, flags: list[str], setup: str,

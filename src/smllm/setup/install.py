@@ -148,11 +148,28 @@ def interpreter() -> tuple[str, list[str]]:
     if not python or not os.path.isabs(python):
         raise InstallError("cannot tell which Python runs smllm (sys.executable is empty)",
                            "run `smllm install` with the interpreter smllm is installed in")
-
+    python = canonical_python(python)
     here = str(Path(smllm.__file__).resolve())
     if _imports_the_same(python, ["-I", "-S"], _path_prefix(), here):
         return python, ["-I", "-S"]
     return python, (["-I"] if _imports_the_same(python, ["-I"], "", here) else [])
+
+
+def canonical_python(python: str) -> str:
+    """One name for the interpreter at ``python``: an environment's ``python``,
+    ``python3`` and ``python3.11`` are one program, and ``smllm install`` run as ``smllm``
+    (whose ``#!`` names ``python3``) or as ``python -m smllm`` writes the same hooks and the
+    same hook executable (the first of ``python``, ``python3`` in its folder that is the
+    same file, else ``python`` as given)."""
+    folder = os.path.dirname(python)
+    for name in ("python", "python3"):
+        candidate = os.path.join(folder, name)
+        try:
+            if os.path.samefile(candidate, python):
+                return candidate
+        except OSError:
+            continue
+    return python
 
 
 def _path_prefix() -> str:
