@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -141,12 +142,16 @@ def bench_size(root: Path, records: int, rounds: int, secret: bool = False
         cases["redacted-s"] = [*smllm, "export", "--journal", str(seeded), "--out",
                                str(root / "export-s-redacted.json"), "--redacted"]
     walls: dict[str, list[float]] = {name: [] for name in cases}
+    cpus: dict[str, list[float]] = {name: [] for name in cases}
     peaks: dict[str, list[int]] = {name: [] for name in cases}
     floors: list[float] = []
     for _ in range(rounds):
         floors.append(fsync_floor(str(root), 500, max(1, size // records)))
         for name, argv in cases.items():  # ledger reads the export: keep this order
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             wall, kib = timed_with_peak(argv, env=env, cwd=str(root))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the child's, via GNU time
+            cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             walls[name].append(wall)
             peaks[name].append(kib)
     base_wall = Stats.of(walls["baseline"]).median
@@ -163,15 +168,19 @@ def bench_size(root: Path, records: int, rounds: int, secret: bool = False
           f"{size // records}-byte lines (write + fsync each, same folder, same run); "
           f"export reads {records / results['export'][0] / floor.median:,.1f}× that rate")
     load = os.getloadavg()
-    ratio = _paired(walls["redacted"], walls["export"])
+    ratio, cpu = _paired(walls["redacted"], walls["export"]), _paired(cpus["redacted"],
+                                                                       cpus["export"])
     print(f"  redacted export x{ratio.median:.2f} [{ratio.low:.2f}–{ratio.high:.2f}] the raw "
           f"export's time, each round's own ratio (limit x1.50){'  OK' if ratio.median <= 1.50 else '  OVER'}"
-          f"; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
+          f"; CPU time x{cpu.median:.2f} [{cpu.low:.2f}–{cpu.high:.2f}]; load average "
+          f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
     if secret:
         seeded_ratio = _paired(walls["redacted-s"], walls["export-s"])
+        seeded_cpu = _paired(cpus["redacted-s"], cpus["export-s"])
         print(f"  with one secret in the log (every record masked by value): redacted export "
               f"x{seeded_ratio.median:.2f} [{seeded_ratio.low:.2f}–{seeded_ratio.high:.2f}] "
-              f"the raw export's time")
+              f"the raw export's time, CPU time x{seeded_cpu.median:.2f} "
+              f"[{seeded_cpu.low:.2f}–{seeded_cpu.high:.2f}]")
         for done in (seeded, root / "export-s.json", root / "export-s-redacted.json"):
             done.unlink()
     print(f"  export size {out.stat().st_size / 1e6:,.0f} MB, redacted "
