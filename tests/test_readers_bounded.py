@@ -154,3 +154,28 @@ def test_the_seconds_cache_reads_times_as_parse_iso_ms(ms: int, cut: int, noise:
     for at in (text, text[:cut] + noise + text[cut + len(noise):], text[:cut] + noise):
         assert clock.parse_iso_ms(at) == reader.ms(at)
         assert clock.parse_iso_ms(at) == reader.ms(at)  # from the cache
+
+
+def test_verify_keeps_state_per_open_effect_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify's one pass over a log of 300 effects, two still open, holds those two and a
+    window of recent intents (its size patched to 8 here), whatever the log's length; the
+    log is sound, so its filters raise no candidate for a second pass."""
+    from smllm.journal import verify as verify_mod
+
+    monkeypatch.setattr(verify_mod, "RECENT_INTENTS", 8)
+    seen: list[verify_mod._Checker] = []
+
+    class Kept(verify_mod._Checker):
+        def __init__(self, report: verify_mod.Report) -> None:
+            super().__init__(report)
+            seen.append(self)
+
+    monkeypatch.setattr(verify_mod, "_Checker", Kept)
+    effects = [Effect(f"step {i}", outcome=None if i in (17, 250) else "succeeded")
+               for i in range(300)]
+    path = write_session("vstate01-run", cwd="/w", start_ms=T0, effects=effects, end=None)
+    report = verify_mod.verify(Path(path))
+    checker = seen[0]
+    expected = ({"toolu_vstate01_17", "toolu_vstate01_250"}, True, {}, {}, [])
+    assert expected == (set(checker.open), len(checker.intents) <= 8,
+                        checker.key_candidates, checker.start_candidates, report.problems)
