@@ -305,7 +305,7 @@ class _Reader:
         if at is None or len(at) < 23 or at[19] != "." or not at.endswith("Z"):
             return parse_iso_ms(at)
         second = at[:19]
-        base = self.seconds.get(second, -1)
+        base = self.seconds.get(second, -1)  # -1: not seen (a second's ms divide by 1000)
         if base == -1:
             day = parse_iso_ms(at[:11] + "00:00:00.000Z")
             try:
