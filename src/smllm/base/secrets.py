@@ -718,10 +718,24 @@ def _rules_of(needles: list[str]) -> tuple[tuple[Rule, _Sub], ...]:
     return rules
 
 
+#: the letters outside ASCII that a case-insensitive pattern takes for ASCII ones and that
+#: ``str.lower`` leaves as they are (``re`` matches ``(?i)s`` with "ſ" and ``(?i)i`` with
+#: "ı"; "K" and "İ" lower to ASCII already): a needle is looked for in their ASCII spelling
+_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i"})
+
+
+def _lowered(text: str) -> str:
+    """``text`` as the needles are looked for in it: lower case, with the letters that a
+    case-insensitive pattern matches as ASCII spelt so (``pa\u017f\u017fword`` has
+    ``password``'s needle)."""
+    low = text.lower()
+    return low if low.isascii() else low.translate(_FOLD)
+
+
 def _candidates(text: str) -> tuple[tuple[Rule, _Sub], ...]:
     """The rules that may match ``text``: those holding none of their needles cannot
     (and so are never compiled)."""
-    return _rules_of(_needles_in(text.lower()))
+    return _rules_of(_needles_in(_lowered(text)))
 
 
 #: short strings recur (keys, tool names, outcomes): their redaction is remembered, with
@@ -751,7 +765,7 @@ def _remember(text: str, hit: tuple[str, int, tuple[tuple[str, str], ...]]) -> N
 def _redact_text_noting(text: str, found: Masker) -> str:
     hit = (_memo.get(text) or _recent.get(text)) if len(text) <= _MEMO_TEXT else None
     if hit is None:
-        needles = _needles_in(text.lower())
+        needles = _needles_in(_lowered(text))
         if not needles and not _ALWAYS:
             _remember(text, (text, 0, ()))  # no rule can match: most of a log's new strings
             return text
