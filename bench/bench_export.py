@@ -13,13 +13,17 @@ it. The fsync floor of the same run (bare ``write`` + ``fsync`` of lines of the 
 size) is printed beside the throughputs. Printed: records/s, peak memory, and the ratios
 (export ÷ baseline time; peak memory at the largest size ÷ at the smallest — the
 export must stay within 10 %; the redacted export ÷ the raw export's time, on the same
-log — within 1.5×).
+log — within 1.5×: the median and range of each round's own ratio, the load average
+beside). At the sizes of ``--secret-sizes`` a second log, the same mix with one secret
+planted in a prompt, is exported too: there every record is masked by value (the
+document holds a secret), the redacted export's costlier case, printed beside.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -38,11 +42,16 @@ BASELINE = ("import json,sys\nn=0\nfor line in open(sys.argv[1],'rb'):\n"
             "    json.loads(line); n+=1\nprint(n)\n")
 
 
-def _entries(i: int) -> list[journal.Entry]:
-    """One 'step' of a session: ten records."""
+#: the secret ``--secret-sizes`` logs carry (in one prompt, step 3)
+PLANTED = "use DB_PASSWORD=Zq8x9pW2kLmN3vB7 for the staging database"
+
+
+def _entries(i: int, planted: bool = False) -> list[journal.Entry]:
+    """One 'step' of a session: ten records (eleven in the step holding the secret)."""
     tid = f"toolu_{i:08d}"
     out = "ok\n" * 20 if i % 50 else "x" * (journal.STRING_LIMIT + 1)
-    return [
+    secret = [journal.event("proposed", turn=2, prompt=PLANTED)] if planted and i == 3 else []
+    return [*secret,
         journal.event("model.call", message_id=f"msg_{i}", model="claude-sonnet-4-5",
                       stop_reason="tool_use", usage={"input_tokens": 1200, "output_tokens": 80},
                       tool_use_ids=[tid], transcript_uuid=None, at=None),
@@ -79,8 +88,9 @@ def _entries(i: int) -> list[journal.Entry]:
     ]
 
 
-def write_log(path: Path, records: int) -> None:
-    """``records`` records with a valid hash chain, written straight with the encoder."""
+def write_log(path: Path, records: int, planted: bool = False) -> None:
+    """``records`` records with a valid hash chain, written straight with the encoder
+    (``planted``: one of them a prompt holding :data:`PLANTED`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     prev = journal.GENESIS
     seq = 0
@@ -92,7 +102,7 @@ def write_log(path: Path, records: int) -> None:
         i = 0
         while seq < records:
             if not batch:
-                batch = _entries(i)
+                batch = _entries(i, planted)
                 i += 1
             entry = batch.pop(0)
             seq += 1
@@ -102,8 +112,10 @@ def write_log(path: Path, records: int) -> None:
             fh.write(line)
 
 
-def bench_size(root: Path, records: int, rounds: int) -> dict[str, tuple[float, int]]:
-    """Median wall seconds and peak RSS KiB of each reader on a log of ``records``."""
+def bench_size(root: Path, records: int, rounds: int, secret: bool = False
+               ) -> dict[str, tuple[float, int]]:
+    """Median wall seconds and peak RSS KiB of each reader on a log of ``records``
+    (``secret``: the planted log's exports too)."""
     log = root / f"sid-bench-{records}" / "session.jsonl"
     t = time.perf_counter()
     write_log(log, records)
@@ -122,13 +134,24 @@ def bench_size(root: Path, records: int, rounds: int) -> dict[str, tuple[float, 
         "ledger": [*smllm, "ledger", "--plain", str(out)],
         "verify": [*smllm, "verify", str(log)],
     }
+    seeded = root / f"sid-bench-{records}-secret" / "session.jsonl"
+    if secret:
+        write_log(seeded, records, planted=True)
+        cases["export-s"] = [*smllm, "export", "--journal", str(seeded), "--out",
+                             str(root / "export-s.json")]
+        cases["redacted-s"] = [*smllm, "export", "--journal", str(seeded), "--out",
+                               str(root / "export-s-redacted.json"), "--redacted"]
     walls: dict[str, list[float]] = {name: [] for name in cases}
+    cpus: dict[str, list[float]] = {name: [] for name in cases}
     peaks: dict[str, list[int]] = {name: [] for name in cases}
     floors: list[float] = []
     for _ in range(rounds):
         floors.append(fsync_floor(str(root), 500, max(1, size // records)))
         for name, argv in cases.items():  # ledger reads the export: keep this order
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             wall, kib = timed_with_peak(argv, env=env, cwd=str(root))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the child's, via GNU time
+            cpus[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             walls[name].append(wall)
             peaks[name].append(kib)
     base_wall = Stats.of(walls["baseline"]).median
@@ -144,9 +167,22 @@ def bench_size(root: Path, records: int, rounds: int) -> dict[str, tuple[float, 
     print(f"  fsync floor {floor.median:,.0f} lines/s [{floor.low:,.0f}–{floor.high:,.0f}] of "
           f"{size // records}-byte lines (write + fsync each, same folder, same run); "
           f"export reads {records / results['export'][0] / floor.median:,.1f}× that rate")
-    ratio = results["redacted"][0] / results["export"][0]
-    print(f"  redacted export x{ratio:.2f} the raw export's time (limit x1.50)"
-          f"{'  OK' if ratio <= 1.50 else '  OVER'}")
+    load = os.getloadavg()
+    ratio, cpu = _paired(walls["redacted"], walls["export"]), _paired(cpus["redacted"],
+                                                                       cpus["export"])
+    print(f"  redacted export x{ratio.median:.2f} [{ratio.low:.2f}–{ratio.high:.2f}] the raw "
+          f"export's time, each round's own ratio (limit x1.50){'  OK' if ratio.median <= 1.50 else '  OVER'}"
+          f"; CPU time x{cpu.median:.2f} [{cpu.low:.2f}–{cpu.high:.2f}]; load average "
+          f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores")
+    if secret:
+        seeded_ratio = _paired(walls["redacted-s"], walls["export-s"])
+        seeded_cpu = _paired(cpus["redacted-s"], cpus["export-s"])
+        print(f"  with one secret in the log (every record masked by value): redacted export "
+              f"x{seeded_ratio.median:.2f} [{seeded_ratio.low:.2f}–{seeded_ratio.high:.2f}] "
+              f"the raw export's time, CPU time x{seeded_cpu.median:.2f} "
+              f"[{seeded_cpu.low:.2f}–{seeded_cpu.high:.2f}]")
+        for done in (seeded, root / "export-s.json", root / "export-s-redacted.json"):
+            done.unlink()
     print(f"  export size {out.stat().st_size / 1e6:,.0f} MB, redacted "
           f"{red.stat().st_size / 1e6:,.0f} MB")
     log.unlink()
@@ -155,17 +191,25 @@ def bench_size(root: Path, records: int, rounds: int) -> dict[str, tuple[float, 
     return results
 
 
+def _paired(a: list[float], b: list[float]) -> Stats:
+    """The ratio ``a ÷ b`` of each round (run back to back, so the same load hits both)."""
+    return Stats.of([x / y for x, y in zip(a, b, strict=True)])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per size")
     parser.add_argument("--keep", type=Path, help="work in this folder (default: a temp dir)")
+    parser.add_argument("--secret-sizes", default="100000",
+                        help="sizes at which a log holding one secret is exported too")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    secret_sizes = {int(s) for s in args.secret_sizes.split(",") if s}
     root = args.keep or Path(tempfile.mkdtemp(prefix="smllm-bench-export-"))
     root.mkdir(parents=True, exist_ok=True)
     try:
-        runs = {n: bench_size(root, n, args.rounds) for n in sizes}
+        runs = {n: bench_size(root, n, args.rounds, n in secret_sizes) for n in sizes}
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -11,13 +11,16 @@ memory its parent had when it forked, so a large benchmark process would inflate
 * ``verify``   ``smllm verify PATH``
 * ``ledger``   ``smllm ledger --plain EXPORT``
 * ``ledger-j`` ``smllm ledger --plain --journal PATH`` (straight from the journal)
-* ``index``    the cold build: ``smllm sessions`` with no index file yet
+* ``index``    the cold build: ``smllm sessions`` with no index file yet, ``--index-rounds``
+  times, each round after a baseline run (the median and range of both are printed)
 
 The baseline of the same run is the least any reader must do: ``python -I -S`` reading
 every line and ``json.loads``-ing it (the interpreter flags the hooks run with). Printed:
-wall time, peak RSS, and the ratios the acceptance of issue 25 names: peak RSS at the
-largest size over the smallest (limit 1.5x) and the cold index build at the largest size
-(limit 12 s; linear means time ratio ~ size ratio from 100k).
+wall time, CPU time (user + system: on a machine shared with other work the wall time
+mostly measures the wait for a core), peak RSS, the load average, and the ratios the
+acceptance of issue 25 names: peak RSS at the largest size over the smallest (limit 1.5x)
+and the cold index build at the largest size (limit 12 s; linear means time ratio ~ size
+ratio from 100k).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,7 +66,8 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int
     return wall, int(found.group(1)), cpu
 
 
-def bench_size(root: Path, records: int) -> dict[str, tuple[float, int, float]]:
+def bench_size(root: Path, records: int, index_rounds: int = 1
+               ) -> dict[str, tuple[float, int, float]]:
     home = root / f"home-{records}"
     env = {**os.environ, "SMLLM_HOME": str(home)}
     env.pop("SMLLM_STORE_URL", None)
@@ -71,16 +76,22 @@ def bench_size(root: Path, records: int) -> dict[str, tuple[float, int, float]]:
     smllm = [PYTHON, "-m", "smllm"]
     subprocess.run([*smllm, "export", "--journal", str(log), "--out", str(out)], env=env,
                    cwd=root, check=True, stdout=subprocess.DEVNULL)
-    index = home / "index.sqlite3"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{index}{suffix}").unlink(missing_ok=True)
+    baseline = [PYTHON, "-I", "-S", "-c", BASELINE, str(log)]
     results = {
-        "baseline": measure([PYTHON, "-I", "-S", "-c", BASELINE, str(log)], env, root),
+        "baseline": measure(baseline, env, root),
         "verify": measure([*smllm, "verify", str(log)], env, root),
         "ledger": measure([*smllm, "ledger", "--plain", str(out)], env, root),
         "ledger-j": measure([*smllm, "ledger", "--plain", "--journal", str(log)], env, root),
-        "index": measure([*smllm, "sessions", "--all"], env, root),
     }
+    builds, bases = [], []
+    for _ in range(index_rounds):  # interleaved with the baseline: the same load on both
+        index = home / "index.sqlite3"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{index}{suffix}").unlink(missing_ok=True)
+        bases.append(measure(baseline, env, root))
+        builds.append(measure([*smllm, "sessions", "--all"], env, root))
+    results["index"] = _median(builds)
+    results["baseline"] = _median([results["baseline"], *bases])
     load = os.getloadavg()[0]  # a busy machine stretches every wall time below
     base = results["baseline"][0]
     print(f"\n{records:,} records ({log.stat().st_size / 1e6:,.0f} MB), load average "
@@ -88,9 +99,18 @@ def bench_size(root: Path, records: int) -> dict[str, tuple[float, int, float]]:
     for name, (wall, rss, cpu) in results.items():
         print(f"  {name:<9} {wall:7.2f}s wall {cpu:7.2f}s cpu  peak {rss / 1024:6.1f} MiB  "
               f"time x{wall / base:5.2f} baseline", flush=True)
+    walls, cpus = sorted(b[0] for b in builds), sorted(b[2] for b in builds)
+    print(f"  index: median of {len(builds)} cold builds, each after a baseline run (wall "
+          f"{walls[0]:.2f}–{walls[-1]:.2f}s, cpu {cpus[0]:.2f}–{cpus[-1]:.2f}s)")
     out.unlink()
     shutil.rmtree(home, ignore_errors=True)
     return results
+
+
+def _median(runs: list[tuple[float, int, float]]) -> tuple[float, int, float]:
+    """Median wall, largest peak RSS, median CPU of several runs of one command."""
+    return (statistics.median(r[0] for r in runs), max(r[1] for r in runs),
+            statistics.median(r[2] for r in runs))
 
 
 def _place(home: Path, records: int) -> Path:
@@ -112,12 +132,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,100000,1000000")
     parser.add_argument("--keep", type=Path, help="work in this folder (default: a temp dir)")
+    parser.add_argument("--index-rounds", type=int, default=3,
+                        help="cold index builds per size (interleaved with the baseline)")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
     root = args.keep or Path(tempfile.mkdtemp(prefix="smllm-bench-readers-"))
     root.mkdir(parents=True, exist_ok=True)
     try:
-        runs = {n: bench_size(root, n) for n in sizes}
+        runs = {n: bench_size(root, n, args.index_rounds) for n in sizes}
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

@@ -7,6 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from journalgen import Effect, write_session
 from smllm import index
@@ -16,7 +18,7 @@ T0 = 1_767_603_600_000  # 2026-01-05T09:00:00Z
 
 
 def _plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every UPDATE the refresher runs, with SQLite's plan for it."""
+    """Every UPDATE of ``records`` the refresher runs, with SQLite's plan for it."""
     plans: list[str] = []
     connect = database.connect
 
@@ -25,7 +27,7 @@ def _plans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         db = ctx.__enter__()
 
         def trace(sql: str) -> None:
-            if sql.lstrip().upper().startswith("UPDATE"):
+            if sql.lstrip().upper().startswith("UPDATE RECORDS"):
                 plan = sqlite3.connect(database.path()).execute(
                     f"EXPLAIN QUERY PLAN {sql}").fetchall()
                 plans.append(" | ".join(str(row[-1]) for row in plan))
@@ -99,3 +101,81 @@ def test_cold_build_leaves_every_secondary_index(tmp_path: Path) -> None:
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' "
         "AND name NOT LIKE 'sqlite_%'")}
     assert {n for n, _ in database.RECORD_INDEXES} == names
+
+
+def test_a_build_keeps_state_per_open_effect_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After reading a log of many effects, a few of them still open, the reader holds the
+    open ones only (their intents, and which of those a flush already wrote), and a bounded
+    cache of the seconds it has seen: nothing that grows with the log's closed effects."""
+    monkeypatch.setattr(refresher, "FLUSH_ROWS", 7)
+    effects = [Effect(f"step {i}", outcome=None if i in (5, 311, 398) else "succeeded")
+               for i in range(400)]
+    path = write_session("state0001-run", cwd="/w", start_ms=T0, effects=effects, end=None)
+    with database.connect() as db:
+        db.execute("BEGIN IMMEDIATE")
+        reader = refresher._Reader(db, refresher._Journal(path, "state0001-run", "main"))
+        with open(path, "rb") as fh:
+            assert reader.read(fh)
+        db.execute("COMMIT")
+    expected = ({f"toolu_state000_{i}" for i in (5, 311, 398)}, True, True)
+    assert expected == (set(reader.intents), reader.written <= set(reader.intents),
+                        len(reader.seconds) <= 4096)
+
+
+def test_a_build_leaves_the_collector_as_it_found_it() -> None:
+    """The refresh turns Python's cycle collector off while it reads (its records make no
+    cycles) and back on after, and leaves it off when it was off."""
+    import gc
+
+    write_session("gc000001-run", cwd="/w", start_ms=T0, effects=[Effect("ls")])
+    index.refresh()
+    assert gc.isenabled()
+    write_session("gc000002-run", cwd="/w", start_ms=T0 + 5000, effects=[Effect("ls")])
+    gc.disable()
+    try:
+        index.refresh()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+_AT = st.lists(st.sampled_from(list("0123456789-T:.Z _+x")), min_size=0, max_size=4).map("".join)
+
+
+@given(st.integers(0, 2**41), st.integers(0, 23), _AT)
+def test_the_seconds_cache_reads_times_as_parse_iso_ms(ms: int, cut: int, noise: str) -> None:
+    """The build's clock reading (each second's part remembered) gives what parse_iso_ms
+    gives, for the journal's own timestamps and for mangled ones."""
+    from smllm.base import clock
+
+    reader = refresher._Reader.__new__(refresher._Reader)
+    reader.seconds = {}
+    text = clock.iso_utc(ms)
+    for at in (text, text[:cut] + noise + text[cut + len(noise):], text[:cut] + noise):
+        assert clock.parse_iso_ms(at) == reader.ms(at)
+        assert clock.parse_iso_ms(at) == reader.ms(at)  # from the cache
+
+
+def test_verify_keeps_state_per_open_effect_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify's one pass over a log of 300 effects, two still open, holds those two and a
+    window of recent intents (its size patched to 8 here), whatever the log's length; the
+    log is sound, so its filters raise no candidate for a second pass."""
+    from smllm.journal import verify as verify_mod
+
+    monkeypatch.setattr(verify_mod, "RECENT_INTENTS", 8)
+    seen: list[verify_mod._Checker] = []
+
+    class Kept(verify_mod._Checker):
+        def __init__(self, report: verify_mod.Report) -> None:
+            super().__init__(report)
+            seen.append(self)
+
+    monkeypatch.setattr(verify_mod, "_Checker", Kept)
+    effects = [Effect(f"step {i}", outcome=None if i in (17, 250) else "succeeded")
+               for i in range(300)]
+    path = write_session("vstate01-run", cwd="/w", start_ms=T0, effects=effects, end=None)
+    report = verify_mod.verify(Path(path))
+    checker = seen[0]
+    expected = ({"toolu_vstate01_17", "toolu_vstate01_250"}, True, {}, {}, [])
+    assert expected == (set(checker.open), len(checker.intents) <= 8,
+                        checker.key_candidates, checker.start_candidates, report.problems)

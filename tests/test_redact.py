@@ -442,3 +442,19 @@ def test_redacted_twice_is_byte_identical_whatever_the_caches_hold(
         export.export(log, out, redacted=True)
         outs.append(out.read_bytes())
     assert [exports[1], exports[1]] == outs
+
+
+@pytest.mark.parametrize("ascii_form", ['password = "Sup3rS3cretValue9x!"',
+                                        'secret_key = "Sup3rS3cretValue9x!"',
+                                        "API_KEY=Sup3rS3cretValue9x"])
+def test_letters_a_case_insensitive_pattern_takes_for_ascii_do_not_hide_a_secret(
+        ascii_form: str) -> None:
+    """A case-insensitive pattern matches U+017F (long s) as s and U+0131 (dotless i) as
+    i: the cheap search for a rule's needles must too, or ``password = ...`` spelt with a
+    long s would skip the rule that redacts it."""
+    secret = ascii_form.split("=", 1)[1].strip().strip('"')
+    assert secret not in redact.redact_text(ascii_form)
+    for odd in (ascii_form.replace("s", "\u017f", 2), ascii_form.replace("i", "\u0131", 1),
+                ascii_form.replace("I", "\u0130", 1)):
+        if odd != ascii_form:
+            assert secret not in redact.redact_text(odd), odd

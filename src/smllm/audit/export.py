@@ -41,7 +41,7 @@ from typing import IO, Any, Literal
 from smllm import journal
 from smllm.audit import outfile
 from smllm.audit.outfile import Target
-from smllm.base import build
+from smllm.base import build, jsonfast, secretscreen
 from smllm.base import secrets as redact
 from smllm.base.errors import ExportError
 from smllm.base.shapes import Record
@@ -332,7 +332,7 @@ def scan(stream: Stream, secrets: redact.Masker | None = None) -> Summary:
 
 
 def _dumps(obj: Any) -> str:
-    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    text = jsonfast.dumps(obj)  # json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates from the log: escape them
@@ -353,11 +353,13 @@ def _raw_text(raw: bytes) -> str:
 
 def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR0917
                   stream_json: str | None = None, known: redact.Masker | None = None,
-                  clean: bool | None = None) -> str:
+                  clean: bool | None = None, unmasked: secretscreen.Screen | None = None
+                  ) -> str:
     """The JSON text of the ``events`` element for one physical line (redacted: every
     secret of ``known``, the whole document's, masked by value too). ``clean``: the first
     pass found no secret in this record (None: not known), so no rule needs to run on it:
-    it is written raw when ``known`` is empty too, else only masked by value."""
+    it is written raw when ``known`` is empty too, else only masked by value, and not even
+    walked for that when ``unmasked`` (a screen judging strings by ``known``) passes it."""
     sj = stream_json if stream_json is not None else _dumps(stream)
     head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
     if line.complete:
@@ -372,7 +374,8 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR
             if redaction == "raw" or (clean and not known):
                 return head + _dumps(rec) + "}"
             if "payload" in rec and clean and known:
-                rec["payload"] = known.mask_value(rec["payload"])
+                if unmasked is None or not unmasked.passes(line.raw):
+                    rec["payload"] = known.mask_value(rec["payload"])
             elif "payload" in rec:
                 rec["payload"] = redact.redact_value(rec["payload"], known=known)
             return head + _dumps(rec) + "}"
@@ -435,6 +438,12 @@ def header(all_streams: list[Stream], redaction: Redaction) -> Header:
     )
 
 
+def masking_screen(known: redact.Masker) -> secretscreen.Screen:
+    """A screen passing the lines in which ``known`` masks nothing (``known`` must not
+    learn more while it is used)."""
+    return secretscreen.Screen(lambda text: known.mask_text(text) == text)
+
+
 def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int:
     """Write the document; return the number of events."""
     out.write("{\n")
@@ -443,6 +452,8 @@ def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int
     out.write('  "events": [')
     n = 0
     known = head.secrets
+    unmasked = masking_screen(known) if known else None
+    learnt = len(known.values) if known else 0
     for stream in all_streams:
         stream_json = _dumps(stream.name)
         flagged = head.flagged.get(stream.name, set()) if head.flagged is not None else None
@@ -451,8 +462,10 @@ def write_document(out: IO[str], all_streams: list[Stream], head: Header) -> int
             # no rule to run again on a record pass 1 found no secret in
             clean = flagged is not None and line.number not in flagged
             out.write(event_element(stream.name, line, head.redaction, stream_json, known,
-                                    clean))
+                                    clean, unmasked=unmasked))
             n += 1
+            if known and len(known.values) != learnt:  # redacting learnt more: judge anew
+                unmasked, learnt = masking_screen(known), len(known.values)
     out.write("\n  ]\n}\n" if n else "]\n}\n")
     return n
 

@@ -62,9 +62,16 @@ def loads(data: str | bytes) -> Any:
     if _scan is None:
         return _slow_loads(data)
     text = data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else data
+    if text[:1] == "{":  # an object from the first character: every journal line
+        return _scan_from(text, 0)
     if text.startswith("\ufeff"):
         return _slow_loads(text)
-    start = len(text) - len(text.lstrip(_WS))
+    return _scan_from(text, len(text) - len(text.lstrip(_WS)))
+
+
+def _scan_from(text: str, start: int) -> Any:
+    """The value at ``start`` of ``text``, which must hold nothing else but white space."""
+    assert _scan is not None
     try:
         obj, end = _scan(text, start)
     except RecursionError:

@@ -41,6 +41,7 @@ function of its input, so two redacted exports of one log are byte-identical.
 from __future__ import annotations
 
 import re
+from operator import add
 
 TYPE_CHECKING = False  # typing costs milliseconds; the gate imports this for WebFetch
 if TYPE_CHECKING:
@@ -653,7 +654,7 @@ _NEEDLES = sorted({n for rule in _RULES for n in rule.needles})
 _BY_NEEDLE = {n: frozenset(i for i, (rule, _) in enumerate(_SUBS) if n in rule.needles)
               for n in _NEEDLES}
 _ALWAYS = frozenset(i for i, (rule, _) in enumerate(_SUBS) if not rule.needles)
-_SHORT_NEEDLES = tuple(n for n in _NEEDLES if len(n) < 2)
+_SHORT_NEEDLES = tuple(n for n in _NEEDLES if len(n) < 2)  # one character
 _BY_PAIR: dict[str, tuple[str, ...]] = {}
 for _n in _NEEDLES:
     if len(_n) >= 2:
@@ -680,30 +681,61 @@ def _trie(words: list[str]) -> str:
     return emit(root)
 
 
-#: any needle at all: one search (in C) clears most of a log's strings, which hold none
-_ANY_NEEDLE = re.compile(_trie(_NEEDLES))
+#: any needle of two characters or more: one search (in C) clears most of a log's strings
+_LONG_NEEDLE = re.compile(_trie([n for n in _NEEDLES if len(n) >= 2]))
+_PAIR_STARTS = frozenset(_BY_PAIR)
 
 
-def _candidates(text: str) -> list[tuple[Rule, _Sub]]:
+def _needles_in(lowered: str) -> list[str]:
+    """Every needle ``lowered`` holds. In a short text, the needles of one character are
+    looked for, and the longer ones only if the trie finds one: through the text's character
+    pairs (one set intersection in C), as only the needles starting with one of them can be
+    in it; a longer text is searched for every needle (fewer than its pairs)."""
+    if len(lowered) > _PAIRS_UP_TO:
+        return [n for n in _NEEDLES if n in lowered]
+    found = [ch for ch in _SHORT_NEEDLES if ch in lowered]
+    if _LONG_NEEDLE.search(lowered) is not None:
+        for pair in _PAIR_STARTS.intersection(map(add, lowered, lowered[1:])):
+            found += [n for n in _BY_PAIR[pair] if n in lowered]
+    return found
+
+
+#: the rules each set of needles selects (a log's texts hold few such sets)
+_RULES_OF: dict[frozenset[str], tuple[tuple[Rule, _Sub], ...]] = {}
+
+
+def _rules_of(needles: list[str]) -> tuple[tuple[Rule, _Sub], ...]:
+    """The rules holding one of ``needles`` (and those without needles), in order."""
+    key = frozenset(needles)
+    rules = _RULES_OF.get(key)
+    if rules is None:
+        chosen = set(_ALWAYS)
+        for n in key:
+            chosen |= _BY_NEEDLE[n]
+        rules = tuple(_SUBS[i] for i in sorted(chosen))
+        if len(_RULES_OF) < _MEMO_SIZE:
+            _RULES_OF[key] = rules
+    return rules
+
+
+#: the letters outside ASCII that a case-insensitive pattern takes for ASCII ones and that
+#: ``str.lower`` leaves as they are (``re`` matches ``(?i)s`` with "ſ" and ``(?i)i`` with
+#: "ı"; "K" and "İ" lower to ASCII already): a needle is looked for in their ASCII spelling
+_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i"})
+
+
+def _lowered(text: str) -> str:
+    """``text`` as the needles are looked for in it: lower case, with the letters that a
+    case-insensitive pattern matches as ASCII spelt so (``pa\u017f\u017fword`` has
+    ``password``'s needle)."""
+    low = text.lower()
+    return low if low.isascii() else low.translate(_FOLD)
+
+
+def _candidates(text: str) -> tuple[tuple[Rule, _Sub], ...]:
     """The rules that may match ``text``: those holding none of their needles cannot
     (and so are never compiled)."""
-    lowered = text.lower()
-    if _ANY_NEEDLE.search(lowered) is None:
-        return [_SUBS[i] for i in sorted(_ALWAYS)]
-    chosen = set(_ALWAYS)
-    if len(lowered) > _PAIRS_UP_TO:
-        for n in _NEEDLES:
-            if n in lowered:
-                chosen |= _BY_NEEDLE[n]
-    else:  # a short text: only the needles that start with one of its character pairs
-        for ch in _SHORT_NEEDLES:
-            if ch in lowered:
-                chosen |= _BY_NEEDLE[ch]
-        for pair in {lowered[i : i + 2] for i in range(len(lowered) - 1)}:
-            for n in _BY_PAIR.get(pair, ()):
-                if n in lowered:
-                    chosen |= _BY_NEEDLE[n]
-    return [_SUBS[i] for i in sorted(chosen)]
+    return _rules_of(_needles_in(_lowered(text)))
 
 
 #: short strings recur (keys, tool names, outcomes): their redaction is remembered, with
@@ -732,13 +764,14 @@ def _remember(text: str, hit: tuple[str, int, tuple[tuple[str, str], ...]]) -> N
 
 def _redact_text_noting(text: str, found: Masker) -> str:
     hit = (_memo.get(text) or _recent.get(text)) if len(text) <= _MEMO_TEXT else None
-    if hit is None and not _ALWAYS and _ANY_NEEDLE.search(text.lower()) is None:
-        _remember(text, (text, 0, ()))  # no rule can match: most of a log's new strings
-        return text
     if hit is None:
+        needles = _needles_in(_lowered(text))
+        if not needles and not _ALWAYS:
+            _remember(text, (text, 0, ()))  # no rule can match: most of a log's new strings
+            return text
         local: Masker | None = None
         out = text
-        for rule, sub in _candidates(text):
+        for rule, sub in _rules_of(needles):
             if rule.pattern.search(out) is None:  # most candidates: no closure to build
                 continue
             local = local if local is not None else Masker()
@@ -805,7 +838,7 @@ class Masker:
     a pure function of the values found and the text, so it is deterministic.
     """
 
-    __slots__ = ("_grams", "_rx", "hits", "values")
+    __slots__ = ("_grams", "_quads", "_rx", "hits", "values")
 
     def __init__(self) -> None:
         #: how many secrets the rules replaced while this masker was collecting
@@ -814,6 +847,8 @@ class Masker:
         self.values: dict[str, str] = {}
         self._grams: dict[str, str] | None = None
         self._rx: re.Pattern[str] | None = None
+        #: every run of 4 characters inside a fragment (see :meth:`mask_text`)
+        self._quads: frozenset[str] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.values)
@@ -860,6 +895,7 @@ class Masker:
                     for i in range(len(word) - FRAGMENT + 1):
                         grams.setdefault(word[i : i + FRAGMENT], self.values[value])
             self._grams = grams
+            self._quads = frozenset(g[i : i + 4] for g in grams for i in range(FRAGMENT - 3))
         return self._rx, self._grams
 
     def mask_text(self, text: str) -> str:
@@ -868,7 +904,9 @@ class Masker:
             return text
         rx, grams = self._compile()
         text = rx.sub(lambda m: MARK.format(self.values[m.group(0)]), text)
-        if len(text) < FRAGMENT or not grams:
+        # a fragment at i holds the 4 characters from the first multiple of 4 at or after
+        # i: a text none of whose aligned runs of 4 (split in C) is in one holds none
+        if len(text) < FRAGMENT or not grams or self._quads.isdisjoint(_QUARTERS.findall(text)):
             return text
         spans: list[tuple[int, int, str]] = []
         end = -1
@@ -909,6 +947,7 @@ class Masker:
 
 
 _URL_WORDS = re.compile(r"[^A-Za-z0-9_\-]+")
+_QUARTERS = re.compile(r"(?s).{4}")
 
 
 def _single_case_word(text: str) -> bool:
@@ -984,10 +1023,17 @@ def _learn_text(value: str, key: str | None, found: Masker) -> None:
 _plain_keys: dict[str, bool] = {}
 
 
+#: the keys judged plain (what :data:`_plain_keys` holds True for), as a set: one C call
+#: tells whether a dict's keys all are
+_known_plain: set[str] = set()
+
+
 def _plain(key: str) -> bool:
     plain = not _secret_key(key) and (len(key) < 8 or _clean(key))
     if len(_plain_keys) < _MEMO_SIZE:
         _plain_keys[key] = plain
+        if plain:
+            _known_plain.add(key)
     return plain
 
 
@@ -1015,9 +1061,22 @@ def _learn(value: Any, key: str | None, found: Masker) -> None:  # noqa: C901, P
     """What :func:`_redact` learns about ``value``, without building its redacted copy.
     Leaves are handled in their container's loop: a log is mostly leaves, most of them
     recur, and most keys are plain (:func:`_plain`), so a pair whose key is plain and
-    whose value is short or remembered clean costs two dictionary look-ups."""
+    whose value is short or remembered clean costs two dictionary look-ups; a dict all
+    of whose keys are known plain (most of a log's: its records repeat their fields) is
+    read by its values alone."""
     memo, plain_keys = _memo, _plain_keys
     if isinstance(value, dict):
+        if _known_plain.issuperset(value):
+            for v in value.values():
+                kind = type(v)
+                if kind is str:
+                    if len(v) >= 8:
+                        hit = memo.get(v)
+                        if hit is None or hit[1]:
+                            _redact_text_noting(v, found)
+                elif kind is dict or kind is list or isinstance(v, (str, dict, list)):
+                    _learn(v, None, found)  # under a plain key: as under none
+            return
         for k, v in value.items():
             plain = plain_keys.get(k) if type(k) is str else False
             if plain is None:

@@ -17,12 +17,13 @@ from pathlib import Path
 from smllm.base import paths
 
 FILE_NAME = "index.sqlite3"
-SCHEMA_VERSION = 3  # 2: model.call text searchable; 3: sessions.harness
+SCHEMA_VERSION = 4  # 2: model.call text searchable; 3: sessions.harness; 4: records by jid
 BUSY_MS = 30_000
 
 SCHEMA = """
 CREATE TABLE journals (
-  path TEXT PRIMARY KEY,
+  jid INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
   session_id TEXT NOT NULL,
   stream TEXT NOT NULL,
   inode INTEGER NOT NULL DEFAULT 0,
@@ -48,8 +49,7 @@ CREATE INDEX sessions_started ON sessions (started_ms);
 CREATE INDEX sessions_last ON sessions (last_ms);
 CREATE INDEX sessions_folder ON sessions (folder);
 CREATE TABLE records (
-  session_id TEXT NOT NULL,
-  stream TEXT NOT NULL,
+  jid INTEGER NOT NULL,
   sequence INTEGER NOT NULL,
   recorded_at TEXT,
   recorded_ms INTEGER,
@@ -62,13 +62,11 @@ CREATE TABLE records (
   tool_use_id TEXT,
   authorization TEXT,
   terminal_sequence INTEGER,
-  PRIMARY KEY (session_id, stream, sequence)
+  PRIMARY KEY (jid, sequence)
 ) WITHOUT ROWID;
 CREATE INDEX records_time ON records (recorded_ms);
 CREATE INDEX records_kind ON records (kind, recorded_ms);
-CREATE INDEX records_stamp ON records (authorization) WHERE authorization IS NOT NULL;
-CREATE INDEX records_intent ON records (session_id, stream, tool_use_id)
-  WHERE kind = 'side_effect_intent';
+CREATE INDEX records_intent ON records (jid, tool_use_id) WHERE kind = 'side_effect_intent';
 CREATE TABLE ship_cursors (
   store TEXT NOT NULL,
   path TEXT NOT NULL,

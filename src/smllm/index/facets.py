@@ -38,6 +38,18 @@ def tool_name(value: object) -> str | None:
     """``tool:bash`` / ``Bash`` / ``NotebookEdit`` -> ``bash`` / ``bash`` / ``notebook_edit``."""
     if not isinstance(value, str) or not value:
         return None
+    name = _TOOL_NAMES.get(value)
+    if name is None:
+        name = _tool_name(value)
+        if len(_TOOL_NAMES) < 4096:  # a log names few tools, over and over
+            _TOOL_NAMES[value] = name
+    return name
+
+
+_TOOL_NAMES: dict[str, str] = {}
+
+
+def _tool_name(value: str) -> str:
     if value.startswith("tool:"):
         return value[5:]
     if value.startswith("mcp__"):
@@ -90,38 +102,49 @@ def _pt(rec: Record) -> str | None:
     return pt if isinstance(pt, str) else None
 
 
-def facets(rec: Record) -> Facets:  # noqa: PLR0911 - one return per kind
+def facets(rec: Record) -> Facets:
     """The facets of one parsed record."""
+    return Facets(*facet_values(rec))
+
+
+FacetValues = tuple[str | None, str | None, str | None, str | None, str | None, str | None,
+                    str | None]
+
+
+def facet_values(rec: Record) -> FacetValues:  # noqa: PLR0911 - one return per kind
+    """:func:`facets` as a plain tuple (the index reads every record of every journal
+    through here)."""
     kind, body = _kind_body(rec)
-    tid = _str(body.get("tool_use_id"))
+    tid = body.get("tool_use_id")
+    tid = tid if isinstance(tid, str) else None
     if kind == INTENT:
-        return Facets(kind, _tool_of(body), target(body.get("input")),
-                      _str(body.get("policy_decision")), _str(body.get("rule")), None, tid)
+        return (kind, _tool_of(body), target(body.get("input")),
+                _str(body.get("policy_decision")), _str(body.get("rule")), None, tid)
     if kind == TERMINAL:
-        return Facets(kind, _tool_of(body), None, _str(body.get("authorized_by")), None,
-                      _str(body.get("outcome")), tid)
+        return (kind, _tool_of(body), None, _str(body.get("authorized_by")), None,
+                _str(body.get("outcome")), tid)
     if kind == "tool_batch.effect.started":
-        return Facets(kind, _tool_of(body), None, None, None, None, tid)
+        return (kind, _tool_of(body), None, None, None, None, tid)
+    if kind == "model.call":  # what the model said: found by `smllm search --text`
+        text = body.get("text")
+        return (kind, None, text[:TEXT_LIMIT] if isinstance(text, str) and text else None,
+                None, None, None, None)
     if kind == "approval.review":
         action = body.get("action")
         act = action if isinstance(action, dict) else {}
-        return Facets(kind, _tool_of(act) or _tool_of(body), target(act.get("input")) or
-                      _str(act.get("summary")), None, _str(body.get("rule")), None, tid)
+        return (kind, _tool_of(act) or _tool_of(body), target(act.get("input")) or
+                _str(act.get("summary")), None, _str(body.get("rule")), None, tid)
     if kind == "decision_applied":
         source = body.get("decision_source")
         who = source.get("kind") if isinstance(source, dict) else source
         result = _str(body.get("policy_result"))
         stamp = f"{result}:{who}" if result and isinstance(who, str) else None
-        return Facets(kind, None, None, stamp, None, _str(body.get("decision")), tid)
+        return (kind, None, None, stamp, None, _str(body.get("decision")), tid)
     if kind == "session.end":
-        return Facets(kind, None, None, None, None, _str(body.get("exit_reason")), None)
-    if kind == "model.call":  # what the model said: found by `smllm search --text`
-        text = body.get("text")
-        return Facets(kind, None, text[:TEXT_LIMIT] if isinstance(text, str) and text else None,
-                      None, None, None, None)
+        return (kind, None, None, None, None, _str(body.get("exit_reason")), None)
     if kind == "approval_wait.effect.terminal":
-        return Facets(kind, None, None, None, None, _str(body.get("outcome")), tid)
-    return Facets(kind, None, None, None, None, None, None)
+        return (kind, None, None, None, None, _str(body.get("outcome")), tid)
+    return (kind, None, None, None, None, None, None)
 
 
 def effective(stamp: str | None, observed: str | None) -> str | None:

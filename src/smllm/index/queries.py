@@ -117,11 +117,12 @@ def search(db: sqlite3.Connection, f: Filters) -> list[Hit]:
     if f.until_ms is not None:
         w.add("r.recorded_ms < ?", f.until_ms)
     record_filters(w, f, "r.")
-    sql = ("SELECT r.session_id, r.stream, r.sequence, r.recorded_at, r.recorded_ms, r.kind, "  # noqa: S608 - the values are parameters
+    sql = ("SELECT j.session_id, j.stream, r.sequence, r.recorded_at, r.recorded_ms, r.kind, "  # noqa: S608 - the values are parameters
            "r.tool, r.text, r.decision, r.authorization, r.rule, r.outcome, "
-           "r.terminal_sequence, s.folder, s.journal FROM records r JOIN sessions s "
-           f"ON s.session_id = r.session_id{w.sql()} "
-           "ORDER BY r.recorded_ms DESC, r.session_id DESC, r.stream, r.sequence DESC")
+           "r.terminal_sequence, s.folder, s.journal FROM records r "
+           "JOIN journals j ON j.jid = r.jid JOIN sessions s "
+           f"ON s.session_id = j.session_id{w.sql()} "
+           "ORDER BY r.recorded_ms DESC, j.session_id DESC, j.stream, r.sequence DESC")
     if f.limit is not None:
         sql += f" LIMIT {int(f.limit)}"
     host, user = origin.host(), origin.user()

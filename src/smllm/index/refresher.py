@@ -10,6 +10,7 @@ one ``BEGIN IMMEDIATE`` transaction, in which each journal's position is read ag
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import time
@@ -25,7 +26,7 @@ from smllm.index.facets import (
     Summary,
     declared_hash,
     effective,
-    facets,
+    facet_values,
     lines_after,
 )
 from smllm.index.model import RefreshStats
@@ -33,18 +34,18 @@ from smllm.index.model import RefreshStats
 if TYPE_CHECKING:
     from smllm.base.shapes import Record
 
-CHUNK = 16 * 1024 * 1024
+CHUNK = 1 << 20  # bytes read at a time: more costs memory (16 MiB peaked at 100 MiB), not time
 FLUSH_ROWS = 20_000  # rows held before they are written (the transaction spans the refresh)
 MAIN = "main"
-_WRITTEN = object()  # appended to an open intent's row once it is in the database
 
 
 class _Journal:
-    __slots__ = ("inode", "last_hash", "last_sequence", "offset", "path", "session_id", "stream")
+    __slots__ = ("inode", "jid", "last_hash", "last_sequence", "offset", "path", "session_id",
+                 "stream")
 
     def __init__(self, path: str, session_id: str, stream: str, *, inode: int = 0,
-                 offset: int = 0,
-                 last_sequence: int = 0, last_hash: str | None = None) -> None:
+                 offset: int = 0, last_sequence: int = 0, last_hash: str | None = None,
+                 jid: int | None = None) -> None:
         self.path = path
         self.session_id = session_id
         self.stream = stream
@@ -52,6 +53,7 @@ class _Journal:
         self.offset = offset
         self.last_sequence = last_sequence
         self.last_hash = last_hash
+        self.jid = jid  # its row in ``journals`` (the key of its records); None: none yet
 
 
 def _positions(db: sqlite3.Connection) -> list[tuple[str, str, str, int, int]]:
@@ -62,8 +64,9 @@ def _positions(db: sqlite3.Connection) -> list[tuple[str, str, str, int, int]]:
 
 def _known(db: sqlite3.Connection) -> dict[str, _Journal]:
     return {r[0]: _Journal(r[0], r[1], r[2], inode=r[3], offset=r[4], last_sequence=r[5],
-                           last_hash=r[6]) for r in db.execute(
-        "SELECT path, session_id, stream, inode, offset, last_sequence, last_hash FROM journals")}
+                           last_hash=r[6], jid=r[7]) for r in db.execute(
+        "SELECT path, session_id, stream, inode, offset, last_sequence, last_hash, jid "
+        "FROM journals")}
 
 
 def _new_sessions(ids: set[str]) -> list[_Journal]:
@@ -117,12 +120,17 @@ def refresh(db: sqlite3.Connection, *, rebuild: bool = False) -> RefreshStats:
     if not work and not gone:
         return stats.done(t0)
     db.execute("BEGIN IMMEDIATE")
+    collecting = gc.isenabled()
+    gc.disable()  # the records read make no cycles: the collector would only rescan rows
     try:
         _update(db, work, gone, stats)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
+    finally:
+        if collecting:
+            gc.enable()
     return stats.done(t0)
 
 
@@ -160,10 +168,22 @@ class _Stats:
 
 
 def _forget(db: sqlite3.Connection, j: _Journal) -> None:
-    db.execute("DELETE FROM journals WHERE path = ?", (j.path,))
-    db.execute("DELETE FROM records WHERE session_id = ? AND stream = ?", (j.session_id, j.stream))
+    row = db.execute("SELECT jid FROM journals WHERE path = ?", (j.path,)).fetchone()
+    if row is not None:
+        db.execute("DELETE FROM records WHERE jid = ?", (row[0],))
+        db.execute("DELETE FROM journals WHERE jid = ?", (row[0],))
+    j.jid = None
     if j.stream == MAIN:
         db.execute("DELETE FROM sessions WHERE session_id = ?", (j.session_id,))
+
+
+def _register(db: sqlite3.Connection, j: _Journal) -> int:
+    """The journal's row in ``journals`` (made now if it has none): its ``jid``."""
+    if j.jid is None:
+        cur = db.execute("INSERT INTO journals (path, session_id, stream) VALUES (?, ?, ?)",
+                         (j.path, j.session_id, j.stream))
+        j.jid = int(cur.lastrowid or 0)
+    return j.jid
 
 
 def _reset(db: sqlite3.Connection, j: _Journal) -> None:
@@ -207,9 +227,8 @@ def _index(db: sqlite3.Connection, j: _Journal, known: dict[str, _Journal],
     stats.read += 1
     stats.records += reader.added
     db.execute(
-        "INSERT OR REPLACE INTO journals (path, session_id, stream, inode, offset, last_sequence,"
-        " last_hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (j.path, j.session_id, j.stream, j.inode, j.offset, j.last_sequence, j.last_hash))
+        "UPDATE journals SET inode = ?, offset = ?, last_sequence = ?, last_hash = ? "
+        "WHERE jid = ?", (j.inode, j.offset, j.last_sequence, j.last_hash, _register(db, j)))
     known[j.path] = j
     reader.save_summary()
     return [c for c in reader.children if c.path not in known]
@@ -221,14 +240,17 @@ class _Reader:
     def __init__(self, db: sqlite3.Connection, j: _Journal) -> None:
         self.db = db
         self.j = j
+        self.jid = _register(db, j)
         self.summary = _summary(db, j)
         self.added = 0
         self.children: list[_Journal] = []
         # tool_use_id -> the row of its intent while its effect is open (state per open
         # effect: closed ones are dropped); a row already written is updated by its key
         self.intents: dict[str, list[Any]] = {}
-        self.day: str | None = None  # the date part of the last recorded_at, and its ms
-        self.day_ms: int | None = None
+        self.written: set[str] = set()  # the open intents whose rows a flush wrote
+        self.seconds: dict[str, int | None] = {}  # "YYYY-MM-DDTHH:MM:SS" -> its ms
+        self.add = self.summary.add if self.summary is not None else None
+        self.spawns = j.stream == MAIN  # subagent.started names a subagent's journal
         self.from_start = j.offset == 0  # nothing of this journal is indexed before it
         self.last_raw: bytes | None = None  # the last record read
 
@@ -237,52 +259,68 @@ class _Reader:
         indexed so far."""
         j = self.j
         rows: list[list[Any]] = []
+        record = self.record
+        last_raw: bytes | None = None
+        last: Record | None = None
+        offset = j.offset
         for line in lines_after(fh, j.offset, j.last_hash, CHUNK):
             if line is None:
                 return False
-            j.offset, raw, rec = line
+            offset, raw, rec = line
             if rec is not None:
-                self.record(rec, raw, rows)
+                record(rec, rows)
+                last_raw, last = raw, rec
                 if len(rows) >= FLUSH_ROWS:
                     self.flush(rows)
+        j.offset = offset
         self.flush(rows)
-        if self.last_raw is not None:  # the cursor: the hash the last record declares
-            j.last_hash = declared_hash(self.last_raw)
+        if last_raw is not None and last is not None:  # the cursor: the hash it declares
+            self.last_raw = last_raw
+            j.last_sequence = int(last["sequence"])
+            j.last_hash = declared_hash(last_raw)
         return True
 
-    def record(self, rec: Record, raw: bytes, rows: list[list[Any]]) -> None:
-        j = self.j
-        f = facets(rec)
+    def record(self, rec: Record, rows: list[list[Any]]) -> None:
+        kind, tool, text, decision, rule, outcome, tid = facet_values(rec)
         at = rec.get("recorded_at")
         at = at if isinstance(at, str) else None
         ms = self.ms(at)
-        row = [j.session_id, j.stream, rec["sequence"], at, ms, f.kind, f.tool,
-               f.text, f.decision, f.rule, f.outcome, f.tool_use_id,
-               f.decision if f.kind == INTENT else None, None]
-        if f.kind == TERMINAL and f.tool_use_id:
-            self.close_effect(rows, f.tool_use_id, f.decision, f.outcome, rec["sequence"])
+        sequence = rec["sequence"]
+        row = [self.jid, sequence, at, ms, kind, tool, text, decision, rule, outcome, tid,
+               decision if kind == INTENT else None, None]
+        if tid and kind == TERMINAL:
+            self.close_effect(rows, tid, decision, outcome, sequence)
         rows.append(row)
-        if f.kind == INTENT and f.tool_use_id:
-            self.intents[f.tool_use_id] = row
-        j.last_sequence = int(rec["sequence"])
-        self.last_raw = raw
-        if self.summary is not None:
-            self.summary.add(rec, f.kind, at, ms)
-        if f.kind == "subagent.started" and j.stream == MAIN:
+        if tid and kind == INTENT:
+            self.intents[tid] = row
+            self.written.discard(tid)  # a new intent of the same id: not written yet
+        if self.add is not None:
+            self.add(rec, kind, at, ms)
+        if kind == "subagent.started" and self.spawns:
             self.child(rec)
 
     def ms(self, at: str | None) -> int | None:
-        """``parse_iso_ms(at)``, the day's part computed once per day (the records of a log
+        """``parse_iso_ms(at)``, each second's part computed once (the records of a log
         share it)."""
         if at is None or len(at) < 23 or at[19] != "." or not at.endswith("Z"):
             return parse_iso_ms(at)
-        if at[:11] != self.day:
-            self.day, self.day_ms = at[:11], parse_iso_ms(at[:11] + "00:00:00.000Z")
-        if self.day_ms is None:
+        second = at[:19]
+        base = self.seconds.get(second, -1)  # -1: not seen (a second's ms divide by 1000)
+        if base == -1:
+            day = parse_iso_ms(at[:11] + "00:00:00.000Z")
+            try:
+                base = None if day is None else (
+                    day + int(at[11:13]) * 3_600_000 + int(at[14:16]) * 60_000
+                    + int(at[17:19]) * 1000)
+            except ValueError:
+                base = None
+            if len(self.seconds) >= 4096:
+                self.seconds.clear()
+            self.seconds[second] = base
+        if base is None:
             return None
         try:
-            return (self.day_ms + int(at[11:13]) * 3_600_000 + int(at[14:16]) * 60_000
-                    + int(at[17:19]) * 1000 + int(at[20:23]))
+            return base + int(at[20:23])
         except ValueError:
             return None
 
@@ -290,15 +328,15 @@ class _Reader:
                      outcome: str | None, sequence: int) -> None:
         row = self.intents.pop(tid, None)
         if row is not None:
-            row[12] = effective(row[8], observed)
-            row[10], row[13] = outcome, sequence
-            if row[-1] is not _WRITTEN:
+            row[11] = effective(row[7], observed)
+            row[9], row[12] = outcome, sequence
+            if tid not in self.written:
                 return
+            self.written.discard(tid)
             # written by an earlier flush of this read: update it by its primary key
             self.db.execute(
                 "UPDATE records SET authorization = ?, outcome = ?, terminal_sequence = ? "
-                "WHERE session_id = ? AND stream = ? AND sequence = ?",
-                (row[12], outcome, sequence, row[0], row[1], row[2]))
+                "WHERE jid = ? AND sequence = ?", (row[11], outcome, sequence, row[0], row[1]))
             return
         if self.from_start:
             return  # its intent is not in the log before it (or was closed already)
@@ -306,20 +344,18 @@ class _Reader:
         self.db.execute(
             "UPDATE records INDEXED BY records_intent SET authorization = CASE WHEN decision "
             "LIKE 'defer:%' OR decision LIKE 'ask:%' THEN coalesce(?, decision) ELSE decision "
-            "END, outcome = ?, terminal_sequence = ? WHERE session_id = ? AND stream = ? "
-            "AND tool_use_id = ? AND kind = 'side_effect_intent'",  # a literal: see the index
-            (observed, outcome, sequence, self.j.session_id, self.j.stream, tid))
+            "END, outcome = ?, terminal_sequence = ? WHERE jid = ? AND tool_use_id = ? "
+            "AND kind = 'side_effect_intent'",  # a literal: see the index
+            (observed, outcome, sequence, self.jid, tid))
 
     def flush(self, rows: list[list[Any]]) -> None:
         if rows:
             self.db.executemany(
-                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (r[:14] for r in rows))
+                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows)
             self.added += len(rows)
             rows.clear()
-            for row in self.intents.values():  # still open: mark them written
-                if len(row) == 14:
-                    row.append(_WRITTEN)
+            self.written.update(self.intents)  # still open: written now
 
     def child(self, rec: Record) -> None:
         body = journal.body_of(rec)
