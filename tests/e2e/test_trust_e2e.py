@@ -195,12 +195,28 @@ def test_without_the_sandbox_the_gate_denies_what_it_sees(claude: Harness,
     assert "warn   sandbox: off, so the trust boundary is advisory only" in doctor.stdout
 
 
-def test_transcripts_and_the_key_are_unreadable_from_the_sandbox(claude: Harness) -> None:
-    """Policy in yolo mode (the gate approves every read), the agent's commands try to read
-    Claude Code's transcripts and smllm's journal key: each fails in the sandbox and no
-    secret reaches the model. A file of the project reads as usual (the sandbox is not
-    failing everything), and so does another session's journal: journals stay readable,
-    so that the agent's `smllm ledger --last` works (docs/security.md says why)."""
+#: a sandboxed background process that, for 20 seconds, takes a shared lock on every file
+#: of smllm's folder it can open (each held 40 s) and stops or kills every smllm hook it
+#: can see; attack.log says what it held, seen.log what it saw
+ATTACKER = (
+    "end=$((SECONDS+20)); : > attack.log; : > seen.log; "
+    "while [ $SECONDS -lt $end ]; do "
+    "for f in $(find {home} 2>/dev/null); do "
+    "flock -n -s \"$f\" -c \"echo held $f >> attack.log; sleep 40\" 2>/dev/null & done; "
+    "pgrep -fa 'smllm-hoo[k]' >> seen.log; "
+    "pkill -STOP -f 'smllm-hoo[k]'; pkill -KILL -f 'smllm-hoo[k]'; sleep 0.3; done")
+
+
+def test_the_sandbox_hides_every_journal_and_the_agent_still_reads_its_own(
+        claude: Harness) -> None:
+    """Issue 19 acceptances 3 and 4 (and issue 20's 5), in one sandboxed session, policy in
+    yolo mode (the gate approves every read). A background process of the agent holds a
+    lock on every file of smllm's folder it can open and signals every smllm hook it can
+    see: it opens no lock file and no journal, sees no hook, and every later call is
+    journaled. The agent's commands cannot read another project's journal, Claude Code's
+    transcripts or smllm's key (no secret reaches the model; a project file reads as
+    usual), yet `smllm ledger --last`, `smllm verify` and `smllm export --last --out` show
+    it the session it runs in (smllm's hook runs them), and verify passes afterwards."""
     smllm_dir = claude.project / ".smllm"
     smllm_dir.mkdir()
     (smllm_dir / "policy.toml").write_text(POLICY)
@@ -214,15 +230,30 @@ def test_transcripts_and_the_key_are_unreadable_from_the_sandbox(claude: Harness
     claude.install_smllm()
     claude.write_settings({"model": "sonnet"}, which="user")
     key_file = claude.smllm_home / "key" / "journal.key"
+    attacker = ATTACKER.format(home=claude.smllm_home)
     reads = [f"cat {other / 'session.jsonl'}", f"cat {transcripts / 't.jsonl'}",
              f"cat {key_file}", f"grep -rh SECRET {claude.smllm_home} {claude.home / '.claude'}",
              f"cat {claude.project / 'notes.txt'}"]
-    run = _attack(claude, reads)
+    own = ["smllm ledger --last --plain", "smllm verify", "smllm export --last --out t.json"]
+    script = [{"tool_use": {"name": "Bash", "input": {"command": "echo before-the-attack"}}},
+              {"tool_use": {"name": "Bash", "input": {"command": attacker,
+                                                      "run_in_background": True}}},
+              *({"tool_use": {"name": "Bash", "input": {"command": c}}}
+                for c in ["sleep 3", *reads, *own, "sleep 2"]),
+              {"text": "done"}]
+    run = claude.run("read", script=script, permission_mode="bypass", timeout=300)
+    assert 0 == run.returncode, run.describe()
+    held = (claude.project / "attack.log").read_text().split()
+    # what the sandbox hides is an empty folder there (a lock on it locks nothing of smllm's)
+    hidden = [f"{claude.smllm_home / d}/" for d in ("locks", "sessions", "key")]
+    assert [] == [f for f in held if f.startswith(tuple(hidden))], held
+    assert held, "the attacker held no lock at all: it did not run"
+    assert "" == (claude.project / "seen.log").read_text()
     key = key_file.read_text().strip()  # written by the hooks, outside the sandbox
     assert 64 == len(key)
     seen = {s: run.model_saw(s) for s in ("OTHER-PROJECT-SECRET-4b2", "TRANSCRIPT-SECRET-9c3",
                                            key, "PROJECT-VISIBLE-7d1")}
-    assert {"OTHER-PROJECT-SECRET-4b2": True, "TRANSCRIPT-SECRET-9c3": False, key: False,
+    assert {"OTHER-PROJECT-SECRET-4b2": False, "TRANSCRIPT-SECRET-9c3": False, key: False,
             "PROJECT-VISIBLE-7d1": True} == seen, run.describe()
     decisions, outcomes = {}, {}
     for rec in run.journal():
@@ -232,13 +263,22 @@ def test_transcripts_and_the_key_are_unreadable_from_the_sandbox(claude: Harness
                                               body["policy_decision"].split(":")[0])
         if rec.get("payload_type") == "tool_batch.effect.terminal":
             outcomes[rec["payload"]["record"]["tool_use_id"]] = rec["payload"]["record"]["outcome"]
-    # each read ran (the gate allowed it) and failed in the sandbox, but the project's own
-    # file and the journal; grep's status is not compared: it may match its own command line
-    readable = ("notes.txt", "session.jsonl")
-    assert sorted((c, "allow", "succeeded" if c.endswith(readable) else "failed")
-                  for c in reads) == \
-        sorted((c, d, outcomes.get(t) if not c.startswith("grep") else "failed")
-               for t, (c, d) in decisions.items())
+    # every call has its intent and its outcome, the attack notwithstanding: each read ran
+    # (the gate allowed it) and failed in the sandbox, but the project's own file; grep's
+    # status is not compared (it may match its own command line)
+    journaled = {c: (d, outcomes.get(t) if not c.startswith("grep") else "failed")
+                 for t, (c, d) in decisions.items()}
+    assert {**{c: ("allow", "failed") for c in reads[:4]},
+            reads[4]: ("allow", "succeeded"),
+            **{c: ("allow", "succeeded") for c in own}} == \
+        {c: journaled.get(c) for c in [*reads, *own]}, journaled
+    results = {b["tool_use_id"]: json.dumps(b.get("content")) for b in run.tool_results()}
+    by_command = {c: results.get(t, "") for t, (c, _) in decisions.items()}
+    assert ("before-the-attack" in by_command[own[0]], run.session_id in by_command[own[1]],
+            str(claude.project / "t.json") in by_command[own[2]]) == (True, True, True), \
+        by_command
+    exported = json.loads((claude.project / "t.json").read_text())
+    assert run.session_id == exported["sessions"][0]["session_id"]
     verify = claude.smllm("verify", run.session_id)
     assert (0, "ok") == (verify.returncode, verify.stdout[:2]), verify.stdout
 

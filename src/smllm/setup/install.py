@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import smllm
-from smllm.base import paths
+from smllm.base import paths, protected
 from smllm.base.errors import InstallError, UsageError
 from smllm.hooks import GATING, INSTALLED
 from smllm.setup import firing, sandbox, settings
@@ -327,9 +327,8 @@ def locked(target: Target, *, dry_run: bool = False) -> Iterator[None]:
 
     folder = str(target.path.parent.absolute())
     key = hashlib.sha256(folder.encode()).hexdigest()[:32]
-    lock_dir = paths.state_dir() / "installs"
-    paths.ensure_private_tree(lock_dir, paths.state_dir())
-    lock = filelock.FileLock(str(lock_dir / f"{key}.lock"), timeout=LOCK_TIMEOUT)
+    # in smllm's locks folder, which no sandboxed process can open (and so hold)
+    lock = filelock.FileLock(paths.lock_path(f"install-{key}.lock"), timeout=LOCK_TIMEOUT)
     try:
         with lock:
             yield
@@ -640,9 +639,16 @@ def diff(plan: Plan) -> str:
 
 def apply(plan: Plan) -> None:
     """Carry out a plan (and its companion's): atomic writes, only of bytes that change,
-    and the records."""
+    and the records. An install also creates the folders of smllm's that the sandbox hides
+    (:func:`smllm.base.protected.hidden_folders`), so that they are hidden from the first
+    sandboxed command on."""
     for p in plan.plans:
         _apply_one(p)
+    if plan.action == "install":
+        for folder in protected.hidden_folders():
+            root = paths.state_root() if folder.startswith(paths.state_root()) \
+                else paths.data_root()
+            paths.ensure_private_tree(folder, root)
 
 
 def _apply_one(plan: Plan) -> None:
