@@ -122,6 +122,19 @@ def test_managed_settings_that_admit_only_managed_hooks(tmp_path: Path,
     assert {("allowManagedHooksOnly", "error"), ("mcpServers", "warn")} == found
 
 
+def test_smllms_hooks_running_a_program_in_the_project(tmp_path: Path,
+                                                       env: dict[str, str]) -> None:
+    """A repository whose settings point smllm's hooks at a program in the project (which
+    the agent can rewrite): an error; smllm's own install is not named."""
+    project = tmp_path / "proj"
+    (project / ".claude").mkdir(parents=True)
+    hook = {"type": "command", "command": f"{project}/venv/bin/smllm-hook PreToolUse"}
+    (project / ".claude" / "settings.json").write_text(json.dumps(
+        {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [hook]}]}}))
+    found = [(h.key, h.severity) for h in hostile.scan(project)]
+    assert [("hooks", "error")] == found
+
+
 def test_smllms_own_sandbox_is_not_named(tmp_path: Path, env: dict[str, str]) -> None:
     """The sandbox smllm wrote (its excludedCommands included) is not a hostile setting."""
     project = tmp_path / "proj"

@@ -18,7 +18,8 @@ What is looked for (:class:`Hostile`, ``error`` when smllm is off or the sandbox
   smllm's own, ``enableWeakerNestedSandbox`` (the host's ``/proc`` in the sandbox);
 * other hooks, in every file: they run beside smllm's, in parallel and outside the
   sandbox, and a PreToolUse hook's ``updatedInput`` replaces a call's input after smllm
-  decided on it;
+  decided on it; and smllm's own hooks when the program they run lies in the project (the
+  agent could rewrite it);
 * ``permissions.defaultMode: bypassPermissions``: Claude Code asks nobody, smllm's gate is
   the only check;
 * in a project's files (what a repository ships): ``env`` entries that set smllm's own
@@ -115,6 +116,7 @@ def scan(project: Path) -> list[Hostile]:
         out += _switches(path, data, scope, managed_hooks)
         out += _sandbox(path, data)
         out += _other_hooks(path, data)
+        out += _own_hooks_in_project(path, data, project)
         out += _plugins(path, data)
         if scope in ("project", "local"):
             out += _env(path, data, project)
@@ -192,6 +194,30 @@ def _other_hooks(path: Path, data: dict[str, Any]) -> list[Hostile]:
                            f"{runs} runs beside smllm's hook, outside the sandbox{after}",
                            "remove it unless you trust it"))
     return out
+
+
+def _own_hooks_in_project(path: Path, data: dict[str, Any], project: Path) -> list[Hostile]:
+    """smllm's hooks (by their command's form) whose program lies in the project, where the
+    agent can rewrite it: a repository shipping settings that point there."""
+    inside = str(project.absolute()) + os.sep
+    programs = sorted({w for hooks in install.owned(data).values() for h in hooks
+                       if (w := _program(str(h.get("command", "")))).startswith(inside)})
+    return [Hostile(path, "hooks", "error",
+                    f"smllm's hooks run {program}, inside the project, where the agent can "
+                    "rewrite it to run anything outside the sandbox",
+                    "run `smllm install` from smllm's own environment, outside the project")
+            for program in programs]
+
+
+def _program(command: str) -> str:
+    """The first word of a hook command (the program it runs)."""
+    import shlex  # noqa: PLC0415 - install and doctor only
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return ""
+    return os.path.abspath(words[0]) if words else ""
 
 
 def _plugins(path: Path, data: dict[str, Any]) -> list[Hostile]:
