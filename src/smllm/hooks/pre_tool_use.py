@@ -157,12 +157,21 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     return claude.pre_tool_use(verdict.decision, verdict.reason)
 
 
-def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
-    """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
-    (:mod:`smllm.harness.codex_fire`), else None."""
+def _smllm_command(call: ToolCall, verdict: gate.Verdict) -> str | None:
+    """The command line of a Bash call that names ``smllm`` and that the gate lets run (a
+    candidate for a command smllm runs from this hook), else None."""
     command = call.command
     if call.tool != "Bash" or verdict.decision not in ("allow", "abstain") \
             or command is None or "smllm" not in command:
+        return None
+    return command
+
+
+def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
+    """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
+    (:mod:`smllm.harness.codex_fire`), else None."""
+    command = _smllm_command(call, verdict)
+    if command is None:
         return None
     from smllm.harness import codex_fire  # noqa: PLC0415 - a Bash call naming smllm only
 
@@ -173,9 +182,8 @@ def _journal_command(call: ToolCall, verdict: gate.Verdict) -> journal_commands.
     """Claude Code: the plain ``smllm ledger``/``export``/``verify`` of the agent's own
     session this call is, when the gate lets it run
     (:mod:`smllm.harness.journal_commands`), else None."""
-    command = call.command
-    if call.tool != "Bash" or verdict.decision not in ("allow", "abstain") \
-            or command is None or "smllm" not in command:
+    command = _smllm_command(call, verdict)
+    if command is None:
         return None
     from smllm.harness import journal_commands  # noqa: PLC0415 - a Bash call naming smllm only
 
