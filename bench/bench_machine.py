@@ -77,9 +77,9 @@ def main() -> int:
             # the same without the script's shebang indirection
             "python -c main() fire": ([py, "-c", "from smllm.cli import main; main()", "fire",
                                        "--session", key, "yield"], None),
-            "Stop hook (as installed)": ([*installed_hook_argv(), "Stop"], stop),
+            "Stop hook (as installed)": (installed_hook_argv("Stop"), stop),
             # the same hook outside any project with machines: the journal's share of the time
-            "Stop hook, no machines (journal only)": ([*installed_hook_argv(), "Stop"], unbound),
+            "Stop hook, no machines (journal only)": (installed_hook_argv("Stop"), unbound),
         }
         times: dict[str, list[float]] = {name: [] for name in cases}
         for cmd, stdin in cases.values():  # warm up: compile .pyc, fill the machine cache
