@@ -265,7 +265,8 @@ def test_the_sandbox_hides_every_journal_and_the_agent_still_reads_its_own(
     yolo mode (the gate approves every read). A background process of the agent holds a
     lock on every file of smllm's folder it can open and signals every smllm hook it can
     see: it opens no lock file and no journal, sees no hook, and every later call is
-    journaled. The agent's commands cannot read another project's journal, Claude Code's
+    journaled. The agent's commands (and Claude Code's Read tool, which the sandbox does not
+    hold: the gate denies it) cannot read another project's journal, Claude Code's
     transcripts or smllm's key (no secret reaches the model; a project file reads as
     usual), yet `smllm ledger --last`, `smllm verify` and `smllm export --last --out` show
     it the session it runs in (smllm's hook runs them), and verify passes afterwards."""
@@ -293,6 +294,7 @@ def test_the_sandbox_hides_every_journal_and_the_agent_still_reads_its_own(
                                                       "run_in_background": True}}},
               *({"tool_use": {"name": "Bash", "input": {"command": c}}}
                 for c in ["sleep 3", *reads, *own, "sleep 2"]),
+              {"tool_use": {"name": "Read", "input": {"file_path": str(other / "session.jsonl")}}},
               {"text": "done"}]
     run = claude.run("read", script=script, permission_mode="bypass", timeout=300)
     assert 0 == run.returncode, run.describe()
@@ -312,7 +314,7 @@ def test_the_sandbox_hides_every_journal_and_the_agent_still_reads_its_own(
     for rec in run.journal():
         body = (rec.get("payload") or {}).get("event") or {}
         if body.get("kind") == "side_effect_intent":
-            decisions[body["tool_use_id"]] = (body["input"]["command"],
+            decisions[body["tool_use_id"]] = (body["input"].get("command"),
                                               body["policy_decision"].split(":")[0])
         if rec.get("payload_type") == "tool_batch.effect.terminal":
             outcomes[rec["payload"]["record"]["tool_use_id"]] = rec["payload"]["record"]["outcome"]
@@ -320,7 +322,9 @@ def test_the_sandbox_hides_every_journal_and_the_agent_still_reads_its_own(
     # (the gate allowed it) and failed in the sandbox, but the project's own file; grep's
     # status is not compared (it may match its own command line)
     journaled = {c: (d, outcomes.get(t) if not c.startswith("grep") else "failed")
-                 for t, (c, d) in decisions.items()}
+                 for t, (c, d) in decisions.items() if c is not None}
+    # Claude Code's Read tool runs outside the sandbox: the gate denies it the journal
+    assert ["deny"] == [d for c, d in decisions.values() if c is None]
     assert {**{c: ("allow", "failed") for c in reads[:4]},
             reads[4]: ("allow", "succeeded"),
             **{c: ("allow", "succeeded") for c in own}} == \
