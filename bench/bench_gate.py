@@ -68,23 +68,23 @@ def hooks(runs: int) -> None:
         # PYTHONDONTWRITEBYTECODE, which would recompile every edited module on each run)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         py = sys.executable
-        hook = installed_hook_argv()  # exactly as `smllm install` writes the hooks
+        hook = installed_hook_argv  # exactly as `smllm install` writes the hooks
         command = "git status && ls -la src | grep -v '^d' > /dev/null; python3 check_costs.py"
         cases = {
             "bare": (baseline_argv(), lambda i: b""),
             "site": ([py, "-c", "pass"], lambda i: b""),
             "post": (
-                [*hook, "PostToolUse"],
+                hook("PostToolUse"),
                 lambda i: _payload(
                     "bench", str(proj), i, "Read", {"file_path": "x"}, "PostToolUse"
                 ),
             ),
             "bash": (
-                [*hook, "PreToolUse"],
+                hook("PreToolUse"),
                 lambda i: _payload("bench", str(proj), i, "Bash", {"command": command}),
             ),
             "read": (
-                [*hook, "PreToolUse"],
+                hook("PreToolUse"),
                 lambda i: _payload(
                     "bench", str(proj), i, "Read", {"file_path": str(proj / "README.md")}
                 ),

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -59,7 +60,7 @@ def payloads(cwd: str, transcript: str) -> dict[str, dict[str, object]]:
     }
 
 
-def codex_cases(cwd: str, hook: list[str], transcript: str
+def codex_cases(cwd: str, hook: Callable[..., list[str]], transcript: str
                 ) -> dict[str, tuple[list[str], bytes]]:
     """Codex's hooks (``EVENT --harness codex``) beside Claude Code's: a shell call each
     way, a patch, and what PostToolUse and Stop cost with Codex's rollout file."""
@@ -75,7 +76,7 @@ def codex_cases(cwd: str, hook: list[str], transcript: str
     patch = {"tool_name": "apply_patch", "tool_use_id": "c2", "tool_input": {
         "command": "*** Begin Patch\n*** Add File: notes.md\n+hi\n*** End Patch\n"}}
     out: dict[str, tuple[list[str], bytes]] = {
-        "PreToolUse Bash (Claude Code)": ([*hook, "PreToolUse"], json.dumps(
+        "PreToolUse Bash (Claude Code)": (hook("PreToolUse"), json.dumps(
             {**common, "session_id": "b3e1c2d4-0000-4000-8000-00000000ba54",
              "transcript_path": transcript, "permission_mode": "default",
              "hook_event_name": "PreToolUse", **shell, "tool_use_id": "t1"}).encode())}
@@ -85,7 +86,7 @@ def codex_cases(cwd: str, hook: list[str], transcript: str
             ("PostToolUse (Codex)", "PostToolUse", {**shell, "tool_response": "ok\n"}),
             ("Stop (Codex)", "Stop", {"stop_hook_active": False})):
         body = {**common, "hook_event_name": event, **payload}
-        out[name] = ([*hook, event, "--harness", "codex"], json.dumps(body).encode())
+        out[name] = (hook(event, "--harness", "codex"), json.dumps(body).encode())
     return out
 
 
@@ -142,9 +143,9 @@ def bench_latency(rounds: int, home: str) -> bool:
             "usage": {"input_tokens": 10, "output_tokens": 5}}}) + "\n")
     base_name = baseline_label()
     cases = {base_name: (baseline_argv(), b"")}
-    hook = installed_hook_argv()
+    hook = installed_hook_argv
     for event, payload in payloads(cwd, transcript).items():
-        cases[event] = ([*hook, event], json.dumps(payload).encode())
+        cases[event] = (hook(event), json.dumps(payload).encode())
     for name, (argv, stdin) in codex_cases(cwd, hook, transcript).items():
         cases[name] = (argv, stdin)
     env["COPILOT_HOME"] = os.path.join(cwd, ".copilot-home")

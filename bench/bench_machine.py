@@ -139,9 +139,9 @@ def main() -> int:
             # the same without the script's shebang indirection
             "python -c main() fire": ([py, "-c", "from smllm.cli import main; main()", "fire",
                                        "--session", key, "yield"], None),
-            "Stop hook (as installed)": ([*installed_hook_argv(), "Stop"], stop),
+            "Stop hook (as installed)": (installed_hook_argv("Stop"), stop),
             # the same hook outside any project with machines: the journal's share of the time
-            "Stop hook, no machines (journal only)": ([*installed_hook_argv(), "Stop"], unbound),
+            "Stop hook, no machines (journal only)": (installed_hook_argv("Stop"), unbound),
         }
         where = {name: (env, project) for name in cases}
         guarded: dict[str, tuple[Path, dict[str, str]]] = {}

@@ -221,13 +221,13 @@ def hooks_with_store_down(root: Path, url: str, rounds: int) -> dict[str, float]
     from measure import run_once
 
     home = root / "hooks"
-    argv = installed_hook_argv()
+    argv = installed_hook_argv  # EVENT -> the argv `smllm install` writes
     sid = "b3e1c2d4-0000-4000-8000-00000000beef"
     common = {"session_id": sid, "transcript_path": str(root / "none.jsonl"), "cwd": str(root)}
     start = json.dumps({**common, "hook_event_name": "SessionStart", "source": "startup"})
     base_env = {**os.environ, "SMLLM_HOME": str(home)}
     base_env.pop("SMLLM_STORE_URL", None)
-    subprocess.run([*argv, "SessionStart"], input=start.encode(), env=base_env, check=True,
+    subprocess.run(argv("SessionStart"), input=start.encode(), env=base_env, check=True,
                    capture_output=True)
     down = {**base_env, "SMLLM_STORE_URL": f"postgresql://nobody@/x?host={root}/no-server"}
     up = {**base_env, "SMLLM_STORE_URL": url}
@@ -240,7 +240,7 @@ def hooks_with_store_down(root: Path, url: str, rounds: int) -> dict[str, float]
             turn = r % len(cases)  # each case takes each place in the order as often
             for name, env in cases[turn:] + cases[:turn]:
                 _shipper_idle(home)
-                wall, rc = run_once([*argv, event], payload, env=env)
+                wall, rc = run_once(argv(event), payload, env=env)
                 if rc != 0:
                     raise SystemExit(f"{event} exited {rc}")
                 samples.setdefault(f"{event} {name}", []).append(wall)

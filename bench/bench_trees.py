@@ -65,7 +65,7 @@ if plan is not None:
     exe = plan(python, flags)
     if exe is not None:
         install.write_executable(*exe)
-print(json.dumps([shlex.split(install.hook_command("", python, flags)), python, flags]))
+print(json.dumps([shlex.split(install.hook_command("EVENT", python, flags)), python, flags]))
 """
 
 #: run by each tree's own interpreter: arm the tripwire on the project, as `smllm install`
@@ -177,7 +177,8 @@ def run_round(trees: list[Tree], i: int, keep: bool) -> None:
             tree.samples["baseline"].append(t)
     for label, event, tool in STEPS:
         for tree in order:
-            t = cpu_seconds([*tree.hook, event], _payload(tree, event, tool, i), tree.env,
+            argv = [event if w == "EVENT" else w for w in tree.hook]  # as installed
+            t = cpu_seconds(argv, _payload(tree, event, tool, i), tree.env,
                             str(tree.project))
             if keep:
                 tree.samples[label].append(t)
@@ -238,7 +239,7 @@ def main() -> int:
         trees = [_prepare(name, Path(path).resolve(), scratch / f"t{n}")
                  for n, (name, path) in enumerate(specs)]
         for t in trees:
-            print(f"{t.name}: {t.root} (git {_head(t.root)}): {' '.join(t.hook)} EVENT")
+            print(f"{t.name}: {t.root} (git {_head(t.root)}): {' '.join(t.hook)}")
         for i in range(args.warmup):  # bytecode, the compiled policy cache, the journal
             run_round(trees, i, keep=False)
         for i in range(args.warmup, args.warmup + args.rounds):

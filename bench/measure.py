@@ -58,15 +58,18 @@ def hook_interpreter() -> tuple[str, list[str]]:
     return install.interpreter()
 
 
-def installed_hook_argv() -> list[str]:
-    """The argv of a hook as ``smllm install`` writes it, without its EVENT."""
+def installed_hook_argv(event: str, *between: str) -> list[str]:
+    """The argv of ``event``'s hook as ``smllm install`` writes it (``between``: words
+    after the event, such as ``--harness codex``; the pinned ``--home`` stays last)."""
     from smllm.setup import install
 
     python, flags = install.interpreter()
     exe = install.executable_plan(python, flags)
     if exe is not None:  # the short command runs an executable an install writes
         install.write_executable(*exe)
-    return shlex.split(install.hook_command("", python, flags))
+    words = shlex.split(install.hook_command("EVENT", python, flags))
+    at = words.index("EVENT")
+    return [*words[:at], event, *between, *words[at + 1:]]
 
 
 def baseline_argv() -> list[str]:

@@ -8,13 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from helpers import allow_test_knobs
+
 REAL_HOME = Path.home()
 
 
 @pytest.fixture(autouse=True)
-def smllm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point SMLLM_HOME at a fresh folder and clear the reproducibility knobs."""
-    home = tmp_path / "smllm-home"
+def smllm_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point SMLLM_HOME at a fresh folder and clear the reproducibility knobs; the folder
+    allows the hooks to honour the test knobs a test sets (``allow-test-knobs``: a hook
+    ignores them without it, :func:`smllm.base.knobs.untested`)."""
+    home = tmp_path_factory.mktemp("smllm-home")  # beside tmp_path: a test lists that whole
+    home.chmod(0o700)
+    allow_test_knobs(home)
     monkeypatch.setenv("SMLLM_HOME", str(home))
     for var in ("SMLLM_NOW", "SMLLM_IDS", "SMLLM_SESSION", "SMLLM_FAULT", "CLAUDE_ENV_FILE",
                 "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ID",

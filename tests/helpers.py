@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from smllm import journal
+from smllm.base import knobs
 
 PYTHON = sys.executable
 REPO = Path(__file__).resolve().parent.parent
@@ -30,6 +31,16 @@ def hook(event: str, payload: dict[str, Any] | bytes | str, *, env: dict[str, st
     full_env.update(env or {})
     return subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", event], input=data,
                           capture_output=True, env=full_env, cwd=cwd, timeout=timeout, check=False)
+
+
+def allow_test_knobs(home: Path, allow: bool = True) -> None:
+    """Let the hooks of the smllm home ``home`` honour the test knobs (or, ``allow=False``,
+    not)."""
+    switch = home / knobs.SWITCH
+    if allow:
+        switch.touch(mode=0o600)
+    else:
+        switch.unlink(missing_ok=True)
 
 
 def hook_output(proc: subprocess.CompletedProcess[bytes]) -> dict[str, Any] | None:

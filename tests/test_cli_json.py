@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from helpers import smllm
+from helpers import allow_test_knobs, smllm
 from machine_project import Project
 from smllm import cli
 
@@ -72,6 +72,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, st
     """Run every case once, in order, in one scratch store; (schema, argv, form, stdout)."""
     root = tmp_path_factory.mktemp("json")
     env = {"SMLLM_HOME": str(root / "home"), "SMLLM_IDS": "sm-jsonjs,i-100001"}
+    (root / "home").mkdir(mode=0o700)
+    allow_test_knobs(root / "home")  # the hook's session key comes from SMLLM_IDS
     project = Project(root / "p")
     project.hook("SessionStart", source="startup", env=env)
     for name, log in (("billing", BILLING), ("migration", MIGRATION)):

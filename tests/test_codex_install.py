@@ -79,7 +79,8 @@ def test_install_writes_and_trusts_exactly_smllms_hooks(env: dict[str, str],
             for hi, hook in enumerate(group["hooks"]):
                 if hook["command"] == "echo mine":
                     continue
-                assert hook["command"].endswith(f"smllm-hook {event} --harness codex")
+                assert hook["command"].endswith(f"smllm-hook {event} --harness codex "
+                                                f"--home {os.environ['SMLLM_HOME']}")
                 name = codex_install.snake(event)
                 expected[f"{path}:{name}:{gi}:{hi}"] = {
                     "trusted_hash": _documented_hash(name, group.get("matcher"), hook)}

@@ -5,6 +5,7 @@ whether each settings file parses, and the malformed file Claude Code would igno
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -78,7 +79,8 @@ def test_installed_project_names_the_interpreter(project: Path, env: dict[str, s
     assert (0, 1) == (rc, lines.count(expected)), lines
     # what each hook runs, one line per event
     width = max(map(len, install.EVENTS)) + 1
-    assert [f"info     {e + ':':<{width}} {exe} {e}" for e in install.EVENTS] == [
+    home = env.get("SMLLM_HOME") or os.environ["SMLLM_HOME"]
+    assert [f"info     {e + ':':<{width}} {exe} {e} --home {home}" for e in install.EVENTS] == [
         ln for ln in lines if ln.startswith("info     ")], lines
 
 
@@ -162,13 +164,14 @@ def test_double_registration_warnings(project: Path, env: dict[str, str]) -> Non
 
 
 @pytest.mark.parametrize(("edit", "expected"), [
-    ("disable", "warn   {label}: \"disableAllHooks\": true turns every hook off"),
+    ("disable", "error  {path}: disableAllHooks: turns every hook off: smllm neither gates nor "
+                "journals a call (remove it)"),
     ("partial", "warn   {label}: parses; smllm hooks for 9/10 events (missing: Stop; re-run "
                 "`smllm install --project {project}`)"),
 ])
 def test_settings_that_stop_hooks_firing_are_warned(project: Path, env: dict[str, str],
                                                     edit: str, expected: str) -> None:
-    """disableAllHooks, or an smllm event removed by hand, are warnings."""
+    """disableAllHooks is an error (smllm is off), an smllm event removed by hand a warning."""
     assert 0 == smllm("install", "--project", str(project), env=env).returncode
     path = _paths(project, env)["project"]
     data = json.loads(path.read_text())
@@ -178,7 +181,8 @@ def test_settings_that_stop_hooks_firing_are_warned(project: Path, env: dict[str
         del data["hooks"]["Stop"]
     path.write_text(json.dumps(data))
     _, lines = _doctor(project, env)
-    assert expected.format(label=f"project settings {path}", project=project) in lines, lines
+    assert expected.format(label=f"project settings {path}", project=project,
+                           path=path) in lines, lines
 
 
 def test_installed_plugin_and_its_private_environment(project: Path, env: dict[str, str]) -> None:

@@ -206,11 +206,13 @@ def test_explain_agrees_with_the_installed_hook(
     """A sample of commands through the real installed hook command (a subprocess run by a
     shell, as Claude Code runs it) gives what explain prints."""
     project = projects[("bypass", mode, authority)]
+    # the command pins the home install ran with: here, the journals' home of this test
+    hook_command = f"{installed_hook.rsplit(' --home ', 1)[0]} --home {os.environ['SMLLM_HOME']}"
     actual, expected = [], []
     for i, command in enumerate(SAMPLES):
         host_mode = HOST_MODES[i % len(HOST_MODES)]
         sid = f"installed-{mode}-{authority}-{i}"
-        proc = subprocess.run(["/bin/sh", "-c", installed_hook], check=False,
+        proc = subprocess.run(["/bin/sh", "-c", hook_command], check=False,
                               input=json.dumps(_payload(sid, project, command, host_mode)),
                               capture_output=True, text=True, cwd=project)
         assert (0, "") == (proc.returncode, proc.stderr)

@@ -32,15 +32,19 @@ def _commands(project: Path) -> dict[str, str]:
     return {event: groups[-1]["hooks"][0]["command"] for event, groups in hooks_.items()}
 
 
-def test_each_installed_hook_is_one_short_command_naming_smllm_hook(project: Path) -> None:
-    """Every command is `<this env's bin>/smllm-hook EVENT`: at most 120 characters here and
-    with the installer's environment, and the executable is in smllm's environment."""
+def test_each_installed_hook_is_one_short_command_naming_smllm_hook(project: Path,
+                                                                     smllm_home: Path) -> None:
+    """Every command is `<this env's bin>/smllm-hook EVENT --home HOME` (smllm's home,
+    pinned): at most 120 characters with the installer's environment (whose home is the
+    platform's), and the executable is in smllm's environment."""
     assert 0 == smllm("install", "--project", str(project)).returncode
     python, _ = install.interpreter()
     exe = Path(python).parent / "smllm-hook"
     commands = _commands(project)
-    assert {e: f"{exe} {e}" for e in install.EVENTS} == commands
-    shown = {e: c.replace(str(exe.parent), SHOWN_BIN) for e, c in commands.items()}
+    assert {e: f"{exe} {e} --home {smllm_home}" for e in install.EVENTS} == commands
+    shown = {e: c.replace(str(exe.parent), SHOWN_BIN).replace(str(smllm_home), "platform")
+             for e, c in commands.items()}
+    commands = {e: c.replace(str(smllm_home), "platform") for e, c in commands.items()}
     assert [] == [c for c in [*commands.values(), *shown.values()] if len(c) > 120]
     assert (True, True) == (os.access(exe, os.X_OK), exe.read_text().startswith(f"#!{python} "))
 

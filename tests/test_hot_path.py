@@ -35,7 +35,7 @@ def _wait_for_shipper(home: Path, text: str) -> str:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and text not in (log.read_text() if log.exists() else ""):
         time.sleep(0.1)
-    fd = os.open(home / "ship" / "lock", os.O_RDWR)
+    fd = os.open(home / "locks" / "ship.lock", os.O_RDWR)
     try:
         while time.monotonic() < deadline:
             try:
@@ -77,7 +77,7 @@ def test_a_configured_store_still_starts_the_detached_shipper(
     proc = hook(event, base(event, SID, cwd=str(tmp_path), **EXTRA[event]), env=env)
     text = _wait_for_shipper(smllm_home, "ship failed")
     assert (0, b"", True, True) == (proc.returncode, proc.stdout,
-                                    (smllm_home / "ship" / "lock").exists(),
+                                    (smllm_home / "locks" / "ship.lock").exists(),
                                     "ship failed: cannot reach the team store" in text)
 
 

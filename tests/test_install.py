@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,8 +21,20 @@ from smllm.setup import install
 
 FIXTURES = Path(__file__).parent / "fixtures" / "settings"
 #: how installed hooks start, as `smllm install` run by this interpreter writes it
-LAUNCH = install.hook_command("", *install.interpreter()).rstrip()
+LAUNCH = install.hook_command("", *install.interpreter()).split(" --home ")[0].rstrip()
 LAUNCH_JSON = json.dumps(LAUNCH)[1:-1]
+
+
+def _cmd(event: str) -> str:
+    """The command install writes for ``event``: the hook and smllm's home, pinned."""
+    return f"{LAUNCH} {event} --home {os.environ['SMLLM_HOME']}"
+
+
+def _golden(case: str) -> str:
+    text = (FIXTURES / case / "after.json").read_text()
+    return re.sub(r"@LAUNCH@ (\w+)", lambda m: json.dumps(_cmd(m.group(1)))[1:-1], text)
+
+
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "before.json").exists())
 CANONICAL = ["empty-object", "user-hooks"]  # json.dumps(indent=2) layouts
 MALFORMED = sorted(p.stem for p in (FIXTURES / "malformed").glob("*.json"))
@@ -60,7 +73,7 @@ def test_install_writes_the_golden_file(project: Path, case: str) -> None:
     path = _place(project, case)
     proc = _install(project)
     assert 0 == proc.returncode, proc.stderr
-    golden = (FIXTURES / case / "after.json").read_text().replace("@LAUNCH@", LAUNCH_JSON)
+    golden = _golden(case)
     assert golden == path.read_text()
 
 
@@ -72,8 +85,8 @@ def test_install_twice_then_uninstall_is_byte_identical(project: Path, case: str
     assert 0 == _install(project).returncode
     installed, stat = path.read_bytes(), path.stat()
     again = _install(project)
-    assert (0, f"smllm is already installed in {path} (no change)\n") == (again.returncode,
-                                                                          again.stdout)
+    assert (0, f"smllm is already installed in {path} (no change)") == (
+        again.returncode, again.stdout.splitlines()[0])
     assert (installed, stat.st_mtime_ns, stat.st_ino) == (path.read_bytes(),
                                                           path.stat().st_mtime_ns,
                                                           path.stat().st_ino)
@@ -185,8 +198,8 @@ def test_dry_run_prints_the_diff_and_writes_nothing(project: Path, case: str,
     added = [line for line in proc.stdout.splitlines()
              if line.startswith("+") and f'"command": "{LAUNCH_JSON} ' in line]
     assert 10 == len(added)
-    assert proc.stdout.endswith(f"dry run, nothing written: would have installed smllm's hooks "
-                                f"for 10 events in {path}\n")
+    assert (f"dry run, nothing written: would have installed smllm's hooks for 10 events in "
+            f"{path}\n") in proc.stdout
     assert before == (path.read_bytes() if path.exists() else None)
     assert not (smllm_home / "installs").exists()
 
@@ -253,7 +266,7 @@ def test_installed_command_is_absolute_and_runs_the_hook(project: Path) -> None:
     hooks = json.loads(_settings(project).read_text())["hooks"]
     for event, groups in hooks.items():
         (hook,) = groups[0]["hooks"]
-        assert (f"{LAUNCH} {event}",
+        assert (_cmd(event),
                 install.EVENTS[event]) == (
             hook["command"], hook["timeout"])
     payload = {"session_id": "c0ffee00-0000-4000-8000-000000000001", "cwd": str(project),
@@ -351,7 +364,7 @@ def test_install_removes_the_allow_rules_an_earlier_install_added(project: Path,
         shutil.rmtree(smllm_home / "installs")
     proc = _install(project)
     after = json.loads(path.read_text())
-    assert (0, ["Bash(make)"], {f"{LAUNCH} {e}" for e in install.EVENTS}) == (
+    assert (0, ["Bash(make)"], {_cmd(e) for e in install.EVENTS}) == (
         proc.returncode, after["permissions"]["allow"],
         {g[-1]["hooks"][0]["command"] for g in after["hooks"].values()}), proc.stdout
     assert 0 == _uninstall(project).returncode

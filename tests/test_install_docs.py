@@ -52,6 +52,8 @@ def test_console_transcripts_match(page: str, tmp_path: Path) -> None:
         # finds it as it should be depends on what other tests did to it meanwhile, not on
         # the page (the page shows the steady state)
         shown = shown.replace(f"; wrote the hook executable {SHOWN_HOOK}", "")
+        # the home install pins: the page's user has the platform's folders
+        shown = shown.replace(f"--home {os.environ['SMLLM_HOME']}", "--home platform")
         actual.append(f"$ {command}\n{shown.replace(str(work), SHOWN_HOME)}".rstrip())
         expected.append(f"$ {command}\n{output}".rstrip())
     assert "\n".join(expected) == "\n".join(actual)

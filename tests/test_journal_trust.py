@@ -14,6 +14,7 @@ from tests.helpers import PYTHON, base, hook, hook_output, smllm
 from smllm import journal
 from smllm.base import paths
 from smllm.base.errors import JournalError
+from smllm.journal.log import lock_file as log_lock_file
 from smllm.journal.verify import verify
 
 SID = "trust-journal-1"
@@ -300,8 +301,8 @@ def test_deadline_denies_a_hook_stuck_on_the_lock() -> None:
 
     path = journal.locate(SID, create=True)
     _append(path, 1)
-    with open(path, "rb") as held:
-        fcntl.flock(held, fcntl.LOCK_EX)
+    with open(path, "rb") as log, open(log_lock_file(log.fileno()), "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # the lock every writer of this log takes
         proc = hook("PreToolUse", _bash(SID, "toolu_l", "ls"),
                     env={"SMLLM_HOOK_DEADLINE": "1"}, timeout=30)
     out = hook_output(proc)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import allow_test_knobs
+
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "machines"
 T0 = 1767603600000
 FENCE = re.compile(r"^(\s*)```(\S*)(.*)$")
@@ -68,8 +70,9 @@ def play(env_extra: dict[str, str], steps: list[Step], root: Path) -> list[tuple
     """Run the steps; return (expected, actual) per command, with ~ spelled out."""
     home = root / "home"
     project = home / "project"
-    for folder in (project, home / ".local/share", home / ".local/state"):
+    for folder in (project, home / ".local/share", home / ".local/state", home / ".config/smllm"):
         folder.mkdir(parents=True, exist_ok=True)
+    allow_test_knobs(home / ".config/smllm")  # the hooks' session keys come from SMLLM_IDS
     base = {k: v for k, v in os.environ.items() if not k.startswith(("SMLLM_", "XDG_", "CLAUDE"))}
     base.update(env_extra, HOME=str(home),
                 PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from helpers import allow_test_knobs
+
 GOLDEN = Path(__file__).parent / "golden" / "seed001"
 T0 = 1767603600000  # 2026-01-05 09:00 UTC, the seed's first call
 SEED_BIND_REPLY = "sha256:e32bba214c735287af4ff7a2590c135f3c5c643ebd26df19f906428b1dc4cc23"
@@ -32,6 +34,8 @@ class Seed:
         (self.project / ".smllm").mkdir(parents=True)
         for folder in (".local/share", ".local/state"):  # as on any used account
             (self.home / folder).mkdir(parents=True)
+        (self.home / ".config" / "smllm").mkdir(parents=True)  # hooks honour SMLLM_IDS/_NOW
+        allow_test_knobs(self.home / ".config" / "smllm")
         for name in ("config.toml", "fix.smllm.yaml"):
             shutil.copy(GOLDEN / name, self.project / ".smllm" / name)
         self.env_file = root / "claude-env.sh"

@@ -163,6 +163,29 @@ def test_launcher_uses_the_private_env_once_ready(tmp_path: Path) -> None:
     assert [] == list(data.glob("bootstrap.*"))  # a ready env starts no bootstrap
 
 
+def test_launcher_takes_no_interpreter_from_the_project(tmp_path: Path) -> None:
+    """SMLLM_PYTHON from the project's settings (Claude Code passes their env to the hooks)
+    would run a program of the project outside the sandbox: the launcher ignores it and says
+    so; the same variable from the user's own environment is still honoured."""
+    marker = tmp_path / "ran"
+    fake = tmp_path / "proj" / "py"
+    fake.parent.mkdir()
+    fake.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec "{sys.executable}" "$@"\n')
+    fake.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "SMLLM_HOME": os.environ["SMLLM_HOME"],
+           "SMLLM_PLUGIN_BOOTSTRAP": "0", "SMLLM_PYTHON": str(fake),
+           "CLAUDE_PROJECT_DIR": str(fake.parent)}
+    (fake.parent / ".claude").mkdir()
+    settings = fake.parent / ".claude" / "settings.local.json"
+    settings.write_text(json.dumps({"env": {"SMLLM_PYTHON": str(fake)}}))
+    proc = _launch(["--version"], env)
+    assert (0, False, "smllm: ignoring SMLLM_PYTHON set by the project's settings\n") == (
+        proc.returncode, marker.exists(), proc.stderr)
+    settings.write_text("{}")
+    proc = _launch(["--version"], env)
+    assert (0, True) == (proc.returncode, marker.exists())
+
+
 def test_show_always_exits_zero_and_reports_the_status(tmp_path: Path) -> None:
     """@show: a failing command's error text and exit status, with exit 0 (slash commands)."""
     env = {"PATH": "/usr/bin:/bin", "SMLLM_HOME": os.environ["SMLLM_HOME"],

@@ -192,3 +192,37 @@ def test_the_agent_may_reconcile_in_the_plain_form_only(tmp_path: Path, command:
     verdict = decide(call, World(policy.load(project)))
     rule = "reconcile.agent-claim" if answer == "allow" else "protect.self"
     assert (answer, rule) == (verdict.decision, verdict.rule)
+
+
+HIDDEN_CASES = [
+    ("Read", "file_path", "{home}/sessions/2026/01/01/other/session.jsonl", True),
+    ("Read", "file_path", "{home}/key/journal.key", True),
+    ("Read", "file_path", "linked/2026/01/01/other/session.jsonl", True),
+    ("Read", "file_path", "~/.claude/projects/-work-other/t.jsonl", True),
+    ("Grep", "path", "{home}", True),
+    ("Grep", "path", "~", True),
+    ("Glob", "path", "{home}/locks", True),
+    ("Read", "file_path", "notes.txt", False),
+    ("Glob", "path", "~", False),
+    ("Read", "file_path", "{home}/config.toml", False),
+]
+
+
+@pytest.mark.parametrize(("tool", "key", "path", "denied"), HIDDEN_CASES)
+def test_read_tools_cannot_read_what_the_sandbox_hides(
+        project: Path, smllm_home: Path, tool: str, key: str, path: str, denied: bool) -> None:
+    """Claude Code's Read, Grep and Glob run outside the sandbox: one that names another
+    session's journal, smllm's key or locks, or Claude Code's transcripts (directly, or
+    through a link the agent planted in the project), or a Grep of a folder holding them,
+    is denied before any policy (yolo mode here); a project file, smllm's config and a Glob
+    of the home folder are not."""
+    (project / ".smllm" / "policy.toml").write_text('mode = "yolo"\n')
+    os.symlink(smllm_home / "sessions", project / "linked")
+    payload = base("PreToolUse", "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", cwd=str(project),
+                   tool_name=tool, tool_use_id="toolu_h1",
+                   tool_input={key: path.format(home=smllm_home)})
+    out = hook_output(hook("PreToolUse", payload, env={"CLAUDE_PROJECT_DIR": str(project)}))
+    decision = (out or {}).get("hookSpecificOutput", {})
+    assert (denied, denied) == (decision.get("permissionDecision") == "deny",
+                                "not for the agent to read" in decision.get(
+                                    "permissionDecisionReason", "")), decision

@@ -37,8 +37,10 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
     assert 0 == run_smllm("install", "--project", str(project)).returncode
     box = _settings(project)["sandbox"]
     home = Path(os.environ["HOME"])
-    unreadable = ["/" + str(p) for p in [smllm_home / "key", smllm_home / "tripwire",
-                                          home / ".claude" / "projects"]]
+    unreadable = ["/" + str(p) for p in [
+        smllm_home / "key", smllm_home / "tripwire", smllm_home / "locks",
+        smllm_home / "sessions", smllm_home / "index.sqlite3", smllm_home / "index.sqlite3-wal",
+        smllm_home / "index.sqlite3-shm", home / ".claude" / "projects"]]
     expected_deny = ["/" + str(p) for p in [
         project / ".claude", project / ".smllm", project / ".mcp.json", home / ".claude",
         home / ".claude.json", smllm_home]]
@@ -55,7 +57,9 @@ def test_install_writes_the_sandbox_with_the_protected_set(project: Path, smllm_
 
 def test_policy_choices_reach_the_sandbox(project: Path, smllm_home: Path) -> None:
     """[sandbox] read_credentials = true and allowed_domains are written as chosen; smllm's
-    key and Claude Code's transcripts stay unreadable whatever the policy says."""
+    key, locks and journals and Claude Code's transcripts stay unreadable whatever the
+    policy says, and install made smllm's hidden folders (0700) so the sandbox hides them
+    from its first command on."""
     (project / ".smllm").mkdir()
     (project / ".smllm" / "policy.toml").write_text(
         '[sandbox]\nread_credentials = true\nallowed_domains = ["pypi.org"]\n')
@@ -63,10 +67,14 @@ def test_policy_choices_reach_the_sandbox(project: Path, smllm_home: Path) -> No
     box = _settings(project)["sandbox"]
     assert isinstance(box, dict)
     home = Path(os.environ["HOME"])
-    unreadable = ["/" + str(p) for p in [smllm_home / "key", smllm_home / "tripwire",
-                                          home / ".claude" / "projects"]]
+    unreadable = ["/" + str(p) for p in [
+        smllm_home / "key", smllm_home / "tripwire", smllm_home / "locks",
+        smllm_home / "sessions", smllm_home / "index.sqlite3", smllm_home / "index.sqlite3-wal",
+        smllm_home / "index.sqlite3-shm", home / ".claude" / "projects"]]
     assert (unreadable, ["pypi.org"]) == (box["filesystem"]["denyRead"],
                                           box["network"]["allowedDomains"])
+    assert [0o700] * 3 == [(smllm_home / d).stat().st_mode & 0o777
+                           for d in ("key", "locks", "sessions")]
 
 
 def test_unknown_sandbox_key_is_a_policy_error(project: Path) -> None:

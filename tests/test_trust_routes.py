@@ -49,6 +49,52 @@ def test_a_hook_ignores_a_fault_point_the_repository_ships(tmp_path: Path) -> No
     assert -9 == killed.returncode
 
 
+def test_test_knobs_from_the_environment_need_smllms_own_switch(
+        tmp_path: Path, smllm_home: Path) -> None:
+    """A hook inherits its environment from whoever started Claude Code (a shell whose rc
+    file or .envrc a repository or the agent may have written): without the switch in
+    smllm's config folder, SMLLM_FAULT (which would SIGKILL the gate at the journal's
+    lock) and SMLLM_NOW (a false clock) are ignored and the hook says so; with it, the
+    fault point fires (the crash tests' knob)."""
+    from helpers import allow_test_knobs
+
+    allow_test_knobs(smllm_home, allow=False)
+    env = {"CLAUDE_PROJECT_DIR": str(tmp_path), "SMLLM_FAULT": "locked",
+           "SMLLM_NOW": "1577836800000"}
+    call = {"tool_name": "Read", "tool_input": {"file_path": str(tmp_path / "a.txt")},
+            "tool_use_id": "toolu_t1"}
+    proc = hook("PreToolUse", base("PreToolUse", SID, cwd=str(tmp_path), **call), env=env,
+                cwd=tmp_path)
+    assert 0 == proc.returncode, proc.stderr  # not killed at the lock
+    assert (b"smllm: ignoring the test knobs SMLLM_FAULT, SMLLM_NOW (smllm's config does not "
+            b"allow them)") in proc.stderr
+    assert [] == [r for r in records(SID) if r["recorded_at"].startswith("2020")]
+    allow_test_knobs(smllm_home)
+    killed = hook("PreToolUse", base("PreToolUse", SID, cwd=str(tmp_path), **call), env=env,
+                  cwd=tmp_path)
+    assert -9 == killed.returncode
+
+
+def test_the_installed_command_pins_smllms_home(tmp_path: Path, smllm_home: Path) -> None:
+    """`--home DIR` (what install writes) keeps the journal in DIR whatever SMLLM_HOME the
+    hook's environment names; `--home platform` in the platform's folders."""
+    import os
+    import subprocess
+    import sys
+
+    elsewhere = tmp_path / "moved-home"
+    payload = json.dumps(base("SessionStart", SID, cwd=str(tmp_path), source="startup"))
+    entry = "from smllm.hooks import cli; cli()"
+    for home, expected in ((str(smllm_home), smllm_home / "sessions"),
+                           ("platform", tmp_path / "h" / ".local" / "share" / "smllm")):
+        env = {**os.environ, "SMLLM_HOME": str(elsewhere), "HOME": str(tmp_path / "h")}
+        proc = subprocess.run([sys.executable, "-c", entry, "SessionStart", "--home", home],
+                              input=payload.encode(), capture_output=True, env=env,
+                              check=False, timeout=30)
+        assert 0 == proc.returncode, proc.stderr
+        assert (True, False) == (any(expected.rglob("session.jsonl")), elsewhere.exists())
+
+
 def test_fire_from_a_subfolder_with_a_planted_machine_is_denied(tmp_path: Path) -> None:
     """Issue 19, acceptance 1: `smllm fire` runs outside the sandbox and loads the nearest
     .smllm/config.toml above the shell's folder. From a subfolder where the agent planted

@@ -7,6 +7,7 @@ and a hook that crashes still blocks."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -125,12 +126,13 @@ def test_doctor_fails_after_the_hook_command_is_edited(codex: Any) -> None:
 
 def test_a_hook_that_crashes_still_blocks(codex: Any, tmp_path: Path) -> None:
     """smllm's store is unusable (a file where its folder should be): every PreToolUse
-    fails inside smllm, and Codex still blocks with the reason, which the model receives."""
+    fails inside smllm, and Codex still blocks with the reason, which the model receives.
+    (The home install pins is the broken one: the hooks' own SMLLM_HOME would not move it.)"""
     codex.install_smllm()
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("")
+    shutil.move(codex.smllm_home, tmp_path / "moved-away")
+    Path(codex.smllm_home).write_text("")  # a file where the pinned home should be
     run = codex.run("go", [{"shell": "echo ran > marker.txt", "call_id": "c1"},
-                           {"text": "done"}], extra={"SMLLM_HOME": str(blocker)})
+                           {"text": "done"}])
     assert 0 == run.returncode, run.stderr[-2000:]
     assert not (codex.project / "marker.txt").exists()
     assert "smllm could not decide on this call and denies it (fail closed)" in \
@@ -199,7 +201,8 @@ def test_fresh_clone_installer_with_harness_codex(codex: Any, wheelhouse: Path,
                           timeout=600, check=False)
     assert 0 == proc.returncode, proc.stdout + proc.stderr
     hooks = json.loads((codex.project / ".codex" / "hooks.json").read_text())
-    assert f"{venv / 'bin' / 'smllm-hook'} PreToolUse --harness codex" == \
+    assert f"{venv / 'bin' / 'smllm-hook'} PreToolUse --harness codex --home {codex.smllm_home}" \
+        == \
         hooks["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     run = codex.run("go", [{"shell": "echo hi > a.txt", "call_id": "c1"}, {"text": "done"}])
     assert 0 == run.returncode, run.stderr[-2000:]

@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 from harness import Harness, Run
 
+from helpers import allow_test_knobs
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -30,6 +32,11 @@ SEED = REPO / "tests" / "golden" / "seed001"
 
 
 def _project_machines(claude: Harness, fix: str | None = None) -> None:
+    """The seed's machine in the project; the platform's config folder (the home of these
+    runs) allows the test knobs (SMLLM_IDS: the session keys)."""
+    config = claude.home / ".config" / "smllm"
+    config.mkdir(parents=True, mode=0o700)
+    allow_test_knobs(config)
     smllm_dir = claude.project / ".smllm"
     smllm_dir.mkdir()
     (smllm_dir / "config.toml").write_text((SEED / "config.toml").read_text())

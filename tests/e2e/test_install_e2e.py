@@ -61,7 +61,8 @@ def test_fresh_clone_installer_then_claude_runs_two_tools(claude: Harness, tmp_p
     settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     exe = venv / "bin" / "smllm-hook"
-    assert (f"{exe} PreToolUse", f"#!{venv / 'bin' / 'python'} -IS") == (
+    assert (f"{exe} PreToolUse --home {claude.smllm_home}",
+            f"#!{venv / 'bin' / 'python'} -IS") == (
         command, exe.read_text().splitlines()[0])
     run = claude.run("write a.txt then read it", script=TWO_TOOLS)
     assert (0, "Both done.") == (run.returncode, (run.result or {}).get("result")), run.describe()

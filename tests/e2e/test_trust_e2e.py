@@ -195,12 +195,81 @@ def test_without_the_sandbox_the_gate_denies_what_it_sees(claude: Harness,
     assert "warn   sandbox: off, so the trust boundary is advisory only" in doctor.stdout
 
 
-def test_transcripts_and_the_key_are_unreadable_from_the_sandbox(claude: Harness) -> None:
-    """Policy in yolo mode (the gate approves every read), the agent's commands try to read
-    Claude Code's transcripts and smllm's journal key: each fails in the sandbox and no
-    secret reaches the model. A file of the project reads as usual (the sandbox is not
-    failing everything), and so does another session's journal: journals stay readable,
-    so that the agent's `smllm ledger --last` works (docs/security.md says why)."""
+#: a background process of the agent that, for SECONDS seconds, sends SIGNAL to every
+#: hook of smllm's for EVENT... it can find: among the descendants of the Claude Code
+#: process above it (found by walking up its parents), else (that process out of sight,
+#: as in the sandbox's PID namespace) among every process it can see; either way only
+#: those whose environment names its own project, so that the test never touches another
+#: session's hooks on a shared machine. signalled.log lists what it signalled.
+SIGNALLER = """import os, signal, sys, time
+sig, end = getattr(signal, sys.argv[1]), time.time() + float(sys.argv[2])
+event, mine = sys.argv[3].encode(), ("CLAUDE_PROJECT_DIR=" + os.getcwd()).encode()
+
+def read(pid, what):
+    return open(f"/proc/{pid}/{what}", "rb").read()
+
+def parent(pid):
+    return int(read(pid, "stat").rsplit(b")", 1)[1].split()[1])
+
+def children(pid):
+    out = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        out += read(pid, f"task/{task}/children").split()
+    return [int(c) for c in out]
+
+def below(top):
+    found, todo = [], [top]
+    while todo:
+        try:
+            kids = children(todo.pop())
+        except OSError:
+            continue
+        found += kids
+        todo += kids
+    return found
+
+top = os.getpid()
+while top > 1 and not read(top, "cmdline").split(b"\\0")[0].endswith(b"claude"):
+    top = parent(top)
+while time.time() < end:
+    pids = below(top) if top > 1 else [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    for pid in pids:
+        try:
+            words, env = read(pid, "cmdline").split(b"\\0"), read(pid, "environ").split(b"\\0")
+        except OSError:
+            continue
+        if any(w.endswith(b"smllm-hook") for w in words) and mine in env \\
+                and any(w.startswith(event) for w in words[1:]):
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                continue
+            with open("signalled.log", "a") as log:
+                log.write(f"{pid}\\n")
+"""
+#: a sandboxed background process that, for 20 seconds, takes a shared lock on every file
+#: of smllm's folder it can open (each held 40 s; attack.log says which) and stops, then
+#: kills, every hook of smllm's it can see
+ATTACKER = (
+    "python3 signaller.py SIGSTOP 20 PreToolUse & python3 signaller.py SIGKILL 20 Post & "
+    "end=$((SECONDS+20)); : > attack.log; "
+    "while [ $SECONDS -lt $end ]; do "
+    "for f in $(find {home} 2>/dev/null); do "
+    "flock -n -s \"$f\" -c \"echo held $f >> attack.log; sleep 40\" 2>/dev/null & done; "
+    "sleep 0.3; done")
+
+
+def test_the_sandbox_hides_every_journal_and_the_agent_still_reads_its_own(
+        claude: Harness) -> None:
+    """Issue 19 acceptances 3 and 4 (and issue 20's 5), in one sandboxed session, policy in
+    yolo mode (the gate approves every read). A background process of the agent holds a
+    lock on every file of smllm's folder it can open and signals every smllm hook it can
+    see: it opens no lock file and no journal, sees no hook, and every later call is
+    journaled. The agent's commands (and Claude Code's Read tool, which the sandbox does not
+    hold: the gate denies it) cannot read another project's journal, Claude Code's
+    transcripts or smllm's key (no secret reaches the model; a project file reads as
+    usual), yet `smllm ledger --last`, `smllm verify` and `smllm export --last --out` show
+    it the session it runs in (smllm's hook runs them), and verify passes afterwards."""
     smllm_dir = claude.project / ".smllm"
     smllm_dir.mkdir()
     (smllm_dir / "policy.toml").write_text(POLICY)
@@ -214,31 +283,59 @@ def test_transcripts_and_the_key_are_unreadable_from_the_sandbox(claude: Harness
     claude.install_smllm()
     claude.write_settings({"model": "sonnet"}, which="user")
     key_file = claude.smllm_home / "key" / "journal.key"
+    attacker = ATTACKER.format(home=claude.smllm_home)
+    (claude.project / "signaller.py").write_text(SIGNALLER)
     reads = [f"cat {other / 'session.jsonl'}", f"cat {transcripts / 't.jsonl'}",
              f"cat {key_file}", f"grep -rh SECRET {claude.smllm_home} {claude.home / '.claude'}",
              f"cat {claude.project / 'notes.txt'}"]
-    run = _attack(claude, reads)
+    own = ["smllm ledger --last --plain", "smllm verify", "smllm export --last --out t.json"]
+    script = [{"tool_use": {"name": "Bash", "input": {"command": "echo before-the-attack"}}},
+              {"tool_use": {"name": "Bash", "input": {"command": attacker,
+                                                      "run_in_background": True}}},
+              *({"tool_use": {"name": "Bash", "input": {"command": c}}}
+                for c in ["sleep 3", *reads, *own, "sleep 2"]),
+              {"tool_use": {"name": "Read", "input": {"file_path": str(other / "session.jsonl")}}},
+              {"text": "done"}]
+    run = claude.run("read", script=script, permission_mode="bypass", timeout=300)
+    assert 0 == run.returncode, run.describe()
+    held = (claude.project / "attack.log").read_text().split()
+    # what the sandbox hides is an empty folder there (a lock on it locks nothing of smllm's)
+    hidden = [f"{claude.smllm_home / d}/" for d in ("locks", "sessions", "key")]
+    assert [] == [f for f in held if f.startswith(tuple(hidden))], held
+    assert held, "the attacker held no lock at all: it did not run"
+    assert not (claude.project / "signalled.log").exists()  # it saw no hook of smllm's
     key = key_file.read_text().strip()  # written by the hooks, outside the sandbox
     assert 64 == len(key)
     seen = {s: run.model_saw(s) for s in ("OTHER-PROJECT-SECRET-4b2", "TRANSCRIPT-SECRET-9c3",
                                            key, "PROJECT-VISIBLE-7d1")}
-    assert {"OTHER-PROJECT-SECRET-4b2": True, "TRANSCRIPT-SECRET-9c3": False, key: False,
+    assert {"OTHER-PROJECT-SECRET-4b2": False, "TRANSCRIPT-SECRET-9c3": False, key: False,
             "PROJECT-VISIBLE-7d1": True} == seen, run.describe()
     decisions, outcomes = {}, {}
     for rec in run.journal():
         body = (rec.get("payload") or {}).get("event") or {}
         if body.get("kind") == "side_effect_intent":
-            decisions[body["tool_use_id"]] = (body["input"]["command"],
+            decisions[body["tool_use_id"]] = (body["input"].get("command"),
                                               body["policy_decision"].split(":")[0])
         if rec.get("payload_type") == "tool_batch.effect.terminal":
             outcomes[rec["payload"]["record"]["tool_use_id"]] = rec["payload"]["record"]["outcome"]
-    # each read ran (the gate allowed it) and failed in the sandbox, but the project's own
-    # file and the journal; grep's status is not compared: it may match its own command line
-    readable = ("notes.txt", "session.jsonl")
-    assert sorted((c, "allow", "succeeded" if c.endswith(readable) else "failed")
-                  for c in reads) == \
-        sorted((c, d, outcomes.get(t) if not c.startswith("grep") else "failed")
-               for t, (c, d) in decisions.items())
+    # every call has its intent and its outcome, the attack notwithstanding: each read ran
+    # (the gate allowed it) and failed in the sandbox, but the project's own file; grep's
+    # status is not compared (it may match its own command line)
+    journaled = {c: (d, outcomes.get(t) if not c.startswith("grep") else "failed")
+                 for t, (c, d) in decisions.items() if c is not None}
+    # Claude Code's Read tool runs outside the sandbox: the gate denies it the journal
+    assert ["deny"] == [d for c, d in decisions.values() if c is None]
+    assert {**{c: ("allow", "failed") for c in reads[:4]},
+            reads[4]: ("allow", "succeeded"),
+            **{c: ("allow", "succeeded") for c in own}} == \
+        {c: journaled.get(c) for c in [*reads, *own]}, journaled
+    results = {b["tool_use_id"]: json.dumps(b.get("content")) for b in run.tool_results()}
+    by_command = {c: results.get(t, "") for t, (c, _) in decisions.items()}
+    assert ("before-the-attack" in by_command[own[0]], run.session_id in by_command[own[1]],
+            str(claude.project / "t.json") in by_command[own[2]]) == (True, True, True), \
+        by_command
+    exported = json.loads((claude.project / "t.json").read_text())
+    assert run.session_id == exported["sessions"][0]["session_id"]
     verify = claude.smllm("verify", run.session_id)
     assert (0, "ok") == (verify.returncode, verify.stdout[:2]), verify.stdout
 
@@ -277,35 +374,93 @@ def test_a_gating_hook_killed_by_a_signal_blocks_its_call(claude: Harness) -> No
     assert (claude.project / "killed-marker").exists(), ran.describe()
 
 
-def test_a_repository_shipping_smllm_env_settings_gives_the_hooks_no_orders(
-        claude: Harness) -> None:
-    """Issue 19, acceptance 1 (hostile env): the repository's .claude/settings.json sets
-    SMLLM_FAULT (every hook would kill itself), SMLLM_NOW (records stamped 2020) and
-    SMLLM_HOME (journals moved into the project). The hooks ignore all three: the call is
-    gated and journaled in smllm's own folder with the real time, nothing is written in
-    the project, verify passes; doctor names the variables."""
+def test_a_stopped_gating_hook_blocks_its_call_at_its_timeout(claude: Harness) -> None:
+    """Issue 19, acceptance 3's other half, measured on the pinned CLI, sandbox off (with it,
+    no hook can be seen or signalled: test_the_sandbox_hides_every_journal_...): a
+    background process of the agent SIGSTOPs smllm's PreToolUse hook. The hook's own
+    deadline cannot fire while it is stopped; Claude Code's timeout for the hook (set to
+    8 s here, 300 s as installed) ends it, and "onFailure": "block" refuses the call."""
+    (claude.project / ".smllm").mkdir()
+    (claude.project / ".smllm" / "policy.toml").write_text(POLICY)
+    (claude.project / "signaller.py").write_text(SIGNALLER)
+    claude.install_smllm("--no-sandbox")
+    path = claude.project / ".claude" / "settings.json"
+    settings = json.loads(path.read_text())
+    for hook in _pre_tool_use_hooks(settings):
+        hook["timeout"] = 8
+    path.write_text(json.dumps(settings, indent=2) + "\n")
+    script = [{"tool_use": {"name": "Bash", "input": {"command": "python3 signaller.py "
+                                                                 "SIGSTOP 40 PreToolUse",
+                                                      "run_in_background": True}}},
+              {"tool_use": {"name": "Bash", "input": {"command": "sleep 1"}}},
+              {"tool_use": {"name": "Bash", "input": {"command": "touch stopped-marker"}}},
+              {"text": "done"}]
+    run = claude.run("stop it", script=script, permission_mode="bypass", timeout=200)
+    stopped = (claude.project / "signalled.log").read_text().split()
+    assert (0, True, False) == (run.returncode, bool(stopped),
+                                (claude.project / "stopped-marker").exists()), run.describe()
+    touch = next(b for b in run.tool_results() if b["tool_use_id"] == "toolu_mock_2")
+    assert (True, True) == (touch.get("is_error"),
+                            'timed out; blocking because onFailure is "block"'
+                            in str(touch.get("content"))), touch
+
+
+def test_hooks_take_no_orders_and_hostile_settings_are_named(claude: Harness) -> None:
+    """Issue 19, acceptances 1 and 2 (hostile env, hostile settings), sandbox on. The
+    repository's .claude/settings.json sets SMLLM_FAULT (every hook would kill itself),
+    SMLLM_NOW (records stamped 2020) and SMLLM_HOME (journals moved into the project); the
+    shell that starts Claude Code carries SMLLM_HOOK_DEADLINE=0.001 (every gate would time
+    out) and another SMLLM_HOME, and smllm's config does not allow test knobs. The hooks
+    ignore all of it: the call is gated and journaled in the home install pinned, with the
+    real time; install and doctor name the shipped variables. Then the repository's
+    settings.local.json turns every hook off: install says smllm is not in force (exit 1),
+    doctor reports an error, and a session runs unjournaled; the sandbox, which is not a
+    hook, still keeps .smllm/ read-only."""
+    from helpers import allow_test_knobs
+
     (claude.project / ".smllm").mkdir()
     (claude.project / ".smllm" / "policy.toml").write_text(POLICY)
     planted = claude.project / "journals-here"
     claude.write_settings({"env": {"SMLLM_FAULT": "locked", "SMLLM_NOW": "1577836800000",
                                    "SMLLM_HOME": str(planted)}})
-    claude.install_smllm("--no-sandbox")
+    install = claude.install_smllm()
+    assert "installed, but" in install.stdout, install.stdout
+    allow_test_knobs(claude.smllm_home, allow=False)
     doctor = claude.smllm("doctor", "--project", str(claude.project))
-    assert ('"env" sets SMLLM_FAULT, SMLLM_HOME, SMLLM_NOW, which smllm\'s hooks ignore'
+    assert ("env: sets SMLLM_FAULT, SMLLM_HOME, SMLLM_NOW, which smllm's hooks ignore"
             in doctor.stdout), doctor.stdout
+    inherited = claude.root / "inherited-home"
     script = [{"tool_use": {"name": "Bash", "input": {"command": "touch gated-marker"}}},
               {"text": "done"}]
-    run = claude.run("touch it", script=script, permission_mode="bypass")
+    run = claude.run("touch it", script=script, permission_mode="bypass",
+                     env={"SMLLM_HOOK_DEADLINE": "0.001", "SMLLM_HOME": str(inherited)})
     assert 0 == run.returncode, run.describe()
     assert (claude.project / "gated-marker").exists(), run.describe()
-    assert not planted.exists()
-    # SMLLM_HOME taken away, the hooks use the platform's folders under HOME
-    logs = list((claude.home / ".local" / "share" / "smllm").rglob("session.jsonl"))
-    assert 1 == len(logs), logs
-    records = [json.loads(line) for line in logs[0].read_text().splitlines()]
+    assert (False, False) == (planted.exists(), inherited.exists())
+    records = run.journal()  # in claude.smllm_home: the home install pinned
     intents = [r["payload"]["event"]["input"]["command"] for r in records
                if (r.get("payload") or {}).get("event", {}).get("kind") == "side_effect_intent"]
-    assert ["touch gated-marker"] == intents
+    assert ["touch gated-marker"] == intents, run.describe()
     assert not any(r["recorded_at"].startswith("2020") for r in records)
-    verify = claude.smllm("verify", str(logs[0]), env={"SMLLM_HOME": None})
+    verify = claude.smllm("verify", run.session_id)
     assert (0, "ok") == (verify.returncode, verify.stdout[:2]), verify.stdout
+    # the repository ships settings.local.json with every hook off
+    claude.write_settings({"disableAllHooks": True}, which="local")
+    again = claude.install_smllm(check=False)
+    local = claude.project / ".claude" / "settings.local.json"
+    assert (1, f"error: {local}: disableAllHooks: turns every hook off: smllm neither gates "
+               "nor journals a call (remove it)") == (
+        again.returncode, again.stdout.splitlines()[-2]), again.stdout
+    assert again.stdout.splitlines()[-1].startswith("installed, but not in force")
+    doctor = claude.smllm("doctor", "--project", str(claude.project))
+    assert f"error  {local}: disableAllHooks: turns every hook off" in doctor.stdout
+    policy = (claude.project / ".smllm" / "policy.toml").read_bytes()
+    off = [{"tool_use": {"name": "Bash", "input": {"command": "touch unjournaled-marker"}}},
+           {"tool_use": {"name": "Bash", "input": {
+               "command": "echo 'mode = \"yolo\"' > .smllm/policy.toml"}}},
+           {"text": "done"}]
+    unjournaled = claude.run("go", script=off, permission_mode="bypass")
+    assert (0, True, [], policy) == (
+        unjournaled.returncode, (claude.project / "unjournaled-marker").exists(),
+        unjournaled.journal(), (claude.project / ".smllm" / "policy.toml").read_bytes()), \
+        unjournaled.describe()

@@ -100,7 +100,7 @@ def _take_planned(prefix: str, planned: list[str]) -> str | None:
         return None
     root = paths.ensure_private_tree(paths.state_root(), paths.state_root())
     ledger = os.path.join(root, "ids-taken")
-    with locked(ledger + ".lock"):
+    with locked(paths.lock_path("ids-taken.lock")):
         try:
             with open(ledger, encoding="utf-8") as fh:
                 used = set(fh.read().split())

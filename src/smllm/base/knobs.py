@@ -65,6 +65,37 @@ def shipped(project: str) -> dict[str, list[str]]:
     return out
 
 
+#: the knobs the tests turn (crash points, the clock, ids, deadlines, input and wait
+#: limits): a hook honours them only where smllm's own config allows it (:data:`SWITCH`)
+TEST_KNOBS = ("SMLLM_FAULT", "SMLLM_NOW", "SMLLM_IDS", "SMLLM_HOOK_DEADLINE",
+              "SMLLM_MAX_INPUT", "SMLLM_TRANSCRIPT_WAIT")
+#: the file in smllm's config folder whose presence lets the hooks honour :data:`TEST_KNOBS`
+#: from their environment (the test suite creates it in its scratch home); the config
+#: folder is in the protected set, so no agent can create it
+SWITCH = "allow-test-knobs"
+
+
+def untested(environ: MutableMapping[str, str] | None = None) -> list[str]:
+    """Remove from ``environ`` (this process's) the :data:`TEST_KNOBS` it holds, unless
+    :data:`SWITCH` is in smllm's config folder; return their names.
+
+    A hook inherits its environment from whoever started Claude Code: a shell whose rc
+    file, ``.envrc`` or terminal profile a repository or the agent may have written. So a
+    knob that makes hooks kill themselves (``SMLLM_FAULT``) or stamps a false time
+    (``SMLLM_NOW``) is nobody's order but the test suite's."""
+    env = os.environ if environ is None else environ
+    present = [k for k in TEST_KNOBS if k in env]
+    if not present:
+        return []
+    from smllm.base import paths  # noqa: PLC0415 - only when a knob is set
+
+    if os.path.isfile(os.path.join(paths.config_root(), SWITCH)):
+        return []
+    for name in present:
+        env.pop(name, None)
+    return present
+
+
 def scrub(environ: MutableMapping[str, str] | None = None) -> list[str]:
     """Remove from ``environ`` (this process's) every ``SMLLM_*`` variable that the
     project's settings set; return their names."""

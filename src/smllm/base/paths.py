@@ -184,6 +184,21 @@ def logs_root() -> str:
     return os.path.join(state_root(), "logs")
 
 
+def locks_root() -> str:
+    """The lock files of smllm's writers (the journals'): a folder of the state folder
+    that the agent's sandbox can neither read nor write, so no sandboxed process can open
+    a lock file, let alone hold its lock and starve the hooks."""
+    return os.path.join(state_root(), "locks")
+
+
+def lock_path(name: str) -> str:
+    """A lock file of :func:`locks_root` (the folder created, 0700, when missing)."""
+    folder = locks_root()
+    if not os.path.isdir(folder):
+        ensure_private_tree(folder, state_root())
+    return os.path.join(folder, name)
+
+
 def logs_dir() -> Path:
     return _path(logs_root())
 

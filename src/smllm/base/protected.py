@@ -114,18 +114,38 @@ def protected_set(project: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(os.path.abspath(p) for p in out))
 
 
+#: the index database beside the journals, and SQLite's files beside it (write-ahead log,
+#: shared memory): rows derived from every session (:mod:`smllm.index.database`)
+INDEX_FILES = ("index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm")
+
+
+def journals() -> tuple[str, ...]:
+    """Where the journals of every session of every project live, and the index of them:
+    ``sessions/`` and the index files of smllm's data folder."""
+    data = paths.data_root()
+    return (os.path.join(data, "sessions"), *(os.path.join(data, f) for f in INDEX_FILES))
+
+
 def unreadable() -> tuple[str, ...]:
     """What the agent's commands must not even read (the sandbox's ``denyRead``; the hooks,
-    outside it, still write them): smllm's journal key and Claude Code's transcripts
-    (``projects/`` in its user folder), and the tripwire's folder (its lock and manifests:
-    a sandboxed reader could otherwise hold its lock).
+    outside it, still write them): smllm's journal key, its locks folder (a lock file a
+    sandboxed process could open, it could hold and starve the hooks), the tripwire's
+    folder (its lock and manifests), the journals of every session and their index, and
+    Claude Code's transcripts (``projects/`` in its user folder).
 
-    The journals stay readable (never writable): the agent's ``smllm ledger --last``,
-    ``export --last`` and ``verify`` read the session they run in, and Claude Code's
-    sandbox has no way to hide the other sessions while showing that one."""
+    The agent's own ``smllm ledger --last``, ``export --last`` and ``verify`` still work:
+    smllm's PreToolUse hook runs them, outside the sandbox, on the session the agent runs in
+    (:mod:`smllm.harness.journal_commands`)."""
     return tuple(dict.fromkeys(os.path.abspath(p) for p in (
-        paths.key_root(), os.path.join(paths.state_root(), "tripwire"),
-        os.path.join(paths.claude_root(), "projects"))))
+        paths.key_root(), os.path.join(paths.state_root(), "tripwire"), paths.locks_root(),
+        *journals(), os.path.join(paths.claude_root(), "projects"))))
+
+
+def hidden_folders() -> tuple[str, ...]:
+    """The folders of :func:`unreadable` that are smllm's: ``smllm install`` creates them
+    (0700), so that every sandbox built after it hides them, even before a hook first
+    writes there."""
+    return (paths.key_root(), paths.locks_root(), journals()[0])
 
 
 def with_policy(project: str, sensitive: list[str] | tuple[str, ...],

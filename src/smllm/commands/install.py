@@ -8,7 +8,7 @@ import sys
 
 from smllm.base.errors import UsageError
 from smllm.commands import _output
-from smllm.setup import install, sandbox
+from smllm.setup import hostile, install, sandbox
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,21 +54,36 @@ def _data(plan: install.Plan, dry_run: bool) -> dict[str, object]:
 
 
 def report(plan: install.Plan, args: argparse.Namespace) -> int:
+    """Print what install (or uninstall) did or would do; after an install, each hostile
+    setting (:mod:`smllm.setup.hostile`): over those, install says ``installed, but ...``
+    instead of plain success, and exits 1 where they switch smllm or its sandbox off."""
+    found = hostile.scan(install.project_of(plan.target)) if plan.action == "install" else []
     if args.dry_run:
         if args.json:
-            _output.write(_data(plan, True))
+            _output.write({**_data(plan, True), "hostile": [h.as_json() for h in found]}
+                          if plan.action == "install" else _data(plan, True))
             return 0
         sys.stdout.write(install.diff(plan))
         first = plan.summary.splitlines()[0]
         sys.stdout.write(f"dry run, nothing written: would have {first}\n"
                          if plan.changed else f"dry run: {first}\n")
+        _warn(found)
         return 0
     install.apply(plan)
     if args.json:
-        _output.write(_data(plan, False))
+        _output.write({**_data(plan, False), "hostile": [h.as_json() for h in found]}
+                      if plan.action == "install" else _data(plan, False))
     else:
         sys.stdout.write(plan.summary + "\n")
-    return 0
+        _warn(found)
+    return 1 if hostile.errors(found) else 0
+
+
+def _warn(found: list[hostile.Hostile]) -> None:
+    for h in found:
+        sys.stdout.write(f"{'error' if h.severity == 'error' else 'warning'}: {h.text()}\n")
+    if found:
+        sys.stdout.write(hostile.summary(found) + "\n")
 
 
 def run_host(args: argparse.Namespace, action: str) -> int:

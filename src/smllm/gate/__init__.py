@@ -210,7 +210,8 @@ def _analysed(call: ToolCall, compiled: CompiledPolicy, home: str | None,
     path may name a secret)."""
     project = call.project
     if call.kind not in CHANGING:
-        return analysis.of(call, lambda: _sensitive(compiled, project, None), home), None
+        hidden = hidden_read(call) if call.kind == catalogue.READ else None
+        return analysis.of(call, lambda: _sensitive(compiled, project, None), home), hidden
     from smllm.base import protected  # noqa: PLC0415 - calls that can change something only
     from smllm.gate import protect  # noqa: PLC0415 - calls that can change something only
 
@@ -218,6 +219,41 @@ def _analysed(call: ToolCall, compiled: CompiledPolicy, home: str | None,
     analysed = analysis.of(call, _sensitive(compiled, project, guard), home)
     session = fresh() if fresh is not None and call.kind != catalogue.SHELL else None
     return analysed, protect.check(call, analysed, guard, session)
+
+
+#: the deny of a read tool that names what the sandbox hides from the agent's commands
+HIDDEN_READ = ("smllm denies {tool} of {path}: smllm's journals, its key and locks, and "
+               "Claude Code's transcripts are not for the agent to read (the sandbox hides "
+               "them from your commands too); the session you run in: `smllm ledger --last`, "
+               "`smllm verify`, `smllm export --last --out FILE`")
+
+
+def hidden_read(call: ToolCall) -> str | None:
+    """Why a read tool of Claude Code's (Read, Grep, Glob, ...: it runs outside the sandbox)
+    is denied, or None: it names, directly or through a link, what the sandbox hides from
+    the agent's commands (:func:`smllm.base.protected.unreadable`), or Grep searches a
+    folder that holds it. Cheap for every other read: one ``realpath`` and three prefix
+    tests before the protected set is loaded."""
+    path = catalogue.path_of(call.tool, call.input)
+    if not path:
+        return None
+    import os  # noqa: PLC0415 - loaded by the interpreter already; kept local to the check
+
+    from smllm.base import paths  # noqa: PLC0415 - loaded on every hook's path already
+
+    full = os.path.realpath(os.path.join(call.cwd, os.path.expanduser(path)))
+    above = full.rstrip(os.sep) + os.sep
+    roots = (paths.data_root(), paths.state_root(), paths.claude_root())
+    if not any(full == r or full.startswith(r + os.sep) or r.startswith(above) for r in roots):
+        return None
+    from smllm.base import protected  # noqa: PLC0415 - a read near smllm's folders only
+
+    for hidden in protected.unreadable():
+        real = os.path.realpath(hidden)
+        inside = full == real or full.startswith(real + os.sep)
+        if inside or (call.tool == "Grep" and real.startswith(above)):
+            return HIDDEN_READ.format(tool=call.tool, path=path)
+    return None
 
 
 def _sensitive(compiled: CompiledPolicy, project: str,

@@ -58,8 +58,8 @@ def _write(grants: list[dict[str, Any]]) -> None:
 
 
 def _lock() -> locked:
-    paths.ensure_private_tree(paths.state_dir(), paths.state_dir())
-    return locked(paths.state_dir() / "policy-grants.lock")
+    """The grants' lock, in smllm's locks folder (the agent's sandbox cannot open it)."""
+    return locked(paths.lock_path("policy-grants.lock"))
 
 
 class Pins:

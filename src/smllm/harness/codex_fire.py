@@ -69,7 +69,7 @@ def programs() -> tuple[str, ...]:
     return ("smllm", os.path.join(os.path.dirname(sys.executable), "smllm"))
 
 
-def _literal_words(command: str) -> list[str] | None:
+def literal_words(command: str) -> list[str] | None:
     """The values of the words of ``command`` when it is one simple command of literal
     words and nothing else (each word's source follows the last, blanks between)."""
     from smllm.gate.shell import _parse  # noqa: PLC0415 - Bash calls that name smllm only
@@ -98,7 +98,7 @@ def _literal_words(command: str) -> list[str] | None:
 
 def parse(command: str, allowed: tuple[str, ...] | None = None) -> Plain | None:
     """The plain fire or status ``command`` is, or None (see the module's examples)."""
-    words = _literal_words(command) if "smllm" in command else None
+    words = literal_words(command) if "smllm" in command else None
     if words is None or len(words) < 2 or words[1] not in ("fire", "status") \
             or words[0] not in (programs() if allowed is None else allowed):
         return None

@@ -93,14 +93,43 @@ _done = [False]  # set once the hook's own output is on its way: the deadline st
 #: Claude Code, whose installed command is unchanged). The event stays first, so the
 #: installed hook's start-up guard still sees a gating event when smllm cannot import
 HARNESSES = ("claude", "codex", "copilot")
+#: ``--home VALUE`` of an installed hook command: smllm's home pinned by ``smllm install``
+#: (an absolute folder: what ``SMLLM_HOME`` was; :data:`PLATFORM_HOME`: the platform's
+#: folders), whatever ``SMLLM_HOME`` the hook's environment says
+PLATFORM_HOME = "platform"
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
     """``(harness, [EVENT])`` of a hook's arguments: ``PreToolUse --harness codex`` ->
-    ``("codex", ["PreToolUse"])``; without ``--harness``, Claude Code's."""
+    ``("codex", ["PreToolUse"])``; without ``--harness``, Claude Code's. (``--home`` is
+    taken out first: :func:`take_home`.)"""
     if argv[1:2] == ["--harness"] and len(argv) > 2:
         return argv[2], [argv[0], *argv[3:]]
     return "claude", argv
+
+
+def take_home(argv: list[str]) -> tuple[str | None, list[str]]:
+    """``(home, the other arguments)``: the ``--home VALUE`` an installed hook command ends
+    with (None when there is none: ``smllm hook EVENT`` run by hand, the plugin route).
+
+    >>> take_home(["PreToolUse", "--harness", "codex", "--home", "/h"])
+    ('/h', ['PreToolUse', '--harness', 'codex'])
+    """
+    if len(argv) >= 3 and argv[-2] == "--home":
+        return argv[-1], argv[:-2]
+    return None, argv
+
+
+def pin_home(home: str | None) -> None:
+    """Apply the installed command's ``--home``: ``SMLLM_HOME`` becomes that folder (or, for
+    :data:`PLATFORM_HOME` or a value that is not an absolute folder, goes away), whatever the
+    environment said. Nothing for a hook without ``--home``."""
+    if home is None:
+        return
+    if home != PLATFORM_HOME and os.path.isabs(home):
+        os.environ["SMLLM_HOME"] = home
+    else:
+        os.environ.pop("SMLLM_HOME", None)
 
 
 def _max_input() -> int:
@@ -243,20 +272,29 @@ def _report(event: str, exc: BaseException) -> str:
         return "unavailable"
 
 
-def _take_no_orders() -> None:
+def _take_no_orders(home: str | None) -> None:
     """Drop the ``SMLLM_*`` variables the project's settings set (:mod:`smllm.base.knobs`)
-    before anything reads them; a failure here drops every one of them."""
+    before anything reads them, pin smllm's home (``--home``: :func:`pin_home`), then drop
+    the test knobs unless smllm's own config allows them (:func:`smllm.base.knobs.untested`);
+    a failure here drops every ``SMLLM_*`` variable."""
     try:
         from smllm.base import knobs  # noqa: PLC0415 - importing smllm.hooks must never fail
 
         dropped = knobs.scrub()
+        pin_home(home)
+        untested = knobs.untested()
     except BaseException:
         dropped = [k for k in os.environ if k.startswith("SMLLM_")]
         for k in dropped:
             os.environ.pop(k, None)
+        pin_home(home)
+        untested = []
     if dropped:
         _stderr(("smllm: ignoring " + ", ".join(dropped) + " set by the project's settings "
                  "(hooks take no orders from the project)\n").encode("utf-8", "replace"))
+    if untested:
+        _stderr(("smllm: ignoring the test knobs " + ", ".join(untested) + " (smllm's "
+                 "config does not allow them)\n").encode("utf-8", "replace"))
 
 
 def _deadline(event: str) -> float:
@@ -361,10 +399,11 @@ def main(argv: list[str]) -> int:
             "Run one Claude Code hook event. Events: " + ", ".join(HANDLERS) + ".\n"
         )
         return 0 if argv else 2
+    home, argv = take_home(argv)
     harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
-    _take_no_orders()
+    _take_no_orders(home)
     _arm_deadline(event, gating, harness)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
     # have made enough objects) is pure cost; reference counting still frees what it can

@@ -26,12 +26,14 @@ from smllm.journal import hostcall, records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import ModuleType
     from typing import Any
 
     from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import OpenIntent
-    from smllm.harness.codex_fire import Plain
+    from smllm.harness import journal_commands
+    from smllm.harness.codex_fire import Plain, Ran
     from smllm.journal.codec import Entry
 
 
@@ -103,6 +105,9 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             return _fire_in_hook(ctx, call, verdict, plain)
     else:
         verdict = _verdict(ctx, call)
+        own = _journal_command(call, verdict)
+        if own is not None:
+            return _journal_in_hook(ctx, call, verdict, own)
     facts = verdict.facts
     tool_use_id = str(call.tool_use_id)
     key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
@@ -176,16 +181,53 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     return claude.pre_tool_use(verdict.decision, verdict.reason)
 
 
-def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
-    """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
-    (:mod:`smllm.harness.codex_fire`), else None."""
+def _smllm_command(call: ToolCall, verdict: gate.Verdict) -> str | None:
+    """The command line of a Bash call that names ``smllm`` and that the gate lets run (a
+    candidate for a command smllm runs from this hook), else None."""
     command = call.command
     if call.tool != "Bash" or verdict.decision not in ("allow", "abstain") \
             or command is None or "smllm" not in command:
         return None
+    return command
+
+
+def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
+    """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
+    (:mod:`smllm.harness.codex_fire`), else None."""
+    command = _smllm_command(call, verdict)
+    if command is None:
+        return None
     from smllm.harness import codex_fire  # noqa: PLC0415 - a Bash call naming smllm only
 
     return codex_fire.parse(command)
+
+
+def _journal_command(call: ToolCall, verdict: gate.Verdict) -> journal_commands.Plain | None:
+    """Claude Code: the plain ``smllm ledger``/``export``/``verify`` of the agent's own
+    session this call is, when the gate lets it run
+    (:mod:`smllm.harness.journal_commands`), else None."""
+    command = _smllm_command(call, verdict)
+    if command is None:
+        return None
+    from smllm.harness import journal_commands  # noqa: PLC0415 - a Bash call naming smllm only
+
+    return journal_commands.parse(command)
+
+
+def _journal_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
+                     plain: journal_commands.Plain) -> dict[str, Any]:
+    """Claude Code: run the agent's journal command here, outside the sandbox (which hides
+    every journal), on this session's journal only, and deny the call with its output."""
+    from smllm.harness import journal_commands  # noqa: PLC0415 - a Bash call naming smllm only
+
+    log = ctx.main_log_path
+    refused = journal_commands.refusal(plain, ctx.session_id, log)
+    ran = _run_in_hook(
+        ctx, call, verdict, refused=refused,
+        rule=journal_commands.RULE_REFUSED if refused else journal_commands.RULE,
+        run=lambda: journal_commands.run(plain, call, log), allowed_as="allow:policy",
+        fields={"command": plain.command})
+    return claude.deny(refused or journal_commands.reason(ran))
 
 
 def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
@@ -196,6 +238,27 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
     what the fire did (``fire: accepted|refused``), run by smllm, not by Codex."""
     from smllm.harness import codex, codex_fire  # noqa: PLC0415 - Codex's hooks only
 
+    ran = _run_in_hook(
+        ctx, call, verdict, refused=None, rule=codex_fire.RULE,
+        run=lambda: codex_fire.run(plain, call, ctx.env),
+        fields={"command": plain.command, "event": plain.event},
+        outcome=lambda r: {"fire": None if plain.command != "fire" else
+                           ("accepted" if r.ok else "refused"), "session": r.session})
+    return codex.deny(codex_fire.reason(ran))
+
+
+def _run_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict, *,
+                 refused: str | None, rule: str, run: Callable[[], Ran],
+                 fields: dict[str, Any], refused_by: str = "deny:policy",
+                 allowed_as: str | None = None,
+                 outcome: Callable[[Ran], dict[str, Any]] | None = None) -> Ran:
+    """A command smllm runs itself from this hook (outside the agent's sandbox) instead of
+    letting the host run it: the intent (the gate's decision kept as ``gate_rule``; or,
+    ``refused``, smllm's deny), ``started`` and ``terminal`` records ``ran_by: smllm``
+    around :func:`run`. ``allowed_as``: the intent's decision when smllm's own rule, not the
+    gate's answer to the host, authorized running it. Returns what it gave (nothing ran
+    when ``refused``)."""
+    decision = allowed_as or verdict.policy_decision
     tool_use_id = str(call.tool_use_id)
     key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
     op = call.operation
@@ -204,21 +267,26 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
         transcript.ingest(txn, ctx.transcript)
         intent = txn.append(records.new(
             "side_effect_intent", operation=op, tool_name=call.tool, tool_use_id=tool_use_id,
-            idempotency_key=key, policy_decision=verdict.policy_decision, rule=codex_fire.RULE,
-            reason=verdict.reason, pending_action_id=None,
+            idempotency_key=key,
+            policy_decision=refused_by if refused else decision,
+            rule=rule, reason=refused or verdict.reason, pending_action_id=None,
             gate_rule=verdict.rule, input=call.input, permission_mode=call.permission_mode,
-            agent_id=ctx.agent_id, ran_by="smllm",
+            agent_id=ctx.agent_id, ran_by=None if refused else "smllm",
             **{k: v for k, v in verdict.facts.items() if k in ANALYSED}))
+        if refused:
+            from smllm.harness.codex_fire import Ran  # noqa: PLC0415 - a refusal only
+
+            return Ran(False, 1, refused, None)
         txn.append(records.new("tool_batch.effect.started", tool_use_id=tool_use_id,
                                idempotency_key=key, intent_sequence=intent.sequence,
                                operation=op, ran_by="smllm"))
         open_intents = dict(txn.state.get("open_intents") or {})
         open_intents[tool_use_id] = {"seq": intent.sequence, "key": key, "operation": op,
                                      "input": call.input, "tool_name": call.tool,
-                                     "decision": verdict.policy_decision, "pending": None,
+                                     "decision": decision, "pending": None,
                                      "scripts": None}
         txn.set_state("open_intents", open_intents)
-    ran = codex_fire.run(plain, call, ctx.env)
+    ran = run()
     with ctx.transaction() as txn:
         open_intents = dict(txn.state.get("open_intents") or {})
         open_intents.pop(tool_use_id, None)
@@ -226,8 +294,7 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
             "tool_batch.effect.terminal", tool_use_id=tool_use_id, idempotency_key=key,
             intent_sequence=intent.sequence, operation=op,
             outcome="succeeded" if ran.ok else "failed", observed_via="PreToolUse",
-            ran_by="smllm", command=plain.command, event=plain.event,
-            fire=None if plain.command != "fire" else ("accepted" if ran.ok else "refused"),
-            session=ran.session, exit_code=ran.code, output=ran.text))
+            ran_by="smllm", **fields, **(outcome(ran) if outcome is not None else {}),
+            exit_code=ran.code, output=ran.text))
         txn.set_state("open_intents", open_intents)
-    return codex.deny(codex_fire.reason(ran))
+    return ran

@@ -19,6 +19,11 @@ Guarantees:
   last record, whatever was appended.
 * Every line is valid UTF-8: a string holding a lone surrogate (JSON input may carry
   ``"\\ud800"``) is written with ASCII escapes, which read back to the same string.
+* The lock is not the log's own: it is a file of smllm's locks folder
+  (:func:`smllm.base.paths.locks_root`, named after the log's device and inode, so every
+  spelling of the log's path takes the same lock), which the agent's sandbox can neither
+  read nor write. The journals themselves may be readable from the sandbox; a lock on the
+  log file would let a sandboxed reader ``flock`` it and starve every hook.
 
 A small sidecar, ``state.json``, caches per-session counters (turns, transcript
 offset, open intents). It is a cache: the log is the record.
@@ -320,6 +325,50 @@ def _check_head(txn: Transaction) -> None:
                            head_hash=digest, observed_via=HEAD_NAME))
 
 
+def lock_file(fd: int) -> str:
+    """The lock file of the open log ``fd``: ``<locks>/<device>-<inode>.lock``."""
+    st = os.fstat(fd)
+    return os.path.join(paths.locks_root(), f"{st.st_dev:x}-{st.st_ino:x}.lock")
+
+
+def _open_lock(fd: int) -> int:
+    """Open (create, 0600) the lock file of the open log ``fd``; never through a link."""
+    path = lock_file(fd)
+    try:
+        return paths.open_regular(path, os.O_RDWR | os.O_CREAT)
+    except FileNotFoundError:  # the first write of this store: no locks folder yet
+        paths.ensure_private_tree(os.path.dirname(path), paths.state_root())
+        return paths.open_regular(path, os.O_RDWR | os.O_CREAT)
+
+
+class log_lock:
+    """Hold the exclusive lock of the open log ``fd`` (:func:`lock_file`): what every
+    writer of that log takes, and any reader that must see no write in between."""
+
+    __slots__ = ("fd", "held")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = _open_lock(fd)
+        self.held: locked_fd | None = None
+
+    def __enter__(self) -> None:
+        try:
+            held = locked_fd(self.fd)
+            held.__enter__()
+        except BaseException:
+            os.close(self.fd)
+            raise
+        self.held = held
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            if self.held is not None:
+                self.held.__exit__(None, None, None)
+        finally:
+            os.close(self.fd)
+
+
 def _state_file(path: str) -> str:
     return os.path.join(os.path.dirname(path), STATE_NAME)
 
@@ -389,7 +438,7 @@ class transaction:
         self.path = os.fspath(path)
         self.now_ms = now_ms
         self.fd = -1
-        self.lock: locked_fd | None = None
+        self.lock: log_lock | None = None
         self.txn: Transaction | None = None
         self.created = False
 
@@ -405,8 +454,9 @@ class transaction:
             raise JournalError(f"cannot open journal {self.path}: {exc.strerror}") from exc
         try:
             _fault("open")
-            self.lock = locked_fd(self.fd)
-            self.lock.__enter__()
+            lock = log_lock(self.fd)
+            lock.__enter__()
+            self.lock = lock
             _fault("locked")
             size = os.fstat(self.fd).st_size
             self.created = self.created or size == 0

@@ -81,14 +81,18 @@ def dumps(obj: Any) -> str:
 
 
 def session_lock(key: str) -> locked:
-    return locked(os.path.join(ensure(sessions_dir()), f"{_id(key)}.lock"))
+    """The lock of one smllm session's state and audit (in smllm's locks folder, which the
+    agent's sandbox cannot open: :func:`smllm.base.paths.locks_root`)."""
+    return locked(paths.lock_path(f"session-{_id(key)}.lock"))
 
 
 def binding_files(harness: str, host: str) -> tuple[locked, str]:
-    """The lock guarding a host session's binding, and the file naming its smllm session."""
+    """The lock guarding a host session's binding (in smllm's locks folder), and the file
+    naming its smllm session."""
     folder = ensure(os.path.join(bindings_dir(), paths.check_id(harness, "harness")))
     host = paths.check_id(host, "host session id")
-    return locked(os.path.join(folder, f"{host}.lock")), os.path.join(folder, f"{host}.key")
+    return (locked(paths.lock_path(f"bind-{harness}-{host}.lock")),
+            os.path.join(folder, f"{host}.key"))
 
 
 def exists(key: str) -> bool:

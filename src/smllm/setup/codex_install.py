@@ -125,7 +125,7 @@ def codex_event_of(hook: Any) -> str | None:
 
 def command(event: str, python: str, flags: list[str]) -> str:
     """The hook command for ``event``: Claude Code's, with the harness named after it."""
-    return f"{install.hook_command(event, python, flags)} {MARK}"
+    return install.hook_command(event, python, flags, MARK)
 
 
 def desired(python: str, flags: list[str]) -> dict[str, dict[str, Any]]:

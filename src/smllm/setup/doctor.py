@@ -28,7 +28,7 @@ from smllm.base import knobs, paths, protected
 from smllm.base.errors import ConfigError
 from smllm.hooks import GATING
 from smllm.machine import catalog
-from smllm.setup import firing, install, sandbox, settings
+from smllm.setup import firing, hostile, install, sandbox, settings
 
 Status = Literal["ok", "info", "warn", "error"]
 MANAGED = Path(protected.MANAGED_SETTINGS[0])
@@ -139,10 +139,6 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
     if not sf.exists:
         return [Finding("info", f"{label}: not present")], None
     out: list[Finding] = []
-    if sf.data.get("disableAllHooks") is True:
-        out.append(Finding("warn", f"{label}: \"disableAllHooks\": true turns every hook off"))
-    if scope in ("project", "local"):
-        out += _shipped_env(sf.data, label)
     reg = registration(scope, sf)
     if not reg.events:
         out.insert(0, Finding("ok", f"{label}: parses; no smllm hooks"))
@@ -165,19 +161,6 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
         return out, reg
     return [Finding(f.status, f.text.replace("`smllm install`", f"`smllm install {flags}`"))
             for f in out], reg
-
-
-def _shipped_env(data: dict[str, Any], label: str) -> list[Finding]:
-    """``SMLLM_*`` variables a project's settings set: the hooks ignore them
-    (:mod:`smllm.base.knobs`), and a repository that ships them is hostile or mistaken."""
-    env = data.get("env")
-    names = sorted(k for k in env if isinstance(k, str) and k.startswith(knobs.PREFIX)) \
-        if isinstance(env, dict) else []
-    if not names:
-        return []
-    return [Finding("warn", f"{label}: \"env\" sets {', '.join(names)}, which smllm's hooks "
-                            "ignore (a project cannot give them orders: fault points, the "
-                            "clock, smllm's home); remove them from this file")]
 
 
 def _fail_open(data: dict[str, Any], label: str) -> list[Finding]:
@@ -626,5 +609,12 @@ def diagnose(project: Path) -> list[Finding]:
     found += mcp_server(project) if regs else []
     found += boundary(project, regs, bool(_enabled_plugins(files)) or bool(from_plugin))
     found += tripwire(project)
+    found += hostile_settings(project)
     found += store_folders()
     return found
+
+
+def hostile_settings(project: Path) -> list[Finding]:
+    """Each setting that switches smllm off or runs programs outside the sandbox
+    (:mod:`smllm.setup.hostile`), with how to fix it."""
+    return [Finding(h.severity, h.text()) for h in hostile.scan(project)]

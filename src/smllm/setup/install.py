@@ -236,12 +236,24 @@ def hook_script(python: str, flags: list[str]) -> str | None:
         HOOK_GUARD.rstrip("; "), *setup, HOOK_ENTRY, ""])
 
 
-def hook_command(event: str, python: str, flags: list[str]) -> str:
-    """The command install writes for ``event``: ``<folder>/smllm-hook EVENT``, or the
-    inline form where the executable cannot name ``python`` (:func:`hook_script`)."""
-    if _shebang(python, flags) is None:
-        return inline_command(event, python, flags)
-    return f"{shlex.quote(str(hook_executable(python)))} {event}".rstrip()
+def home_pin() -> str:
+    """smllm's home as the installed hook command pins it (``--home``): the folder
+    ``SMLLM_HOME`` names while install runs, else ``platform`` (the platform's folders).
+    The hooks then keep their journals there whatever ``SMLLM_HOME`` their environment
+    says (:func:`smllm.hooks.pin_home`)."""
+    from smllm.hooks import PLATFORM_HOME  # noqa: PLC0415 - with the command it pins
+
+    home = os.environ.get("SMLLM_HOME")
+    return os.path.abspath(os.path.expanduser(home)) if home else PLATFORM_HOME
+
+
+def hook_command(event: str, python: str, flags: list[str], harness: str = "") -> str:
+    """The command install writes for ``event``: ``<folder>/smllm-hook EVENT [HARNESS]
+    --home HOME`` (:func:`home_pin`), or the inline form where the executable cannot name
+    ``python`` (:func:`hook_script`). ``harness``: ``--harness NAME`` for another host."""
+    head = inline_command(event, python, flags) if _shebang(python, flags) is None \
+        else f"{shlex.quote(str(hook_executable(python)))} {event}".rstrip()
+    return " ".join(p for p in (head, harness, "--home", shlex.quote(home_pin())) if p)
 
 
 def executable_plan(python: str, flags: list[str]) -> tuple[Path, str] | None:
@@ -344,9 +356,8 @@ def locked(target: Target, *, dry_run: bool = False) -> Iterator[None]:
 
     folder = str(target.path.parent.absolute())
     key = hashlib.sha256(folder.encode()).hexdigest()[:32]
-    lock_dir = paths.state_dir() / "installs"
-    paths.ensure_private_tree(lock_dir, paths.state_dir())
-    lock = filelock.FileLock(str(lock_dir / f"{key}.lock"), timeout=LOCK_TIMEOUT)
+    # in smllm's locks folder, which no sandboxed process can open (and so hold)
+    lock = filelock.FileLock(paths.lock_path(f"install-{key}.lock"), timeout=LOCK_TIMEOUT)
     try:
         with lock:
             yield
@@ -512,7 +523,7 @@ def _merged(old: Any, new: dict[str, Any]) -> dict[str, Any]:
                                                        or new["enabledMcpjsonServers"])}
 
 
-def _is_ours(box: Any) -> bool:
+def is_ours(box: Any) -> bool:
     """A ``sandbox`` object smllm wrote: it protects smllm's own data folder."""
     fs = box.get("filesystem") if isinstance(box, dict) else None
     deny = fs.get("denyWrite") if isinstance(fs, dict) else None
@@ -528,7 +539,7 @@ def plan_uninstall(target: Target) -> Plan:
     remaining, rules = firing.remove(remaining, record.get("added") if record else None)
     companion = plan_mcp_uninstall(target)
     original = record.get("original") if record else None
-    if "sandbox" in remaining and (record is not None or _is_ours(remaining["sandbox"])):
+    if "sandbox" in remaining and (record is not None or is_ours(remaining["sandbox"])):
         before = _original_sandbox(original)  # ours: put back the user's own
         remaining = {k: v for k, v in remaining.items() if k != "sandbox"}
         if before is not None:
@@ -657,9 +668,17 @@ def diff(plan: Plan) -> str:
 
 def apply(plan: Plan) -> None:
     """Carry out a plan (and its companion's): atomic writes, only of bytes that change,
-    and the records; then what the protected set and the tripwire learn from it."""
+    and the records; then what the protected set and the tripwire learn from it. An install
+    also creates the folders of smllm's that the sandbox hides
+    (:func:`smllm.base.protected.hidden_folders`), so that they are hidden from the first
+    sandboxed command on."""
     for p in plan.plans:
         _apply_one(p)
+    if plan.action == "install":
+        for folder in protected.hidden_folders():
+            root = paths.state_root() if folder.startswith(paths.state_root()) \
+                else paths.data_root()
+            paths.ensure_private_tree(folder, root)
     protect(plan)
 
 

@@ -182,10 +182,13 @@ def write_atomic(path: Path, text: str, *, mode: int | None = None) -> bool:
 #: ``<folder>/smllm-hook EVENT`` (current: the executable install writes), or the forms
 #: earlier versions installed, still recognised so that uninstall and doctor know them:
 #: ``python -c '... from smllm.hooks import cli; cli()' EVENT`` and ``python -m smllm hook EVENT``
+#: the ``--home HOME`` an installed command ends with (smllm's home, pinned)
+_HOME = r"(?:\s+--home\s+(?:'[^']*'|\S+))?"
 _SMLLM_COMMAND = re.compile(
-    r"(?:(?:^|\s)-m\s+smllm\s+hook|from smllm\.hooks import cli; cli\(\)')\s+(\w+)\s*$"
-)
-_SMLLM_EXE = re.compile(r"^(?:'/[^']*/smllm-hook'|/\S*/smllm-hook)\s+(\w+)\s*$")
+    r"(?:(?:^|\s)-m\s+smllm\s+hook|from smllm\.hooks import cli; cli\(\)')\s+(\w+)"
+    + _HOME + r"\s*$")
+_SMLLM_EXE = re.compile(r"^(?:'/[^']*/smllm-hook'|/\S*/smllm-hook)\s+(\w+)" + _HOME
+                        + r"\s*$")
 
 
 def smllm_event_of(hook: Any) -> str | None:

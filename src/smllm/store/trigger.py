@@ -1,12 +1,12 @@
 """What SessionEnd and Stop call: start a detached shipper when a store is configured.
 
 Hot path: standard library basics only, and never a wait. The hook touches a mark
-(``ship/again``) and, unless a shipper already holds ``ship/lock``, spawns one with
-``posix_spawn`` in its own session, stdin from ``/dev/null`` and output to
-``logs/ship.log`` (never the hook's stdout, which Claude Code reads to its end). The
-shipper ships every journal, then again while the mark keeps coming back, so a hook
-that fires while it works is never lost; a store that is down is retried by the next
-hook, the journals being the outbox.
+(``ship/again``) and, unless a shipper already holds ``locks/ship.lock`` (in smllm's
+locks folder, which the agent's sandbox cannot open), spawns one with ``posix_spawn`` in
+its own session, stdin from ``/dev/null`` and output to ``logs/ship.log`` (never the
+hook's stdout, which Claude Code reads to its end). The shipper ships every journal, then
+again while the mark keeps coming back, so a hook that fires while it works is never
+lost; a store that is down is retried by the next hook, the journals being the outbox.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def start() -> bool:
             return False
         folder = _folder()
         _touch(os.path.join(folder, "again"))
-        fd = _try_lock(os.path.join(folder, "lock"))
+        fd = _try_lock(paths.lock_path("ship.lock"))
         if fd is None:
             return False  # the running shipper will see the mark
         os.close(fd)
@@ -96,7 +96,7 @@ def main() -> None:
     """The detached shipper: ship while hooks keep asking, then exit."""
     folder = _folder()
     again = os.path.join(folder, "again")
-    lock = os.path.join(folder, "lock")
+    lock = paths.lock_path("ship.lock")  # where the sandbox cannot hold it
     import contextlib  # noqa: PLC0415 - the detached process, not the hook
     import fcntl  # noqa: PLC0415 - a shipper to start only
 
