@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import smllm
 from smllm import machine
-from smllm.base import knobs, paths, protected
+from smllm.base import paths, protected
 from smllm.base.errors import ConfigError
 from smllm.hooks import GATING
 from smllm.machine import catalog
