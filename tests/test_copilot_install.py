@@ -51,7 +51,8 @@ def test_install_writes_every_event_natively_and_trusts_the_project(
     assert set(copilot.EVENTS.values()) == set(data["hooks"])
     for event, native in copilot.EVENTS.items():
         [hook] = data["hooks"][native]
-        assert hook["bash"].endswith(f"smllm-hook {event} --harness copilot")
+        assert hook["bash"].endswith(f"smllm-hook {event} --harness copilot "
+                                     f"--home {env.get('SMLLM_HOME') or os.environ['SMLLM_HOME']}")
         exe = hook["bash"].split(" ")[0]
         assert os.access(exe, os.X_OK)
     # the gate's timeout is over smllm's own deadline (270 s): a timeout lets the tool run

@@ -93,7 +93,7 @@ def desired(python: str, flags: list[str]) -> dict[str, Any]:
     for event, native in copilot.EVENTS.items():
         timeout, _ = INSTALLED[event]
         hooks[native] = [{"type": "command",
-                          "bash": f"{install.hook_command(event, python, flags)} {MARK}",
+                          "bash": install.hook_command(event, python, flags, MARK),
                           "timeoutSec": timeout}]
     return {"version": 1, "hooks": hooks}
 
