@@ -40,7 +40,7 @@ def _waiting_on_records(conn: Any) -> bool:
 
 def _shipper_done(dev: Dev) -> bool:
     """The detached shipper has let go of its lock (it ends by itself)."""
-    fd = os.open(Path(dev.env["SMLLM_HOME"]) / "ship" / "lock", os.O_RDWR)
+    fd = os.open(Path(dev.env["SMLLM_HOME"]) / "locks" / "ship.lock", os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -314,6 +314,67 @@ def test_the_wait_is_bounded_and_skipped_for_a_known_tool_use(
     assert len(reads) > 2
 
 
+def test_pre_tool_use_waits_for_a_transcript_the_host_has_not_created_yet(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new session's first tool can start before Claude Code creates its transcript: the
+    wait reads again until the file is there and shows the tool use (CI saw the first
+    model call journaled after its intent when an absent file ended the wait at once)."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.transcript.unlink(missing_ok=True)
+    log = str(journal.log_path(SID))
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        got = real(path, offset)
+        reads.append(len(got[1]) if got else -1)
+        if len(reads) == 2:  # the host creates the file after two reads found none
+            s.write(*_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_3",
+                                             "name": "Bash", "input": {}}], "tool_use"))
+        return got
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "5")
+    transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_3")
+    assert [-1, -1] == reads[:2]
+    assert len(reads) >= 3
+    with journal.transaction(log) as txn:
+        transcript.ingest(txn, str(s.transcript))
+    assert [["toolu_3"]] == [c["tool_use_ids"] for c in _calls()]
+
+
+def test_a_transcript_that_never_appears_stops_the_waits_after_the_miss_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host that names a transcript it never writes costs MISS_LIMIT bounded waits, then
+    none: the misses are counted although there is nothing to ingest."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.transcript.unlink(missing_ok=True)
+    log = str(journal.log_path(SID))
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        reads.append(offset)
+        return real(path, offset)
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.05")
+    per_call = []
+    for n in range(transcript.MISS_LIMIT + 2):
+        before = len(reads)
+        transcript.prefetch(log, str(s.transcript), tool_use_id=f"toolu_{n}")
+        with journal.transaction(log) as txn:
+            transcript.ingest(txn, str(s.transcript))
+        per_call.append(len(reads) - before)
+    assert all(n > 2 for n in per_call[:transcript.MISS_LIMIT]), per_call
+    # past the limit: one read by the prefetch, one by the ingest, no wait
+    assert [2, 2] == per_call[transcript.MISS_LIMIT:], per_call
+
+
 SECRETS: list[dict[str, str]] = json.loads(
     (Path(__file__).parent / "fixtures" / "secrets" / "corpus.json").read_text())["secrets"]
 

@@ -9,6 +9,7 @@ uninstall gives the files back byte for byte."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -126,12 +127,12 @@ def test_a_scripted_session_is_journaled_and_gated(copilot: Any) -> None:
 
 def test_a_hook_that_crashes_still_blocks(copilot: Any, tmp_path: Path) -> None:
     """smllm's store is unusable (a file where its folder should be): every preToolUse
-    fails inside smllm, and Copilot still blocks with the reason, which the model gets."""
+    fails inside smllm, and Copilot still blocks with the reason, which the model gets.
+    (The home install pins is the broken one: the hooks' own SMLLM_HOME would not move it.)"""
     copilot.install_smllm()
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("")
-    run = copilot.run("go", [_bash("echo ran > marker.txt", "toolu_1"), {"text": "done"}],
-                      extra={"SMLLM_HOME": str(blocker)})
+    shutil.move(copilot.smllm_home, tmp_path / "moved-away")
+    Path(copilot.smllm_home).write_text("")  # a file where the pinned home should be
+    run = copilot.run("go", [_bash("echo ran > marker.txt", "toolu_1"), {"text": "done"}])
     assert 0 == run.returncode, run.stderr[-2000:]
     assert not (copilot.project / "marker.txt").exists()
     assert "smllm could not decide on this call and denies it (fail closed)" in \

@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 from harness import Harness, Run
 
+from helpers import allow_test_knobs
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -37,6 +39,14 @@ def _store(claude: Harness) -> tuple[Path, Path]:
     """smllm's data and state folders under the scratch HOME."""
     return (claude.home / ".local" / "share" / "smllm",
             claude.home / ".local" / "state" / "smllm")
+
+
+def _knobs_allowed(claude: Harness) -> None:
+    """The platform's config folder (the home of these runs) lets the hooks honour the test
+    knobs (SMLLM_IDS: the smllm session keys the test looks for)."""
+    config = claude.home / ".config" / "smllm"
+    config.mkdir(parents=True, mode=0o700, exist_ok=True)
+    allow_test_knobs(config)
 
 
 def _digests(paths: list[Path]) -> dict[str, str]:
@@ -114,6 +124,7 @@ def test_a_machine_planted_in_a_subfolder_never_runs(claude: Harness, mode: str)
     (sub / ".smllm" / "evil.smllm.yaml").write_text(PLANTED.replace("RUN", run_))
     claude.smllm("install", "--project", str(claude.project), check=True,
                  env={"SMLLM_HOME": None})
+    _knobs_allowed(claude)
     env: dict[str, str | None] = {"SMLLM_HOME": None, "SMLLM_IDS": "sm-planted", "PATH": PATH}
     protected = [claude.project / ".claude" / "settings.json",
                  claude.home / ".claude" / "settings.json"]
@@ -207,6 +218,7 @@ def test_the_feature_machine_with_a_hostile_conftest(claude: Harness) -> None:
     (claude.project / "tests").mkdir()
     claude.smllm("install", "--project", str(claude.project), check=True,
                  env={"SMLLM_HOME": None})
+    _knobs_allowed(claude)
     key_file = _store(claude)[1] / "key" / "journal.key"
     env: dict[str, str | None] = {"SMLLM_HOME": None, "SMLLM_IDS": "sm-feature,i-300001",
                                   "PATH": PATH}

@@ -352,10 +352,14 @@ def _shows(data: bytes, needle: bytes) -> bool:
 
 def _wait_for(transcript: str, offset: int, tool_use_id: str,
               got: tuple[int, bytes, int] | None) -> tuple[int, bytes, int] | None:
-    """Read again until a whole new line holds ``tool_use_id`` or the wait is over."""
+    """Read again until a whole new line holds ``tool_use_id`` or the wait is over.
+
+    A transcript that is not there yet is waited for too: Claude Code creates a new
+    session's file when it first writes it, which may be after the first tool starts.
+    """
     needle = tool_use_id.encode("utf-8", "replace")
     deadline = time.monotonic() + _wait_seconds()
-    while got is not None and not _shows(got[1], needle) and len(got[1]) < READ_LIMIT:
+    while got is None or (not _shows(got[1], needle) and len(got[1]) < READ_LIMIT):
         if time.monotonic() >= deadline:
             break
         time.sleep(_POLL_SECONDS)
@@ -427,6 +431,12 @@ def settle_call(txn: journal.Transaction, tid: str) -> bool:
     return True
 
 
+def _count_miss(st: dict[str, Any], found: bool) -> dict[str, Any]:
+    """``st`` after a wait: a found tool use resets the misses in a row, a miss adds one."""
+    missed = st.get("missed")
+    return {**st, "missed": 0 if found else (missed if isinstance(missed, int) else 0) + 1}
+
+
 def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = False) -> None:
     """Record what the transcript gained since the last call (under ``txn``'s lock)."""
     if transcript is None:
@@ -436,6 +446,9 @@ def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = Fa
         st = {"path": str(transcript), "offset": 0}
     got = _new_bytes(transcript, _offset(st, transcript))
     if got is None:
+        found = _WAIT_FOUND.pop(transcript, None)
+        if found is not None:  # a wait on a transcript the host has not written
+            txn.set_state("transcript", _count_miss(st, found))
         return
     offset, data = got
     end = data.rfind(b"\n") + 1
@@ -456,8 +469,5 @@ def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = Fa
     st.update(offset=offset + end, pending=work.pending, results=work.results,
               emitted=work.emitted, lines=work.lines, tools=work.tools)
     found = _WAIT_FOUND.pop(transcript, None)
-    if found is not None:
-        missed = st.get("missed")
-        st["missed"] = 0 if found else (missed if isinstance(missed, int) else 0) + 1
-    txn.set_state("transcript", st)
+    txn.set_state("transcript", st if found is None else _count_miss(st, found))
     txn.set_state("open_intents", work.open)

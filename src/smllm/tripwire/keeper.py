@@ -268,6 +268,23 @@ def _read_settled(path: str, view: str) -> bytes | None:
     return data
 
 
+def _nothing_counts(manifest: dict[str, Any], path: str, view: str,
+                    data: bytes | None, sig: list[int] | None) -> bool:
+    """Is the change at ``path`` none that counts, recorded as it is now when so: the
+    recorded bytes (a ``touch``, the same content rewritten), or an empty file where there
+    was none (it says nothing a missing one does not: the placeholder Claude Code's sandbox
+    makes to mount a missing protected file read-only; measured on 2.1.332, an empty
+    ``.mcp.json`` after a sandboxed command)?"""
+    rec = manifest["files"].get(path)
+    if rec is not None and watched.sha(data) == rec.get("sha"):
+        rec["sig"] = sig
+        return True
+    if data == b"" and (rec is None or rec.get("sha") is None):
+        manifest["files"][path] = _entry(path, view, data)
+        return True
+    return False
+
+
 def _settle_scope(manifest: dict[str, Any], adopt: bool, ctx: dict[str, Any]) -> _Changes:
     out = _Changes()
     for path, view in sorted(_current_files(manifest).items()):
@@ -278,10 +295,9 @@ def _settle_scope(manifest: dict[str, Any], adopt: bool, ctx: dict[str, Any]) ->
         data = _read_settled(path, view)
         if not watched.parses(data, view) and view == "claude-json":
             continue  # still being written: never restore over the host's own state file
-        digest = watched.sha(data)
-        if rec is not None and digest == rec.get("sha"):
-            rec["sig"] = sig
+        if _nothing_counts(manifest, path, view, data, sig):
             continue
+        digest = watched.sha(data)
         before_view = rec.get("vsha") if rec is not None else None
         now_view = watched.sha(watched.security_view(data, view))
         change = {"path": path, "before": rec.get("sha") if rec else None, "after": digest}

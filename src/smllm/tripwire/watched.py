@@ -147,10 +147,10 @@ JSON_VIEWS = ("settings", "claude-json")
 
 def security_view(data: bytes | None, kind: str) -> bytes | None:
     """What of ``data`` counts, as canonical bytes (None: the file is absent). For a JSON
-    view an absent file counts as an empty document: Claude Code creating
+    view an absent or empty file counts as an empty document: Claude Code creating
     ``~/.claude.json`` with no MCP server, or ``settings.local.json`` holding only a
     person's "don't ask again", changes nothing that counts."""
-    if data is None and kind in JSON_VIEWS:
+    if (data is None or data == b"") and kind in JSON_VIEWS:
         return jsonfast.dumps_utf8({})
     if data is None or kind in ("bytes", "link") or data.startswith((b"link:", b"unreadable:")):
         return data
@@ -203,7 +203,7 @@ def merged(current: bytes | None, kept: bytes, kind: str) -> bytes:
 def parses(data: bytes | None, kind: str) -> bool:
     """Is ``data`` what a view of ``kind`` can read: absent, not JSON-read, or a JSON
     document (bytes that do not parse may be a write the host has not finished)?"""
-    return data is None or kind not in JSON_VIEWS or _json(data) is not None
+    return not data or kind not in JSON_VIEWS or _json(data) is not None
 
 
 def sha(data: bytes | None) -> str | None:
