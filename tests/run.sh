@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: run every test from a fresh clone.
 # Creates the virtual environment (.venv, reused), installs smllm with its dev extras,
-# installs the pinned Claude Code and Codex CLIs for the end-to-end tests into a cache folder
+# installs the pinned Claude Code, Codex and Gemini CLIs for the end-to-end tests into a cache folder
 # (reused between runs), then runs pytest on two workers. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,8 @@ echo "== installing the pinned Claude Code CLI for the end-to-end tests"
 "$VENV/bin/python" tests/e2e/claude_cli.py ensure
 echo "== installing the pinned Codex CLI for the end-to-end tests"
 "$VENV/bin/python" tests/e2e/codex_cli.py ensure
+echo "== installing the pinned Gemini CLI for the end-to-end tests"
+"$VENV/bin/python" tests/e2e/gemini_cli.py ensure
 echo "== running the tests"
 # two workers by default (SMLLM_TEST_WORKERS; 0 runs in this process): the end-to-end tests
 # spend most of their time waiting on the real CLIs, so two of them share two cores well

@@ -1,0 +1,214 @@
+"""Run the real Gemini CLI against a scripted model, in a scratch HOME and project.
+
+The ``gemini`` fixture (``tests/e2e/conftest.py``) gives each test one
+:class:`GeminiHarness`:
+
+* ``home``: the CLI's ``HOME``, whose ``~/.gemini/settings.json`` selects API-key auth
+  (else ``gemini -p`` exits 41) and turns off telemetry and update checks;
+* ``project``: a git-initialised project folder, the cwd of every run;
+* one mock Gemini API (``mock_gemini.py``) on 127.0.0.1, killed by PID.
+
+``run(prompt, script)`` runs ``gemini -p PROMPT --approval-mode yolo --output-format json``
+(stdin closed; yolo, because in ``-p`` the default mode has no shell or edit tool at all)
+with ``GEMINI_CLI_TRUST_WORKSPACE=true`` (what a person does at the trust prompt) under a
+deadline, and returns a :class:`GeminiRun`: the JSON result, stderr, whether the run ended
+by itself, and the mock's requests of this run. The deadline matters: a hook that answers
+``ask`` hangs a headless Gemini run for ever (shared/ref/gemini-hooks.md §4), so every test
+asserts the run ended on its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MOCK = HERE / "mock_gemini.py"
+PYTHON = sys.executable
+#: variables from the outer environment that would change what Gemini CLI or smllm does
+_SCRUB_PREFIXES = ("GEMINI", "GOOGLE", "CLAUDE", "CODEX", "ANTHROPIC_", "OPENAI", "SMLLM_")
+#: the user settings every run starts from (the CLI migrates the two `general` keys)
+USER_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "telemetry": {"enabled": False},
+}
+
+
+def _jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:
+    try:
+        data = path.read_bytes()[offset:]
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in data.split(b"\n"):
+        with contextlib.suppress(ValueError):
+            obj = json.loads(line)
+            if isinstance(obj, dict):
+                out.append(obj)
+    return out
+
+
+@dataclass
+class GeminiRun:
+    returncode: int | None
+    ended: bool  #: the CLI exited by itself (False: killed at the deadline)
+    seconds: float
+    result: dict[str, Any]
+    stderr: str
+    log: list[dict[str, Any]]
+
+    @property
+    def session_id(self) -> str:
+        """Gemini's session id (the JSON result's), the hooks' ``session_id``."""
+        sid = self.result.get("session_id")
+        if not isinstance(sid, str):
+            raise AssertionError(f"no session_id in the run's output: {self.stderr[-2000:]}")
+        return sid
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Bodies of the main requests the model received, in order."""
+        return [r.get("body") or {} for r in self.log if r.get("kind") == "main"]
+
+    def tool_outputs(self) -> dict[str, str]:
+        """What the model received for each call: the call's id -> its response (the
+        ``output`` or the ``error`` text)."""
+        out: dict[str, str] = {}
+        for body in self.requests:
+            for content in body.get("contents") or []:
+                for part in content.get("parts") or []:
+                    answer = part.get("functionResponse") if isinstance(part, dict) else None
+                    if isinstance(answer, dict):
+                        response = answer.get("response") or {}
+                        text = response.get("error", response.get("output"))
+                        out[str(answer.get("id"))] = text if isinstance(text, str) else \
+                            json.dumps(response)
+        return out
+
+    def user_texts(self) -> list[str]:
+        """The user turns of the last main request (prompts, and stop-hook reasons)."""
+        body = self.requests[-1] if self.requests else {}
+        return [str(part.get("text")) for content in body.get("contents") or []
+                if content.get("role") == "user" for part in content.get("parts") or []
+                if isinstance(part, dict) and isinstance(part.get("text"), str)]
+
+
+class GeminiHarness:
+    def __init__(self, root: Path, gemini_bin: Path, smllm_home: Path) -> None:
+        self.root = root
+        self.gemini_bin = gemini_bin
+        self.smllm_home = smllm_home
+        self.home = root / "home"
+        self.settings_dir = self.home / ".gemini"
+        self.project = root / "proj"
+        for folder in (self.settings_dir, self.project):
+            folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
+                        "--allow-empty", "-m", "init"], cwd=self.project, check=True)
+        self.log_path = root / "requests.jsonl"
+        self._mock_pid: int | None = None
+        self.port = self._start_mock()
+        self.write_settings()
+
+    # ------------------------------------------------------------------ the mock
+
+    def _start_mock(self) -> int:
+        port_file = self.root / "mock.port"
+        pid_file = self.root / "mock.pid"
+        proc = subprocess.Popen(
+            [PYTHON, str(MOCK), "--port", "0", "--port-file", str(port_file), "--pid-file",
+             str(pid_file), "--log", str(self.log_path), "--max-lifetime", "900"],
+            stdout=subprocess.DEVNULL, stderr=open(self.root / "mock.err", "w"),  # noqa: SIM115
+            start_new_session=True)
+        deadline = time.monotonic() + 60
+        while not port_file.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the mock did not start: {(self.root / 'mock.err').read_text()}")
+            time.sleep(0.05)
+        self._mock_pid = int(pid_file.read_text()) if pid_file.exists() else proc.pid
+        return int(port_file.read_text())
+
+    def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_mock/script",
+                                     data=json.dumps(list(script)).encode(), method="POST")
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            resp.read()
+
+    def close(self) -> None:
+        if self._mock_pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._mock_pid, signal.SIGTERM)
+            self._mock_pid = None
+
+    # ------------------------------------------------------------------ Gemini CLI
+
+    def write_settings(self, extra: Mapping[str, Any] | None = None) -> None:
+        """The user's ~/.gemini/settings.json: :data:`USER_SETTINGS` and ``extra``."""
+        data = {**USER_SETTINGS, **(extra or {})}
+        (self.settings_dir / "settings.json").write_text(json.dumps(data, indent=2) + "\n")
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
+        env.update({"HOME": str(self.home), "GEMINI_API_KEY": "mock-key",
+                    "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{self.port}",
+                    "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1",
+                    "SMLLM_HOME": str(self.smllm_home)})
+        env.update(extra or {})
+        return env
+
+    def smllm(self, *args: str, extra: Mapping[str, str] | None = None
+              ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([PYTHON, "-m", "smllm", *args], cwd=self.project,
+                              env=self.env(extra), capture_output=True, text=True, timeout=120,
+                              check=False)
+
+    def install_smllm(self, *args: str) -> subprocess.CompletedProcess[str]:
+        proc = self.smllm("install", "--harness", "gemini", *args)
+        assert 0 == proc.returncode, proc.stdout + proc.stderr
+        return proc
+
+    def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,
+            extra: Mapping[str, str] | None = None, args: Sequence[str] = (),
+            timeout: float = 150) -> GeminiRun:
+        """``gemini -p PROMPT --approval-mode yolo --output-format json [ARGS]``; the process
+        group this started is SIGKILLed at ``timeout`` (the run then did not end)."""
+        self.set_script(script)
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        out_path, err_path = self.root / "gemini.out", self.root / "gemini.err"
+        started = time.monotonic()
+        ended = True
+        with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
+            proc = subprocess.Popen(
+                [str(self.gemini_bin), "-p", prompt, "--approval-mode", "yolo",
+                 "--output-format", "json", *args],
+                cwd=self.project, env=self.env(extra), stdin=subprocess.DEVNULL,
+                stdout=out_fh, stderr=err_fh, start_new_session=True)
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                ended = False
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        seconds = time.monotonic() - started
+        out = out_path.read_bytes().decode("utf-8", "replace")
+        result: dict[str, Any] = {}
+        with contextlib.suppress(ValueError):
+            start = out.find("{")
+            parsed = json.loads(out[start:]) if start >= 0 else {}
+            result = parsed if isinstance(parsed, dict) else {}
+        return GeminiRun(proc.returncode, ended, seconds, result,
+                         err_path.read_bytes().decode("utf-8", "replace"),
+                         _jsonl(self.log_path, offset))
