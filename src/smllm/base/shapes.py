@@ -167,10 +167,11 @@ class SessionState(TypedDict, total=False):
     transcript: TranscriptCursor
     closed_calls: list[dict[str, Any]]  # host-decided calls closed last (journal/hostcall)
     rollout: dict[str, Any]  # Codex's rollout file: path, offset, model, the open call
+    gemini_chat: dict[str, Any]  # Gemini CLI's chat file: path, offset, model calls seen
 
 
 SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript",
-                     "closed_calls", "rollout"]
+                     "closed_calls", "rollout", "gemini_chat"]
 
 
 # --------------------------------------------------------------------- state machines

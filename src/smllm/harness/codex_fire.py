@@ -1,11 +1,13 @@
-"""``smllm fire`` and ``smllm status`` from Codex's shell, run by Codex's PreToolUse hook.
+"""``smllm fire`` and ``smllm status`` from Codex's (or Gemini CLI's) shell, run by its
+PreToolUse hook.
 
 With smllm's permission profile, Codex's sandbox keeps smllm's store (the machine
 sessions among it) read-only to the agent's commands, so ``smllm fire EVENT`` typed in
-Codex's shell cannot record the fire. Codex's hooks run outside that sandbox, and the
-reason of a PreToolUse deny reaches the model. So when a Bash call is exactly a plain
-``smllm fire`` or ``smllm status`` command line, the hook runs it itself, through the
-code the command runs (:func:`smllm.commands.fire.fired`,
+Codex's shell cannot record the fire; Gemini CLI's tool sandbox does the same, and Gemini
+does not even tell the agent's commands their session. Both hosts run their hooks outside
+that sandbox, and the reason of a PreToolUse deny reaches the model. So when a Bash call is
+exactly a plain ``smllm fire`` or ``smllm status`` command line, the hook runs it itself,
+through the code the command runs (:func:`smllm.commands.fire.fired`,
 :func:`smllm.commands.status.shown`), and denies the call with what the command would
 have printed.
 
@@ -53,6 +55,12 @@ RULE_GUARDED = "machine.fire-guard-outside-sandbox"
 #: the first line of the deny's reason: why the model gets the output this way
 HEAD = ("smllm ran this command itself, from its Codex hook, because Codex's sandbox keeps "
         "smllm's store read-only to your commands. Its output:\n")
+#: the same on Gemini CLI
+HEAD_GEMINI = ("smllm ran this command itself, from its Gemini CLI hook, because Gemini's "
+               "tool sandbox keeps smllm's store read-only to your commands (and Gemini does "
+               "not tell them their session). Its output:\n")
+#: the host as the reasons name it
+HOSTS = {"codex": "Codex", "gemini": "Gemini CLI"}
 #: characters that make a word more than a literal, even where the parser knows its value
 _NOT_LITERAL = ("$", "`", "*", "?", "[", "{", "\n")
 
@@ -153,13 +161,15 @@ def runs_commands(machines: Machines) -> bool:
 
 
 def host_env(call: ToolCall, env: Mapping[str, str]) -> dict[str, str]:
-    """The environment the command would have seen in Codex's shell, as far as finding
-    its session goes: Codex's own, with ``$CODEX_THREAD_ID`` the thread of the call (the
-    hook's payload names it; Codex sets it for the agent's commands, not for hooks), and
-    no ``$CLAUDE_CODE_SESSION_ID`` inherited from a Claude Code that started Codex."""
+    """The environment the command would have seen in the host's shell, as far as finding
+    its session goes: the host's own, with the session of the call (the hook's payload
+    names it) as Codex names it for the agent's commands (``$CODEX_THREAD_ID``) or as
+    Gemini CLI names it for its hooks (``$GEMINI_SESSION_ID``), and no
+    ``$CLAUDE_CODE_SESSION_ID`` inherited from a Claude Code that started the host."""
     out = {k: v for k, v in env.items() if k != "CLAUDE_CODE_SESSION_ID"}
     if call.session_id:
-        out["CODEX_THREAD_ID"] = call.session_id
+        out["GEMINI_SESSION_ID" if call.harness == "gemini" else "CODEX_THREAD_ID"] = \
+            call.session_id
     return out
 
 
@@ -191,9 +201,10 @@ def guarded(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> str | None:
         return None  # the fire itself reports what is wrong
     if not runs_commands(machines):
         return None
-    return ("smllm does not run this fire from its Codex hook: a transition of the session's "
-            "machines has a command guard, which would run outside Codex's sandbox. A person "
-            "can fire it from a shell outside the agent")
+    host = HOSTS.get(call.harness, call.harness)
+    return (f"smllm does not run this fire from its {host} hook: a transition of the "
+            f"session's machines has a command guard, which would run outside {host}'s "
+            f"sandbox. A person can fire it from a shell outside the agent")
 
 
 def run(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> Ran:
@@ -219,7 +230,9 @@ def run(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> Ran:
     return Ran(code == 0, code, text, key)
 
 
-def reason(ran: Ran) -> str:
-    """The deny's reason: :data:`HEAD`, then the output (and a non-zero exit status)."""
+def reason(ran: Ran, harness: str = "codex") -> str:
+    """The deny's reason: :data:`HEAD` (:data:`HEAD_GEMINI`), then the output (and a
+    non-zero exit status)."""
     tail = "" if ran.code == 0 else f"\n(exit status {ran.code})"
-    return f"{HEAD}{ran.text.rstrip(chr(10))}{tail}"
+    head = HEAD_GEMINI if harness == "gemini" else HEAD
+    return f"{head}{ran.text.rstrip(chr(10))}{tail}"

@@ -79,13 +79,16 @@ FALLBACK_DENY = (
     b'"permissionDecisionReason":"smllm could not decide on this call and denies it '
     b'(fail closed): REASON"}}'
 )
+#: the same for Gemini CLI, which ignores Claude Code's deny and runs the tool
+FALLBACK_DENY_GEMINI = (b'{"decision":"deny","reason":"smllm could not decide on this call '
+                        b'and denies it (fail closed): REASON"}')
 
 _done = [False]  # set once the hook's own output is on its way: the deadline stands down
 
 #: the hosts whose hooks smllm answers: ``smllm-hook EVENT [--harness NAME]`` (none named:
 #: Claude Code, whose installed command is unchanged). The event stays first, so the
 #: installed hook's start-up guard still sees a gating event when smllm cannot import
-HARNESSES = ("claude", "codex")
+HARNESSES = ("claude", "codex", "gemini")
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
@@ -101,12 +104,23 @@ def _max_input() -> int:
     return int(raw) if raw and raw.isdigit() else MAX_INPUT
 
 
-def deny(reason: str) -> dict[str, Any]:
-    """The gating event's deny (:func:`smllm.harness.claude.deny`; :data:`FALLBACK_DENY` is
-    the same object, prebuilt, for when nothing can be imported)."""
+def deny(reason: str, harness: str = "claude") -> dict[str, Any]:
+    """The gating event's deny on ``harness`` (:func:`smllm.harness.claude.deny`, Gemini
+    CLI's :func:`smllm.harness.gemini.deny`; :func:`fallback_deny` is the same object,
+    prebuilt, for when nothing can be imported)."""
+    if harness == "gemini":
+        from smllm.harness import gemini  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+        return gemini.deny(reason)
     from smllm.harness import claude  # noqa: PLC0415 - importing smllm.hooks must never fail
 
     return claude.deny(reason)
+
+
+def fallback_deny(harness: str, reason: bytes) -> bytes:
+    """The prebuilt deny of ``harness`` with ``reason`` (ASCII) in it."""
+    template = FALLBACK_DENY_GEMINI if harness == "gemini" else FALLBACK_DENY
+    return template.replace(b"REASON", reason)
 
 
 def _read_stdin(limit: int) -> bytes:
@@ -123,20 +137,20 @@ def run(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | Non
         from smllm.hooks._context import HookInputError  # noqa: PLC0415 - importing smllm.hooks must never fail
     except BaseException as exc:  # a broken install: _json, a syntax error, a missing file
         where = _report(event, exc)
-        return _crash_deny(exc, where) if gating else None
+        return _crash_deny(exc, where, harness) if gating else None
     try:
         return _handle(event, raw, harness)
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
-        return deny(f"smllm refused this call: {exc.render()}") if gating else None
+        return deny(f"smllm refused this call: {exc.render()}", harness) if gating else None
     except Exception as exc:
         where = _report(event, exc)
-        return _crash_deny(exc, where) if gating else None
+        return _crash_deny(exc, where, harness) if gating else None
 
 
-def _crash_deny(exc: BaseException, where: str) -> dict[str, Any]:
+def _crash_deny(exc: BaseException, where: str, harness: str = "claude") -> dict[str, Any]:
     return deny(f"smllm could not decide on this call and denies it (fail closed): "
-                f"{type(exc).__name__}: {exc} (report: {where})")
+                f"{type(exc).__name__}: {exc} (report: {where})", harness)
 
 
 def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
@@ -158,11 +172,19 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
             f"hook input is {len(raw)} bytes or more, over the {limit}-byte limit",
             "raise SMLLM_MAX_INPUT if such inputs are expected",
         )
-    payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
+    if harness == "gemini":
+        from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS,
+                              host_event=gemini.HOST_EVENTS.get(event), call_ids=False)
+    else:
+        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
     ctx = HookContext.create(event, payload, harness)
     name = f"smllm.hooks.{HANDLERS[event]}"
     __import__(name)
     result: dict[str, Any] | None = sys.modules[name].handle(ctx)
+    if harness == "gemini":
+        return gemini.answer(event, result)
     return result
 
 
@@ -225,13 +247,13 @@ def _report(event: str, exc: BaseException) -> str:
         return "unavailable"
 
 
-def _take_no_orders() -> None:
+def _take_no_orders(harness: str = "claude") -> None:
     """Drop the ``SMLLM_*`` variables the project's settings set (:mod:`smllm.base.knobs`)
     before anything reads them; a failure here drops every one of them."""
     try:
         from smllm.base import knobs  # noqa: PLC0415 - importing smllm.hooks must never fail
 
-        dropped = knobs.scrub()
+        dropped = knobs.scrub(harness=harness)
     except BaseException:
         dropped = [k for k in os.environ if k.startswith("SMLLM_")]
         for k in dropped:
@@ -250,7 +272,7 @@ def _deadline(event: str) -> float:
     return value if value > 0 else DEADLINES.get(event, DEFAULT_DEADLINE)
 
 
-def _arm_deadline(event: str, gating: bool) -> None:
+def _arm_deadline(event: str, gating: bool, harness: str = "claude") -> None:
     """After :func:`_deadline` seconds, deny (gating) or leave quietly, whatever is running.
 
     A blocked read, a lock wait or a reviewer that never answers is interrupted by
@@ -266,8 +288,8 @@ def _arm_deadline(event: str, gating: bool) -> None:
             return
         _done[0] = True
         if gating:
-            _write_out(FALLBACK_DENY.replace(
-                b"REASON", b"the hook ran out of time (%.0f s, SMLLM_HOOK_DEADLINE)" % seconds))
+            _write_out(fallback_deny(
+                harness, b"the hook ran out of time (%.0f s, SMLLM_HOOK_DEADLINE)" % seconds))
         os._exit(0)
 
     _signal.signal(_signal.SIGALRM, expired)
@@ -330,8 +352,8 @@ def main(argv: list[str]) -> int:
     harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
-    _take_no_orders()
-    _arm_deadline(event, gating)
+    _take_no_orders(harness)
+    _arm_deadline(event, gating, harness)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
     # have made enough objects) is pure cost; reference counting still frees what it can
     gc.disable()
@@ -347,7 +369,7 @@ def main(argv: list[str]) -> int:
         data = None if result is None else _encode(result)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, MemoryError in a handler
         if gating:
-            data = _encode(_crash_deny(exc, _report(event, exc)))
+            data = _encode(_crash_deny(exc, _report(event, exc), harness))
     finally:
         sys.stdout = real_stdout
     _done[0] = True
@@ -384,8 +406,9 @@ def cli() -> None:
         code = 0
         if sys.argv[1:2] and sys.argv[1] in GATING and not _done[0]:
             _done[0] = True
-            reason = b"an internal error in the hook"
-            if not _write_out(FALLBACK_DENY.replace(b"REASON", reason)):
+            harness = sys.argv[3] if sys.argv[2:3] == ["--harness"] and len(sys.argv) > 3 \
+                else "claude"
+            if not _write_out(fallback_deny(harness, b"an internal error in the hook")):
                 code = 2
     leave(code)
 

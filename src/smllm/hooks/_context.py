@@ -43,11 +43,14 @@ def _check_ids(payload: dict[str, Any], event: str) -> None:
         raise HookInputError(exc.what, exc.fix) from None
 
 
-def parse_input(event: str, raw: bytes, *, tool_event: bool) -> dict[str, Any]:
+def parse_input(event: str, raw: bytes, *, tool_event: bool, host_event: str | None = None,
+                call_ids: bool = True) -> dict[str, Any]:
     """Decode and check one hook input; raise :class:`HookInputError` if malformed.
 
     A ``tool_event`` (PreToolUse, PostToolUse, …: see ``smllm.hooks.TABLE``) must name its
-    tool and give its input."""
+    tool and give its input, and its call's id unless the host gives none (``call_ids``
+    False: Gemini CLI). ``host_event`` is the host's own name for ``event`` (Gemini CLI's
+    ``BeforeTool`` for PreToolUse), which the input's ``hook_event_name`` may carry."""
     if not raw.strip():
         raise HookInputError("hook input is empty", "the hook expects one JSON object on stdin")
     try:
@@ -62,7 +65,7 @@ def parse_input(event: str, raw: bytes, *, tool_event: bool) -> dict[str, Any]:
         raise HookInputError(f"hook input is a JSON {type(payload).__name__}, not an object")
     _check_ids(payload, event)
     name = payload.get("hook_event_name")
-    if name is not None and name != event:
+    if name is not None and name not in (event, host_event):
         raise HookInputError(
             f"hook input is for {name!r} but this hook handles {event!r}",
             "check the event name in the hook's command line",
@@ -70,7 +73,7 @@ def parse_input(event: str, raw: bytes, *, tool_event: bool) -> dict[str, Any]:
     if tool_event:
         _require(payload, "tool_name", str, event)
         _require(payload, "tool_input", dict, event)
-        if event != "PermissionRequest":
+        if event != "PermissionRequest" and call_ids:
             _require(payload, "tool_use_id", str, event)
     for key in ("cwd", "transcript_path", "permission_mode", "source", "prompt"):
         if key in payload and payload[key] is not None and not isinstance(payload[key], str):
@@ -115,6 +118,7 @@ class HookContext:
         if env is None:
             env = os.environ
             if harness != "claude":  # another host's hooks: a Claude Code folder is not theirs
+                # (Gemini CLI sets it for its hooks too, as GEMINI_PROJECT_DIR: read as that)
                 env = {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}
         self.env: Mapping[str, str] = env
         self._main_log: str | None = None
@@ -134,11 +138,16 @@ class HookContext:
     @property
     def project(self) -> str | None:
         """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says; for
-        Codex, which declares none, the project its ``cwd`` is in."""
+        Codex, which declares none, the project its ``cwd`` is in; Gemini CLI's
+        ``GEMINI_PROJECT_DIR``."""
         if self.harness == "codex":
             from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
             return codex.project_of(self.cwd)
+        if self.harness == "gemini":
+            from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+            return gemini.project_of(self.env, self.cwd)
         return paths.declared_project(self.env)
 
     @property
@@ -170,14 +179,18 @@ class HookContext:
             from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
             return codex.tool_call(self.payload, self.env)
+        if self.harness == "gemini":
+            from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+            return gemini.tool_call(self.payload, self.env)
         from smllm.harness import claude  # noqa: PLC0415 - tool events only
 
         return claude.tool_call(self.payload, self.env)
 
     @property
     def transcript(self) -> str | None:
-        """Claude Code's transcript; None for Codex (its rollout file has another format,
-        and no reader of it may wait for a tool use it would never show)."""
+        """Claude Code's transcript; None for Codex and Gemini CLI (their files have another
+        format, and no reader of them may wait for a tool use they would never show)."""
         if self.harness != "claude":
             return None
         return safe_transcript(self.payload.get("transcript_path"))
@@ -200,4 +213,12 @@ class HookContext:
             return codex_rollout.ingesting(  # type: ignore[return-value]
                 journal.transaction(path, now_ms=self.now_ms),
                 rollout if self.agent_id is None and path == self.main_log_path else None)
+        if self.harness == "gemini":  # Gemini's chat file gives the model calls
+            from smllm.harness import gemini_chat  # noqa: PLC0415 - Gemini CLI's hooks only
+
+            chat = safe_transcript(self.payload.get("transcript_path"))
+            return gemini_chat.ingesting(  # type: ignore[return-value]
+                journal.transaction(path, now_ms=self.now_ms),
+                chat if self.agent_id is None and path == self.main_log_path else None,
+                self.call.tool_use_id if self.event == "PreToolUse" else None)
         return journal.transaction(path, now_ms=self.now_ms)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from smllm.base.catalogue import ToolCall
     from smllm.base.shapes import OpenIntent
     from smllm.harness.codex_fire import Plain
+    from smllm.journal import Transaction
     from smllm.journal.codec import Entry
 
 
@@ -69,25 +70,35 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
         )
 
 
-def handle(ctx: HookContext) -> dict[str, Any] | None:
-    call = ctx.call
+def _host_verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
+    """The verdict on ``call`` as its host gets it (Codex and Gemini CLI: never ``ask``)."""
     if ctx.harness == "codex":
         from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
-        verdict = codex.verdict(call, lambda c: _verdict(ctx, c),
-                                lambda c: _features.held_effect(ctx, c))
+        return codex.verdict(call, lambda c: _verdict(ctx, c),
+                             lambda c: _features.held_effect(ctx, c))
+    if ctx.harness == "gemini":
+        from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+        return gemini.verdict(call, lambda c: _verdict(ctx, c))
+    return _verdict(ctx, call)
+
+
+def handle(ctx: HookContext) -> dict[str, Any] | None:
+    call = ctx.call
+    verdict = _host_verdict(ctx, call)
+    if ctx.harness != "claude":
         plain = _plain_fire(call, verdict)
         if plain is not None:
             return _fire_in_hook(ctx, call, verdict, plain)
-    else:
-        verdict = _verdict(ctx, call)
     facts = verdict.facts
     tool_use_id = str(call.tool_use_id)
-    key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
     op = call.operation
     allowed = verdict.decision in ("allow", "abstain", "ask")  # Codex: verdict() made ask deny
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
+        tool_use_id = _unique_id(ctx, txn, tool_use_id)
+        key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
         if verdict.pending_action_id is None:
             # the review chain, when one ran, ingested the transcript before its first record:
             # what the transcript gained since waits for the next hook, so the chain, the
@@ -114,10 +125,8 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 **{k: v for k, v in facts.items() if k in ANALYSED},
             )
         )
-        if ctx.harness == "codex":
-            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
-
-            txn.extend(codex.refused_ask(verdict, tool_use_id))
+        if ctx.harness != "claude":
+            txn.extend(_host(ctx).refused_ask(verdict, tool_use_id))
         if allowed:
             host = verdict.decision in hostcall.HOST_DECISIONS
             if not host:  # smllm authorized it: the effect may start now
@@ -145,16 +154,37 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 entry["host"] = True
             open_intents[tool_use_id] = entry
             txn.set_state("open_intents", open_intents)
+    answer: dict[str, Any] | None = _host(ctx).pre_tool_use(verdict.decision, verdict.reason)
+    return answer
+
+
+def _host(ctx: HookContext) -> Any:
+    """The adapter of the hook's host (its answers: ``pre_tool_use``, ``deny``,
+    ``refused_ask``)."""
     if ctx.harness == "codex":
         from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
-        return codex.pre_tool_use(verdict.decision, verdict.reason)
-    return claude.pre_tool_use(verdict.decision, verdict.reason)
+        return codex
+    if ctx.harness == "gemini":
+        from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+        return gemini
+    return claude
+
+
+def _unique_id(ctx: HookContext, txn: Transaction, tool_use_id: str) -> str:
+    """The call's id: Gemini CLI gives none, so smllm's (:func:`smllm.harness.gemini.call_id`)
+    is made unique among the open calls, under the journal's lock."""
+    if ctx.harness != "gemini":
+        return tool_use_id
+    from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+    return gemini.unique(tool_use_id, txn.state.get("open_intents") or {})
 
 
 def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
-    """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
-    (:mod:`smllm.harness.codex_fire`), else None."""
+    """Codex and Gemini CLI: the plain ``smllm fire``/``status`` this call is, when the gate
+    lets it run (:mod:`smllm.harness.codex_fire`), else None."""
     command = call.command
     if call.tool != "Bash" or verdict.decision not in ("allow", "abstain") \
             or command is None or "smllm" not in command:
@@ -166,18 +196,20 @@ def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
 
 def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
                   plain: Plain) -> dict[str, Any]:
-    """Codex: run a plain fire or status here, outside Codex's sandbox (which keeps smllm's
-    store read-only to the agent's commands), and deny the call with what it printed. The
-    intent keeps the gate's decision under rule ``machine.fire-in-hook``; the terminal says
-    what the fire did (``fire: accepted|refused``), run by smllm, not by Codex."""
-    from smllm.harness import codex, codex_fire  # noqa: PLC0415 - Codex's hooks only
+    """Codex and Gemini CLI: run a plain fire or status here, outside the host's sandbox
+    (which keeps smllm's store read-only to the agent's commands), and deny the call with
+    what it printed. The intent keeps the gate's decision under rule
+    ``machine.fire-in-hook``; the terminal says what the fire did (``fire:
+    accepted|refused``), run by smllm, not by the host."""
+    from smllm.harness import codex_fire  # noqa: PLC0415 - Codex's and Gemini's hooks only
 
-    tool_use_id = str(call.tool_use_id)
-    key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
+    host = _host(ctx)
     op = call.operation
     refusal = codex_fire.guarded(plain, call, ctx.env)
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
+        tool_use_id = _unique_id(ctx, txn, str(call.tool_use_id))
+        key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
         transcript.ingest(txn, ctx.transcript)
         intent = txn.append(records.new(
             "side_effect_intent", operation=op, tool_name=call.tool, tool_use_id=tool_use_id,
@@ -189,7 +221,7 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
             agent_id=ctx.agent_id, ran_by=None if refusal else "smllm",
             **{k: v for k, v in verdict.facts.items() if k in ANALYSED}))
         if refusal:
-            return codex.deny(refusal)
+            return host.deny(refusal)  # type: ignore[no-any-return]
         txn.append(records.new("tool_batch.effect.started", tool_use_id=tool_use_id,
                                idempotency_key=key, intent_sequence=intent.sequence,
                                operation=op, ran_by="smllm"))
@@ -211,4 +243,4 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
             fire=None if plain.command != "fire" else ("accepted" if ran.ok else "refused"),
             session=ran.session, exit_code=ran.code, output=ran.text))
         txn.set_state("open_intents", open_intents)
-    return codex.deny(codex_fire.reason(ran))
+    return host.deny(codex_fire.reason(ran, ctx.harness))  # type: ignore[no-any-return]

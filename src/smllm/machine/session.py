@@ -30,17 +30,19 @@ class NoSession(SmllmError):
 
 def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
     """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
-    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``) or the Codex thread
-    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands), else none."""
+    the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``), the Codex thread
+    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands) or the Gemini CLI
+    session (``$GEMINI_SESSION_ID``, which Gemini gives its hooks), else none."""
     if explicit:
         return explicit
     if env.get("SMLLM_SESSION"):
         return env["SMLLM_SESSION"]
-    host = env.get("CLAUDE_CODE_SESSION_ID")
-    if host:
-        return locations.read_binding("claude", host)
-    thread = env.get("CODEX_THREAD_ID")
-    return locations.read_binding("codex", thread) if thread else None
+    for variable, harness in (("CLAUDE_CODE_SESSION_ID", "claude"),
+                              ("CODEX_THREAD_ID", "codex"), ("GEMINI_SESSION_ID", "gemini")):
+        host = env.get(variable)
+        if host:
+            return locations.read_binding(harness, host)
+    return None
 
 
 def _machines_for(state: dict[str, Any]) -> Machines:
