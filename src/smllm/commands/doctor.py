@@ -13,9 +13,10 @@ from smllm.setup import doctor
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", metavar="DIR",
                         help="the project whose settings to check (default: the cwd)")
-    parser.add_argument("--harness", choices=("claude", "codex"), default="claude",
-                        help="check Claude Code's side (default) or Codex's: its hooks "
-                             "present and trusted, the project trusted")
+    parser.add_argument("--harness", choices=("claude", "codex", "gemini"), default="claude",
+                        help="check Claude Code's side (default), Codex's (its hooks present "
+                             "and trusted, the project trusted) or Gemini CLI's (its hooks "
+                             "present, switched on and sandboxed, and which guarantees hold)")
     _output.add_json_flag(parser, "{project, findings: [{status, text}], errors, warnings}")
 
 
@@ -26,6 +27,11 @@ def run(args: argparse.Namespace) -> int:
 
         codex = [doctor.Finding(status, text) for status, text in codex_install.diagnose(project)]
         findings = [doctor.smllm_itself(), *codex, *doctor.store_folders()]
+    elif args.harness == "gemini":
+        from smllm.setup import gemini_doctor  # noqa: PLC0415 - Gemini CLI's doctor only
+
+        host = [doctor.Finding(status, text) for status, text in gemini_doctor.diagnose(project)]
+        findings = [doctor.smllm_itself(), *host, *doctor.store_folders()]
     else:
         findings = doctor.diagnose(project)
     errors = sum(f.status == "error" for f in findings)

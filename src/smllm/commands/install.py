@@ -1,4 +1,5 @@
-"""``smllm install [--project DIR | --user] [--local] [--harness codex] [--dry-run] [--json]``."""
+"""``smllm install [--project DIR | --user] [--local] [--harness codex|gemini] [--dry-run]
+[--json]``."""
 
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the project's git-ignored .claude/settings.local.json instead")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the change as a diff and write nothing")
-    parser.add_argument("--harness", choices=("claude", "codex"), default="claude",
-                        help="the agent CLI: Claude Code (default) or OpenAI's Codex CLI "
+    parser.add_argument("--harness", choices=("claude", "codex", "gemini"), default="claude",
+                        help="the agent CLI: Claude Code (default), OpenAI's Codex CLI "
                              "(.codex/hooks.json, or $CODEX_HOME/hooks.json with --user, "
-                             "each hook trusted in $CODEX_HOME/config.toml)")
+                             "each hook trusted in $CODEX_HOME/config.toml) or Gemini CLI "
+                             "(.gemini/settings.json, or ~/.gemini/settings.json with "
+                             "--user)")
     _output.add_json_flag(parser, "what was done (or, with --dry-run, would be)")
 
 
@@ -67,29 +70,33 @@ def report(plan: install.Plan, args: argparse.Namespace) -> int:
     return 0
 
 
-def run_codex(args: argparse.Namespace, action: str) -> int:
-    """``--harness codex``: smllm's hooks for Codex (:mod:`smllm.setup.codex_install`)."""
-    from smllm.setup import codex_install  # noqa: PLC0415 - Codex's install only
+def run_host(args: argparse.Namespace, action: str) -> int:
+    """``--harness codex|gemini``: smllm's hooks for Codex
+    (:mod:`smllm.setup.codex_install`) or Gemini CLI (:mod:`smllm.setup.gemini_install`)."""
+    if args.harness == "gemini":
+        from smllm.setup import gemini_install as host  # noqa: PLC0415 - Gemini's install only
+    else:
+        from smllm.setup import codex_install as host  # type: ignore[no-redef]  # noqa: PLC0415 - Codex's install only
 
     unsupported = [flag for flag, on in (("--local", args.local),
                                          ("--sandbox-only", getattr(args, "sandbox_only", False)),
                                          ("--allow-domain", getattr(args, "allow_domain", [])))
                    if on]
     if unsupported:
-        raise UsageError(f"{unsupported[0]} applies to Claude Code, not to --harness codex",
-                         "drop it")
-    target = codex_install.resolve_target(args.project, args.user)
+        raise UsageError(f"{unsupported[0]} applies to Claude Code, not to --harness "
+                         f"{args.harness}", "drop it")
+    target = host.resolve_target(args.project, args.user)
     with install.locked(install.Target("user" if args.user else "project", target.path),
                         dry_run=args.dry_run):
         if action == "install":
-            python, flags = codex_install.interpreter()
-            plan = codex_install.plan_install(target, python, flags,
-                                              sandbox=not args.no_sandbox)
+            python, flags = install.interpreter()
+            plan = host.plan_install(target, python, flags,
+                                     sandbox=not args.no_sandbox)
         else:
-            plan = codex_install.plan_uninstall(target)
+            plan = host.plan_uninstall(target)
         if not args.dry_run:
-            codex_install.apply(plan)
-    data = {"action": plan.action, "scope": target.scope, "harness": "codex",
+            host.apply(plan)
+    data = {"action": plan.action, "scope": target.scope, "harness": args.harness,
             "dry_run": args.dry_run, "changed": plan.changed,
             "files": [{"path": str(c.path), "changed": c.before != c.after,
                        "exists_after": c.after is not None} for c in plan.changes],
@@ -97,7 +104,7 @@ def run_codex(args: argparse.Namespace, action: str) -> int:
     if args.json:
         _output.write(data)
     elif args.dry_run:
-        sys.stdout.write(codex_install.diff(plan))
+        sys.stdout.write(host.diff(plan))
         sys.stdout.write(f"dry run, nothing written: {plan.summary.splitlines()[0]}\n")
     else:
         sys.stdout.write(plan.summary + "\n")
@@ -105,8 +112,8 @@ def run_codex(args: argparse.Namespace, action: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.harness == "codex":
-        return run_codex(args, "install")
+    if args.harness != "claude":
+        return run_host(args, "install")
     target = install.resolve_target(args.project, args.user, args.local)
     domains = [sandbox.check_domain(d) for d in args.allow_domain]
     if domains and args.no_sandbox:

@@ -1,11 +1,11 @@
-"""``smllm uninstall [--project DIR | --user] [--local] [--harness codex] [--dry-run]
+"""``smllm uninstall [--project DIR | --user] [--local] [--harness codex|gemini] [--dry-run]
 [--json]``."""
 
 from __future__ import annotations
 
 import argparse
 
-from smllm.commands.install import add_target_arguments, report, run_codex
+from smllm.commands.install import add_target_arguments, report, run_host
 from smllm.setup import install
 
 
@@ -14,8 +14,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.harness == "codex":
-        return run_codex(args, "uninstall")
+    if args.harness != "claude":
+        return run_host(args, "uninstall")
     target = install.resolve_target(args.project, args.user, args.local)
     with install.locked(target, dry_run=args.dry_run):
         return report(install.plan_uninstall(target), args)

@@ -32,7 +32,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from smllm.base import paths
 from smllm.base.errors import InstallError, UsageError
@@ -346,10 +346,23 @@ class Change:
     after: str | None  # None: remove the file
 
 
+class Located(Protocol):
+    """What a plan needs of its target: the file it is about (and its scope)."""
+
+    @property
+    def scope(self) -> str: ...
+
+    @property
+    def path(self) -> Path: ...
+
+
 @dataclass(frozen=True)
 class Plan:
+    """Whole-file changes to a host's files (Codex's here; Gemini CLI's too,
+    :mod:`smllm.setup.gemini_install`), and the install record to keep."""
+
     action: Literal["install", "uninstall"]
-    target: Target
+    target: Located
     changes: tuple[Change, ...]
     summary: str
     record: dict[str, Any] | None
@@ -360,14 +373,15 @@ class Plan:
         return self.executable is not None or any(c.before != c.after for c in self.changes)
 
 
-def _record_path(target: Target) -> Path:
-    key = hashlib.sha256(f"codex:{target.path}".encode()).hexdigest()[:32]
+def _record_path(target: Located, harness: str = "codex") -> Path:
+    key = hashlib.sha256(f"{harness}:{target.path}".encode()).hexdigest()[:32]
     return paths.state_dir() / "installs" / f"{key}.json"
 
 
-def load_record(target: Target) -> dict[str, Any] | None:
+def load_record(target: Located, harness: str = "codex") -> dict[str, Any] | None:
+    """What install recorded about ``target`` (the bytes it found), if anything."""
     try:
-        rec = json.loads(_record_path(target).read_text())
+        rec = json.loads(_record_path(target, harness).read_text())
     except (OSError, ValueError):
         return None
     return rec if isinstance(rec, dict) and rec.get("path") == str(target.path) else None
@@ -490,11 +504,11 @@ def plan_uninstall(target: Target) -> Plan:
     return Plan("uninstall", target, (*changes, hooks, trust), summary, record or None)
 
 
-def apply(plan: Plan) -> None:
+def apply(plan: Plan, harness: str = "codex") -> None:
     """Write the plan: atomic replacements of what changes, the install record."""
     if plan.executable is not None:
         install.write_executable(*plan.executable)
-    rp = _record_path(plan.target)
+    rp = _record_path(plan.target, harness)
     if plan.action == "install" and plan.record is not None and plan.changed:
         paths.ensure_private_tree(rp.parent, paths.state_dir())
         settings.write_atomic(rp, json.dumps(plan.record, ensure_ascii=False) + "\n",
