@@ -2,7 +2,7 @@
 # README step 1: set smllm up on a fresh machine that has python3 (>= 3.10) and access
 # to the package index.
 #
-#   installer/install.sh [--no-modify-path] [--harness claude|codex] [PROJECT_DIR]
+#   installer/install.sh [--no-modify-path] [--harness claude|codex|gemini] [PROJECT_DIR]
 #
 # 1. creates an isolated virtual environment (reused when it exists):
 #      $SMLLM_VENV, else $SMLLM_HOME/venv, else ${XDG_DATA_HOME:-~/.local/share}/smllm/venv
@@ -16,7 +16,8 @@
 # 4. runs `smllm install --project PROJECT_DIR` (default: the current folder), which
 #    merges smllm's hooks into PROJECT_DIR/.claude/settings.json (each one short command:
 #    the venv's bin/smllm-hook EVENT) and ends with a summary of what it set up
-# After it, `claude` (`codex` with --harness codex: smllm install --harness codex) is governed.
+# After it, `claude` (`codex` with --harness codex: smllm install --harness codex; `gemini`
+# with --harness gemini: smllm install --harness gemini) is governed.
 #
 # Knobs: PYTHON (interpreter to build the venv with, default python3), SMLLM_VENV,
 #        SMLLM_BIN_DIR, SMLLM_NO_MODIFY_PATH=1,
@@ -30,18 +31,18 @@ die() { printf 'smllm-installer: error: %s\n' "$*" >&2; exit 1; }
 MODIFY_PATH=1
 [ "${SMLLM_NO_MODIFY_PATH:-}" = 1 ] && MODIFY_PATH=0
 HARNESS=claude
-USAGE="usage: installer/install.sh [--no-modify-path] [--harness claude|codex] [PROJECT_DIR]"
+USAGE="usage: installer/install.sh [--no-modify-path] [--harness claude|codex|gemini] [PROJECT_DIR]"
 while [ "$#" -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --no-modify-path) MODIFY_PATH=0; shift ;;
-    --harness) [ "$#" -ge 2 ] || die "--harness needs claude or codex ($USAGE)"; HARNESS=$2; shift 2 ;;
+    --harness) [ "$#" -ge 2 ] || die "--harness needs claude, codex or gemini ($USAGE)"; HARNESS=$2; shift 2 ;;
     --harness=*) HARNESS=${1#--harness=}; shift ;;
     -*) die "unknown option $1 ($USAGE)" ;;
     *) break ;;
   esac
 done
-case "$HARNESS" in claude|codex) ;; *) die "unknown harness $HARNESS ($USAGE)" ;; esac
+case "$HARNESS" in claude|codex|gemini) ;; *) die "unknown harness $HARNESS ($USAGE)" ;; esac
 [ "$#" -le 1 ] || die "too many arguments ($USAGE)"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -138,6 +139,13 @@ if [ "$HARNESS" = codex ]; then
   "$VENV/bin/smllm" install --harness codex --project "$PROJECT"
   say "done: $("$VENV/bin/smllm" --version) in $VENV"
   say "next: run \`codex\` in $PROJECT (trust the folder when it asks); check the set-up with: smllm doctor --harness codex --project $PROJECT"
+  exit 0
+fi
+if [ "$HARNESS" = gemini ]; then
+  say "adding smllm's hooks to $PROJECT/.gemini/settings.json (Gemini's tool sandbox on)"
+  "$VENV/bin/smllm" install --harness gemini --project "$PROJECT"
+  say "done: $("$VENV/bin/smllm" --version) in $VENV"
+  say "next: run \`gemini\` in $PROJECT (trust the folder when it asks); check the set-up with: smllm doctor --harness gemini --project $PROJECT"
   exit 0
 fi
 say "adding smllm's hooks to $PROJECT/.claude/settings.json"
