@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,9 +182,10 @@ class GeminiHarness:
 
     def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,
             extra: Mapping[str, str] | None = None, args: Sequence[str] = (),
-            timeout: float = 150) -> GeminiRun:
+            timeout: float = 150, kill_when: Callable[[], bool] | None = None) -> GeminiRun:
         """``gemini -p PROMPT --approval-mode yolo --output-format json [ARGS]``; the process
-        group this started is SIGKILLed at ``timeout`` (the run then did not end)."""
+        group this started is SIGKILLed at ``timeout`` (the run then did not end), or as
+        soon as ``kill_when`` returns True (polled: a crash)."""
         self.set_script(script)
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         out_path, err_path = self.root / "gemini.out", self.root / "gemini.err"
@@ -196,12 +197,14 @@ class GeminiHarness:
                  "--output-format", "json", *args],
                 cwd=self.project, env=self.env(extra), stdin=subprocess.DEVNULL,
                 stdout=out_fh, stderr=err_fh, start_new_session=True)
-            try:
-                proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                ended = False
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            deadline = started + timeout
+            while proc.poll() is None:
+                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
+                    ended = False
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    break
+                time.sleep(0.05)
         seconds = time.monotonic() - started
         out = out_path.read_bytes().decode("utf-8", "replace")
         result: dict[str, Any] = {}

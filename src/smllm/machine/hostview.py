@@ -70,7 +70,7 @@ def on_session_start(ctx: HostEvent) -> str | None:
 
     try:
         bound = session.bind(_harness(ctx), ctx.session_id, ctx.cwd, now_ms=ctx.now_ms,
-                             channel=channel.detect(ctx.cwd, ctx.env))
+                             channel=channel.detect(ctx.cwd, ctx.env, _harness(ctx)))
     except SmllmError as exc:
         return f"smllm: the state machines cannot be loaded: {exc.render()}"
     if bound is None:
