@@ -36,8 +36,14 @@ from smllm.base.catalogue import ToolCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+    from types import TracebackType
     from typing import Any
+
+    from smllm import journal
+    from smllm.base.shapes import VerdictFacts
+    from smllm.gate import Verdict
+    from smllm.journal.codec import Entry
 
 def renamed(tool_input: Mapping[str, Any], keys: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """``tool_input`` with each of the host's keys renamed to the catalogue's (the other keys
@@ -82,3 +88,118 @@ def tool_call(payload: Mapping[str, Any], harness: str, *, env: Mapping[str, str
         agent_id=_text(payload, "agent_id"),
         harness=harness,
     )
+
+
+# ------------------------------------------------------------------ hosts with no prompt
+# Codex and Copilot: a call smllm would escalate to a person is denied with how a person
+# can approve it (the host would run it, or refuse it unjournaled), and the host's own
+# configuration (its hooks, their trust) is guarded like smllm's protected set.
+
+
+def ask_as_deny(found: Verdict, how: str) -> Verdict:
+    """``found`` (an ``ask``) as the deny a host without smllm's prompt gets: its reason,
+    then ``how`` a person can approve such calls; ``smllm_verdict`` keeps the ask."""
+    from smllm.gate import Verdict  # noqa: PLC0415 - loaded by the hook already
+
+    facts: VerdictFacts = {**found.facts, "smllm_verdict": found.policy_decision}
+    source = found.policy_decision.partition(":")[2] or "policy"
+    return Verdict("deny", f"deny:{'machine' if source == 'machine' else 'policy'}",
+                   f"{found.reason.rstrip('. ') or 'smllm escalates this call'}. {how}",
+                   found.rule, found.pending_action_id, facts)
+
+
+def refused_ask(v: Verdict, tool_use_id: str, how: str, host: str) -> list[Entry]:
+    """The end of the review an ``ask`` made a deny (:func:`ask_as_deny`) opened for the
+    person: ``decision_applied`` rejected and ``approval_wait.effect.terminal``, as the
+    host's refusal (``host`` shows no approval prompt smllm can use)."""
+    if v.pending_action_id is None or v.facts.get("smllm_verdict") != "ask:user":
+        return []
+    from smllm.journal import records  # noqa: PLC0415 - loaded by the hook already
+
+    source = {"kind": "host", "observed_via": "PreToolUse", "host_said": how,
+              "inferred": f"{host} shows no approval prompt smllm can use: smllm denied "
+                          f"the call"}
+    return [
+        records.new("decision_applied", pending_action_id=v.pending_action_id,
+                    decision="rejected", policy_result="deny", decision_source=source),
+        records.new("approval_wait.effect.terminal", pending_action_id=v.pending_action_id,
+                    outcome="rejected", tool_use_id=tool_use_id),
+    ]
+
+
+def config_guard(call: ToolCall, targets: list[Any], parts: tuple[str, ...], marker: str,
+                 host: str) -> str | None:
+    """Why ``call`` would change a host's own configuration (``parts``: its hooks and their
+    trust), read from what the one analysis found it writes (``targets`` of the verdict's
+    facts), or None. A write whose path is known only at run time is refused when the
+    command names ``marker`` or one of ``parts``."""
+    from smllm.gate import protect  # noqa: PLC0415 - loaded by the gate already
+
+    command = call.command or ""
+    named = marker in command or any(p in command for p in parts)
+    for target in targets:
+        if not isinstance(target, dict) or target.get("effect") not in protect.WRITE_EFFECTS:
+            continue
+        path = target.get("path")
+        if path is None:
+            if named:
+                return (f"smllm protects {host}'s configuration: {target.get('by')} "
+                        f"{target.get('effect')}s a path known only at run time in a "
+                        f"command that names it")
+            continue
+        root = protect.reaches(str(path), call.cwd, parts)
+        if root is not None:
+            return (f"smllm protects {host}'s configuration: {call.tool} would "
+                    f"{target.get('effect')} {path}, inside {root}, which the agent may "
+                    f"not change (it holds the hooks and their trust)")
+    return None
+
+
+# ------------------------------------------------------------------ hosts' transcripts
+
+
+def read_from(path: str, offset: int, limit: int) -> bytes | None:
+    """At most ``limit`` bytes of ``path`` from ``offset``; None when it cannot be read or
+    is shorter than ``offset`` (rewritten)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        size = os.fstat(fd).st_size
+        if size < offset:
+            return None
+        os.lseek(fd, offset, os.SEEK_SET)
+        return os.read(fd, min(size - offset, limit))
+    finally:
+        os.close(fd)
+
+
+class ingesting:
+    """``journal.transaction`` that first journals what a host's transcript gained
+    (``ingest(txn, path)``: Codex's rollout, Copilot's events.jsonl); a log that holds no
+    record yet gets none before its ``session.start``."""
+
+    __slots__ = ("ingest", "inner", "path")
+
+    def __init__(self, inner: journal.transaction, path: str | None,
+                 ingest: Callable[[journal.Transaction, str], None]) -> None:
+        self.inner = inner
+        self.path = path
+        self.ingest = ingest
+
+    def __enter__(self) -> journal.Transaction:
+        txn = self.inner.__enter__()
+        if self.path is not None and txn.tail.sequence > 0:
+            from smllm.journal import sidecar  # noqa: PLC0415 - loaded by the hook already
+
+            sidecar.ensure(txn)
+            try:  # noqa: SIM105 - contextlib is too slow to import on the hot path
+                self.ingest(txn, self.path)
+            except Exception:  # noqa: S110 - model calls are observed: never fail the hook
+                pass
+        return txn
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.inner.__exit__(et, ev, tb)

@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
-    from smllm.base.shapes import VerdictFacts
     from smllm.gate import Verdict
     from smllm.journal.codec import Entry
 
@@ -197,11 +196,7 @@ def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
                            facts=found.facts)
     if found.decision != "ask":
         return found
-    facts: VerdictFacts = {**found.facts, "smllm_verdict": found.policy_decision}
-    source = found.policy_decision.partition(":")[2] or "policy"
-    return Verdict("deny", f"deny:{'machine' if source == 'machine' else 'policy'}",
-                   f"{found.reason.rstrip('. ') or 'smllm escalates this call'}. "
-                   f"{HOW_TO_APPROVE}", found.rule, found.pending_action_id, facts)
+    return harness.ask_as_deny(found, HOW_TO_APPROVE)
 
 
 def protected_parts(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -217,44 +212,14 @@ def guard(call: ToolCall, targets: list[Any]) -> str | None:
     from what the one analysis found it writes (``targets`` of the verdict's facts), or
     None. A write whose path is known only at run time is refused when the command names
     ``.codex``."""
-    from smllm.gate import protect  # noqa: PLC0415 - loaded by the gate already
-
-    parts = protected_parts(call.project)
-    named = ".codex" in (call.command or "") or any(p in (call.command or "") for p in parts)
-    for target in targets:
-        if not isinstance(target, dict) or target.get("effect") not in protect.WRITE_EFFECTS:
-            continue
-        path = target.get("path")
-        if path is None:
-            if named:
-                return (f"smllm protects Codex's configuration: {target.get('by')} "
-                        f"{target.get('effect')}s a path known only at run time in a "
-                        f"command that names it")
-            continue
-        root = protect.reaches(str(path), call.cwd, parts)
-        if root is not None:
-            return (f"smllm protects Codex's configuration: {call.tool} would "
-                    f"{target.get('effect')} {path}, inside {root}, which the agent may "
-                    f"not change (it holds the hooks and their trust)")
-    return None
+    return harness.config_guard(call, targets, protected_parts(call.project), ".codex",
+                                "Codex")
 
 
 def refused_ask(v: Verdict, tool_use_id: str) -> list[Entry]:
     """The end of the review an ``ask`` made a deny (:func:`verdict`) opened for the
-    person: ``decision_applied`` rejected and ``approval_wait.effect.terminal``, as the
-    host's refusal (Codex has no prompt for a person to answer)."""
-    if v.pending_action_id is None or v.facts.get("smllm_verdict") != "ask:user":
-        return []
-    from smllm.journal import records  # noqa: PLC0415 - loaded by the hook already
-
-    source = {"kind": "host", "observed_via": GATING_EVENT, "host_said": HOW_TO_APPROVE,
-              "inferred": "Codex shows no approval prompt: smllm denied the call"}
-    return [
-        records.new("decision_applied", pending_action_id=v.pending_action_id,
-                    decision="rejected", policy_result="deny", decision_source=source),
-        records.new("approval_wait.effect.terminal", pending_action_id=v.pending_action_id,
-                    outcome="rejected", tool_use_id=tool_use_id),
-    ]
+    person, as the host's refusal (Codex has no prompt for a person to answer)."""
+    return harness.refused_ask(v, tool_use_id, HOW_TO_APPROVE, "Codex")
 
 
 def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:

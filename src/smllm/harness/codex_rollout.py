@@ -9,8 +9,8 @@ hooks' ``tool_use_id``), ``reasoning`` (kept as a marker only, like Claude Code'
 thinking). ``turn_context`` names the model.
 
 Each Codex hook reads what the rollout gained under its journal lock
-(:class:`ingesting`, which :meth:`smllm.hooks._context.HookContext.transaction` uses for
-Codex), from the offset kept in the sidecar (``rollout``); a line still being written is
+(:class:`smllm.harness.ingesting`, which :meth:`smllm.hooks._context.HookContext.transaction`
+uses for Codex), from the offset kept in the sidecar (``rollout``); a line still being written is
 left for the next hook. Nothing waits for the rollout: a model call Codex has not written
 yet lands at a later hook.
 
@@ -23,20 +23,18 @@ yet lands at a later hook.
 >>> calls[0]["message_id"], calls[0]["tool_use_ids"], calls[0]["stop_reason"]
 ('resp_1', ['c1'], 'tool_use')
 
-Hot path: ``os`` and smllm's base and journal modules only; loaded by Codex's hooks only.
+Hot path: smllm's base and journal modules only; loaded by Codex's hooks only.
 """
 
 from __future__ import annotations
 
-import os
-
+from smllm import harness
 from smllm.base import jsonfast
 from smllm.base.digest import tagged
-from smllm.journal import records, sidecar
+from smllm.journal import records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import TracebackType
     from typing import Any
 
     from smllm import journal
@@ -103,21 +101,6 @@ def read(lines: list[bytes], st: dict[str, Any]) -> tuple[list[dict[str, Any]], 
     return calls, st
 
 
-def _read_from(path: str, offset: int) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        size = os.fstat(fd).st_size
-        if size < offset:
-            return None
-        os.lseek(fd, offset, os.SEEK_SET)
-        return os.read(fd, min(size - offset, MAX_READ))
-    finally:
-        os.close(fd)
-
-
 def ingest(txn: journal.Transaction, rollout: str) -> None:
     """Journal the model calls ``rollout`` gained since the last hook (under ``txn``)."""
     saved = txn.state.get("rollout")
@@ -125,7 +108,7 @@ def ingest(txn: journal.Transaction, rollout: str) -> None:
     if st.get("path") != rollout:
         st = {"path": rollout, "offset": 0}
     offset = int(st.get("offset") or 0)
-    data = _read_from(rollout, offset)
+    data = harness.read_from(rollout, offset, MAX_READ)
     if not data:
         return
     end = data.rfind(b"\n") + 1
@@ -136,28 +119,3 @@ def ingest(txn: journal.Transaction, rollout: str) -> None:
         txn.append(records.new("model.call", **call))
     st["offset"] = offset + end
     txn.set_state("rollout", st)
-
-
-class ingesting:
-    """``journal.transaction`` that first journals what the rollout gained (a log that
-    holds no record yet gets none before its ``session.start``)."""
-
-    __slots__ = ("inner", "rollout")
-
-    def __init__(self, inner: journal.transaction, rollout: str | None) -> None:
-        self.inner = inner
-        self.rollout = rollout
-
-    def __enter__(self) -> journal.Transaction:
-        txn = self.inner.__enter__()
-        if self.rollout is not None and txn.tail.sequence > 0:
-            sidecar.ensure(txn)
-            try:  # noqa: SIM105 - contextlib is too slow to import on the hot path
-                ingest(txn, self.rollout)
-            except Exception:  # noqa: S110 - model calls are observed: never fail the hook
-                pass
-        return txn
-
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.inner.__exit__(et, ev, tb)

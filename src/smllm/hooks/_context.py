@@ -210,15 +210,20 @@ class HookContext:
             from smllm.harness import codex_rollout  # noqa: PLC0415 - Codex's hooks only
 
             rollout = safe_transcript(self.payload.get("transcript_path"))
-            return codex_rollout.ingesting(  # type: ignore[return-value]
+            from smllm import harness  # noqa: PLC0415 - loaded by the call already
+
+            return harness.ingesting(  # type: ignore[return-value]
                 journal.transaction(path, now_ms=self.now_ms),
-                rollout if self.agent_id is None and path == self.main_log_path else None)
+                rollout if self.agent_id is None and path == self.main_log_path else None,
+                codex_rollout.ingest)
         if self.harness == "gemini":  # Gemini's chat file gives the model calls
+            from smllm import harness  # noqa: PLC0415 - loaded by the call already
             from smllm.harness import gemini_chat  # noqa: PLC0415 - Gemini CLI's hooks only
 
             chat = safe_transcript(self.payload.get("transcript_path"))
-            return gemini_chat.ingesting(  # type: ignore[return-value]
+            return harness.ingesting(  # type: ignore[return-value]
                 journal.transaction(path, now_ms=self.now_ms),
                 chat if self.agent_id is None and path == self.main_log_path else None,
-                self.call.tool_use_id if self.event == "PreToolUse" else None)
+                gemini_chat.ingesting_for(self.call.tool_use_id
+                                          if self.event == "PreToolUse" else None))
         return journal.transaction(path, now_ms=self.now_ms)
