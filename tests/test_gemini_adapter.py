@@ -18,7 +18,7 @@ import pytest
 
 from helpers import records
 from smllm.base import knobs
-from smllm.harness import gemini, gemini_chat, noprompt
+from smllm.harness import gemini, gemini_chat
 
 PYTHON = sys.executable
 SID = "5f0c2e1a-9d8b-4c7a-8e6f-1a2b3c4d5e6f"
@@ -92,7 +92,7 @@ def _kind(rec: dict[str, Any]) -> str:
     return str(rec["payload"].get("event", {}).get("kind") or rec["payload_type"])
 
 
-@pytest.mark.parametrize("module", [gemini, gemini_chat, noprompt], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [gemini, gemini_chat], ids=lambda m: m.__name__)
 def test_the_adapters_examples_hold(module: object) -> None:
     """The modules' examples are true."""
     result = doctest.testmod(module)  # type: ignore[arg-type]

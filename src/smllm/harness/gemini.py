@@ -21,7 +21,7 @@ Gemini CLI fails *open* where a governor needs it closed (shared/ref/gemini-hook
 measured): exit 1, a timeout, or output that is not one JSON object let the tool run, and
 ``ask`` hangs a headless run for ever. So a PreToolUse answer here is a reasoned deny or
 nothing, never ``ask``; an escalation becomes a deny that says how a person approves such
-calls (:mod:`smllm.harness.noprompt`):
+calls (:func:`smllm.harness.ask_as_deny`):
 
 >>> pre_tool_use("deny", "no")
 {'decision': 'deny', 'reason': 'no'}
@@ -40,7 +40,6 @@ import os
 
 from smllm import harness
 from smllm.base import clock, paths
-from smllm.harness import noprompt
 from smllm.journal import hostcall
 
 TYPE_CHECKING = False
@@ -53,6 +52,8 @@ if TYPE_CHECKING:
     from smllm.journal.codec import Entry
 
 HARNESS = "gemini"
+#: the host as smllm's reasons name it
+HOST = "Gemini CLI"
 GATING_EVENT = "PreToolUse"
 #: smllm's hook events and the names Gemini CLI 0.61 gives them (its BeforeModel,
 #: AfterModel, BeforeToolSelection and PreCompress are not needed: the model calls come
@@ -173,14 +174,10 @@ def protected_parts(project: str, env: Mapping[str, str] | None = None) -> tuple
             gemini_home(env))
 
 
-#: Gemini CLI as a host without an approval prompt (:mod:`smllm.harness.noprompt`)
-HOST = noprompt.Host("Gemini CLI", GATING_EVENT, HOW_TO_APPROVE, protected_parts)
-
-
 def refused_ask(v: Verdict, tool_use_id: str) -> list[Entry]:
-    """The end of the review an ``ask`` made a deny (:func:`verdict`) opened for the person
-    (:func:`smllm.harness.noprompt.refused_ask`)."""
-    return noprompt.refused_ask(HOST, v, tool_use_id)
+    """The end of the review an ``ask`` made a deny (:func:`verdict`) opened for the person,
+    as the host's refusal (:func:`smllm.harness.refused_ask`)."""
+    return harness.refused_ask(v, tool_use_id, HOW_TO_APPROVE, HOST)
 
 
 def sandbox_escape(call: ToolCall) -> str | None:
@@ -197,15 +194,22 @@ def sandbox_escape(call: ToolCall) -> str | None:
 
 def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict]) -> Verdict:
     """The gate's verdict on a Gemini call: a sandbox escape denied, then ``decide`` (the
-    hook's decision and review chain, the crash hold first), then Gemini's own
-    configuration guarded and an ``ask`` made a deny (:func:`smllm.harness.noprompt.finish`)."""
+    hook's decision and review chain, the crash hold first), then a write into Gemini's own
+    configuration denied (:func:`smllm.harness.config_guard`) and an ``ask`` made a deny
+    saying how a person approves such calls (:func:`smllm.harness.ask_as_deny`)."""
+    from smllm.gate import Verdict  # noqa: PLC0415 - loaded by the hook already
+
     escape = sandbox_escape(call)
     if escape is not None:
-        from smllm.gate import Verdict  # noqa: PLC0415 - loaded by the hook already
-
         return Verdict("deny", "deny:policy", escape, rule="gemini.sandbox-escape")
     found = decide(call)
-    return noprompt.finish(HOST, call, found, list(found.facts.get("targets") or []))
+    if found.decision != "deny":
+        guarded = harness.config_guard(call, list(found.facts.get("targets") or []),
+                                       protected_parts(call.project), ".gemini", HOST)
+        if guarded is not None:
+            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
+                           facts=found.facts)
+    return harness.ask_as_deny(found, HOW_TO_APPROVE) if found.decision == "ask" else found
 
 
 def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:

@@ -33,15 +33,14 @@ Hot path: ``os`` and smllm's base and journal modules only; loaded by Gemini's h
 
 from __future__ import annotations
 
-import os
-
+from smllm import harness
 from smllm.base import jsonfast
 from smllm.base.digest import tagged
-from smllm.journal import records, sidecar
+from smllm.journal import records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import TracebackType
+    from collections.abc import Callable
     from typing import Any
 
     from smllm import journal
@@ -148,21 +147,6 @@ def read(lines: list[bytes], st: dict[str, Any], choosing: str | None = None
     return calls, st
 
 
-def _read_from(path: str, offset: int) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        size = os.fstat(fd).st_size
-        if size < offset:
-            return None
-        os.lseek(fd, offset, os.SEEK_SET)
-        return os.read(fd, min(size - offset, MAX_READ))
-    finally:
-        os.close(fd)
-
-
 def ingest(txn: journal.Transaction, chat: str, choosing: str | None = None) -> None:
     """Journal the model calls ``chat`` gained since the last hook (under ``txn``)."""
     saved = txn.state.get("gemini_chat")
@@ -170,7 +154,7 @@ def ingest(txn: journal.Transaction, chat: str, choosing: str | None = None) -> 
     if st.get("path") != chat:  # a new chat file (a resume may start one): from its start
         st = {**st, "path": chat, "offset": 0}
     offset = int(st.get("offset") or 0)
-    data = _read_from(chat, offset) or b""
+    data = harness.read_from(chat, offset, MAX_READ) or b""
     end = data.rfind(b"\n") + 1
     calls, st = read(data[:end].splitlines(), st, choosing)
     for call in calls:
@@ -179,33 +163,16 @@ def ingest(txn: journal.Transaction, chat: str, choosing: str | None = None) -> 
     txn.set_state("gemini_chat", st)
 
 
-class ingesting:
-    """``journal.transaction`` that first journals what the chat file gained (a log that
-    holds no record yet gets none before its ``session.start``)."""
+def ingesting_for(choosing: str | None) -> Callable[[journal.Transaction, str], None]:
+    """What :class:`smllm.harness.ingesting` runs for a Gemini hook: :func:`ingest`, for a
+    BeforeTool with the id its call gets (``choosing``, made unique among the open calls
+    under the lock, as the PreToolUse hook makes it)."""
+    def run(txn: journal.Transaction, chat: str) -> None:
+        if choosing is None:
+            ingest(txn, chat)
+            return
+        from smllm.harness import gemini  # noqa: PLC0415 - loaded by BeforeTool already
 
-    __slots__ = ("chat", "choosing", "inner")
+        ingest(txn, chat, gemini.unique(choosing, txn.state.get("open_intents") or {}))
 
-    def __init__(self, inner: journal.transaction, chat: str | None,
-                 choosing: str | None = None) -> None:
-        self.inner = inner
-        self.chat = chat
-        self.choosing = choosing
-
-    def __enter__(self) -> journal.Transaction:
-        txn = self.inner.__enter__()
-        if self.chat is not None and txn.tail.sequence > 0:
-            sidecar.ensure(txn)
-            choosing = self.choosing
-            if choosing is not None:  # the id PreToolUse gives the call (unique when open)
-                from smllm.harness import gemini  # noqa: PLC0415 - loaded by BeforeTool already
-
-                choosing = gemini.unique(choosing, txn.state.get("open_intents") or {})
-            try:  # noqa: SIM105 - contextlib is too slow to import on the hot path
-                ingest(txn, self.chat, choosing)
-            except Exception:  # noqa: S110 - model calls are observed: never fail the hook
-                pass
-        return txn
-
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.inner.__exit__(et, ev, tb)
+    return run
