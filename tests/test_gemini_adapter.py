@@ -303,15 +303,27 @@ def test_the_fallback_deny_is_geminis_deny() -> None:
     assert "hookSpecificOutput" in json.loads(hooks.fallback_deny("codex", b"why"))
 
 
-def test_outputs_speak_geminis_event_names() -> None:
-    """Context for the prompt goes out under Gemini's event name; a stop's block as it is."""
-    out = gemini.answer("UserPromptSubmit", {"hookSpecificOutput": {
-        "hookEventName": "UserPromptSubmit", "additionalContext": "<smllm>x</smllm>"}})
-    assert {"hookSpecificOutput": {"hookEventName": "BeforeAgent",
-                                   "additionalContext": "<smllm>x</smllm>"}} == out
-    block = {"decision": "block", "reason": "not yet"}
-    assert block == gemini.answer("Stop", block)
-    assert gemini.answer("Stop", None) is None
+def test_outputs_speak_geminis_event_names(tmp_path: Path) -> None:
+    """Context for the prompt goes out under Gemini's event name (BeforeAgent), a stop's
+    block as it is; a Claude Code hook's output keeps Claude Code's names."""
+    s = Session(tmp_path)
+    (s.project / ".smllm").mkdir()
+    seed = Path(__file__).parent / "golden" / "seed001"
+    for name in ("config.toml", "fix.smllm.yaml"):
+        (s.project / ".smllm" / name).write_text((seed / name).read_text())
+    start = _output(s.hook("SessionStart", source="startup"))
+    assert start is not None
+    assert "SessionStart" == start["hookSpecificOutput"]["hookEventName"]
+    assert "smllm fire --session" in start["hookSpecificOutput"]["additionalContext"]
+    fire = s.tool("run_shell_command", {"command": "smllm fire enter --param stateMachine=fix"})
+    assert "Arrived by: enter" in _reason(fire)
+    prompt = _output(s.hook("UserPromptSubmit", prompt="go on"))
+    assert prompt is not None
+    assert "BeforeAgent" == prompt["hookSpecificOutput"]["hookEventName"]
+    stop = _output(s.hook("Stop", prompt="go on", prompt_response="done",
+                          stop_hook_active=False))
+    assert stop is not None
+    assert ("block", True) == (stop["decision"], "<smllm>" in stop["reason"])
 
 
 def test_scrub_drops_what_the_projects_dotenv_and_hook_settings_set(tmp_path: Path) -> None:

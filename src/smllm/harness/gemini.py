@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import os
 
-from smllm import harness
-from smllm.base import clock, paths
+from smllm import harness, hooks
+from smllm.base import clock
 from smllm.journal import hostcall
 
 TYPE_CHECKING = False
@@ -55,19 +55,10 @@ HARNESS = "gemini"
 #: the host as smllm's reasons name it
 HOST = "Gemini CLI"
 GATING_EVENT = "PreToolUse"
-#: smllm's hook events and the names Gemini CLI 0.61 gives them (its BeforeModel,
-#: AfterModel, BeforeToolSelection and PreCompress are not needed: the model calls come
-#: from its chat file, and AfterModel would start a hook for every streamed chunk)
-EVENTS: tuple[tuple[str, str], ...] = (
-    ("SessionStart", "SessionStart"),
-    ("UserPromptSubmit", "BeforeAgent"),
-    ("PreToolUse", "BeforeTool"),
-    ("PostToolUse", "AfterTool"),
-    ("Stop", "AfterAgent"),
-    ("SessionEnd", "SessionEnd"),
-)
-#: smllm's event -> Gemini CLI's name for it
-HOST_EVENTS: dict[str, str] = dict(EVENTS)
+#: smllm's event -> Gemini CLI's name for it (:data:`smllm.hooks.HOST_EVENTS`)
+HOST_EVENTS: dict[str, str] = hooks.HOST_EVENTS[HARNESS]
+#: the same as pairs, in the order install writes them
+EVENTS: tuple[tuple[str, str], ...] = tuple(HOST_EVENTS.items())
 #: Gemini CLI's tools as the catalogue's: name -> (tool, (its key, ours)...)
 TOOLS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "run_shell_command": ("Bash", ()),
@@ -100,12 +91,6 @@ def gemini_home(env: Mapping[str, str] | None = None) -> str:
     env = os.environ if env is None else env
     base = env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
     return os.path.join(os.path.abspath(base), ".gemini")
-
-
-def project_of(env: Mapping[str, str], cwd: str) -> str:
-    """The project a Gemini hook runs for: ``$GEMINI_PROJECT_DIR``, which Gemini CLI sets for
-    every hook it runs (over whatever the environment held), else from ``cwd``."""
-    return paths.project_root(cwd, {"CLAUDE_PROJECT_DIR": env.get("GEMINI_PROJECT_DIR", "")})
 
 
 def call_id(payload: Mapping[str, Any]) -> str:
@@ -230,15 +215,3 @@ def deny(reason: str) -> dict[str, Any]:
     """A BeforeTool deny: Gemini does not run the tool and hands the model
     ``Tool execution blocked: <reason>``. Its reason is never empty."""
     return {"decision": "deny", "reason": reason.strip() or NO_REASON}
-
-
-def answer(event: str, result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A handler's output in Gemini's words: its event name in ``hookSpecificOutput`` (the
-    context Gemini adds to the prompt), the rest as it is (a stop's ``block`` and reason)."""
-    if result is None:
-        return None
-    specific = result.get("hookSpecificOutput")
-    if isinstance(specific, dict) and event in HOST_EVENTS:
-        return {**result, "hookSpecificOutput": {**specific,
-                                                 "hookEventName": HOST_EVENTS[event]}}
-    return result

@@ -89,6 +89,13 @@ _done = [False]  # set once the hook's own output is on its way: the deadline st
 #: Claude Code, whose installed command is unchanged). The event stays first, so the
 #: installed hook's start-up guard still sees a gating event when smllm cannot import
 HARNESSES = ("claude", "codex", "gemini")
+#: the hosts that name smllm's events their own way: smllm's name -> theirs (Gemini CLI
+#: 0.61; its BeforeModel, AfterModel, BeforeToolSelection and PreCompress are not needed:
+#: the model calls come from its chat file, and AfterModel fires for every streamed chunk)
+HOST_EVENTS: dict[str, dict[str, str]] = {"gemini": {
+    "SessionStart": "SessionStart", "UserPromptSubmit": "BeforeAgent",
+    "PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "Stop": "AfterAgent",
+    "SessionEnd": "SessionEnd"}}
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
@@ -172,19 +179,18 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
             f"hook input is {len(raw)} bytes or more, over the {limit}-byte limit",
             "raise SMLLM_MAX_INPUT if such inputs are expected",
         )
-    if harness == "gemini":
-        from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
-
-        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS,
-                              host_event=gemini.HOST_EVENTS.get(event), call_ids=False)
-    else:
-        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
+    names = HOST_EVENTS.get(harness)
+    payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS,
+                          host_event=names.get(event) if names else None,
+                          call_ids=harness != "gemini")  # Gemini names no tool call
     ctx = HookContext.create(event, payload, harness)
     name = f"smllm.hooks.{HANDLERS[event]}"
     __import__(name)
     result: dict[str, Any] | None = sys.modules[name].handle(ctx)
-    if harness == "gemini":
-        return gemini.answer(event, result)
+    if names and result is not None:  # the context a host adds to the prompt, under the
+        specific = result.get("hookSpecificOutput")  # host's own name of the event
+        if isinstance(specific, dict) and event in names:
+            return {**result, "hookSpecificOutput": {**specific, "hookEventName": names[event]}}
     return result
 
 

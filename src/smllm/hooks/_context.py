@@ -118,8 +118,10 @@ class HookContext:
         if env is None:
             env = os.environ
             if harness != "claude":  # another host's hooks: a Claude Code folder is not theirs
-                # (Gemini CLI sets it for its hooks too, as GEMINI_PROJECT_DIR: read as that)
                 env = {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}
+                if harness == "gemini" and env.get("GEMINI_PROJECT_DIR"):
+                    # Gemini CLI declares the project for each hook it runs: read it as that
+                    env["CLAUDE_PROJECT_DIR"] = env["GEMINI_PROJECT_DIR"]
         self.env: Mapping[str, str] = env
         self._main_log: str | None = None
 
@@ -139,15 +141,11 @@ class HookContext:
     def project(self) -> str | None:
         """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says; for
         Codex, which declares none, the project its ``cwd`` is in; Gemini CLI's
-        ``GEMINI_PROJECT_DIR``."""
+        ``GEMINI_PROJECT_DIR`` (set as that in :attr:`env`)."""
         if self.harness == "codex":
             from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
             return codex.project_of(self.cwd)
-        if self.harness == "gemini":
-            from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
-
-            return gemini.project_of(self.env, self.cwd)
         return paths.declared_project(self.env)
 
     @property
