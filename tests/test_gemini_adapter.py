@@ -138,8 +138,9 @@ def test_a_session_is_journaled_in_causal_order_and_verifies(tmp_path: Path) -> 
         [c["stop_reason"] for c in calls]]
     assert ("All done.", "gemini-3.8-flash", 120) == (calls[2]["text"], calls[2]["model"],
                                                      calls[2]["usage"]["total"])
-    assert [("Bash", "tool:bash", "defer:host"), ("Write", "tool:write", "defer:host")] == [
-        (i["tool_name"], i["operation"], i["policy_decision"]) for i in intents]
+    assert [("Bash", "run_shell_command", "tool:bash", "defer:host"),
+            ("Write", "write_file", "tool:write", "defer:host")] == [
+        (i["tool_name"], i["host_tool"], i["operation"], i["policy_decision"]) for i in intents]
     assert [i["tool_use_id"] for i in intents] == [e["tool_use_id"] for e in ends]
     assert [("succeeded", "allow:host")] * 2 == [(e["outcome"], e["authorized_by"])
                                                 for e in ends]
@@ -297,10 +298,10 @@ def test_the_fallback_deny_is_geminis_deny() -> None:
     """The prebuilt deny (no JSON module needed) of a Gemini hook is Gemini's object."""
     from smllm import hooks
 
-    data = json.loads(hooks.fallback_deny("gemini", b"why"))
+    data = json.loads(hooks.fallback_deny("gemini").replace(b"REASON", b"why"))
     assert {"decision": "deny", "reason": "smllm could not decide on this call and denies "
                                           "it (fail closed): why"} == data
-    assert "hookSpecificOutput" in json.loads(hooks.fallback_deny("codex", b"why"))
+    assert "hookSpecificOutput" in json.loads(hooks.fallback_deny("codex"))
 
 
 def test_outputs_speak_geminis_event_names(tmp_path: Path) -> None:

@@ -177,13 +177,18 @@ def sandbox_escape(call: ToolCall) -> str | None:
             f"outside the agent")
 
 
-def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict]) -> Verdict:
-    """The gate's verdict on a Gemini call: a sandbox escape denied, then ``decide`` (the
-    hook's decision and review chain, the crash hold first), then a write into Gemini's own
-    configuration denied (:func:`smllm.harness.config_guard`) and an ``ask`` made a deny
-    saying how a person approves such calls (:func:`smllm.harness.ask_as_deny`)."""
+def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
+            held: Callable[[ToolCall], str | None]) -> Verdict:
+    """The gate's verdict on a Gemini call: the crash hold (``held``: a re-attempt of an
+    unknown effect), a sandbox escape denied, then ``decide`` (the hook's decision and
+    review chain), then a write into Gemini's own configuration denied
+    (:func:`smllm.harness.config_guard`) and an ``ask`` made a deny saying how a person
+    approves such calls (:func:`smllm.harness.ask_as_deny`)."""
     from smllm.gate import Verdict  # noqa: PLC0415 - loaded by the hook already
 
+    hold = held(call)
+    if hold:
+        return Verdict("deny", "deny:reconcile", hold, rule="reconcile.unknown-effect")
     escape = sandbox_escape(call)
     if escape is not None:
         return Verdict("deny", "deny:policy", escape, rule="gemini.sandbox-escape")
@@ -215,3 +220,25 @@ def deny(reason: str) -> dict[str, Any]:
     """A BeforeTool deny: Gemini does not run the tool and hands the model
     ``Tool execution blocked: <reason>``. Its reason is never empty."""
     return {"decision": "deny", "reason": reason.strip() or NO_REASON}
+
+
+def native(event: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A handler's answer as Gemini CLI reads it (:func:`smllm.hooks.for_host`): Claude
+    Code's deny (what every failure path of a gating hook prints) as Gemini's flat deny, and
+    the context a hook adds to the prompt under Gemini's name of the event; a stop's block
+    and Gemini's own answers as they are.
+
+    >>> native("PreToolUse", {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+    ...     "permissionDecision": "deny", "permissionDecisionReason": "no"}})
+    {'decision': 'deny', 'reason': 'no'}
+    >>> native("UserPromptSubmit", {"hookSpecificOutput": {
+    ...     "hookEventName": "UserPromptSubmit", "additionalContext": "x"}})
+    {'hookSpecificOutput': {'hookEventName': 'BeforeAgent', 'additionalContext': 'x'}}
+    """
+    specific = result.get("hookSpecificOutput")
+    if not isinstance(specific, dict):
+        return result
+    if "permissionDecision" in specific:  # only ever a deny: see pre_tool_use()
+        return deny(str(specific.get("permissionDecisionReason") or ""))
+    return {**result, "hookSpecificOutput": {**specific,
+                                             "hookEventName": HOST_EVENTS.get(event, event)}}

@@ -79,9 +79,13 @@ FALLBACK_DENY = (
     b'"permissionDecisionReason":"smllm could not decide on this call and denies it '
     b'(fail closed): REASON"}}'
 )
-#: the same for Gemini CLI, which ignores Claude Code's deny and runs the tool
-FALLBACK_DENY_GEMINI = (b'{"decision":"deny","reason":"smllm could not decide on this call '
-                        b'and denies it (fail closed): REASON"}')
+
+#: the same for a host that reads another shape: Gemini CLI ignores the object above (and
+#: runs the tool), and reads this flat one
+FALLBACK_DENIES: dict[str, bytes] = {
+    "gemini": b'{"decision":"deny","reason":"smllm could not decide on this call and denies '
+              b'it (fail closed): REASON"}',
+}
 
 _done = [False]  # set once the hook's own output is on its way: the deadline stands down
 
@@ -111,23 +115,12 @@ def _max_input() -> int:
     return int(raw) if raw and raw.isdigit() else MAX_INPUT
 
 
-def deny(reason: str, harness: str = "claude") -> dict[str, Any]:
-    """The gating event's deny on ``harness`` (:func:`smllm.harness.claude.deny`, Gemini
-    CLI's :func:`smllm.harness.gemini.deny`; :func:`fallback_deny` is the same object,
-    prebuilt, for when nothing can be imported)."""
-    if harness == "gemini":
-        from smllm.harness import gemini  # noqa: PLC0415 - importing smllm.hooks must never fail
-
-        return gemini.deny(reason)
+def deny(reason: str) -> dict[str, Any]:
+    """The gating event's deny (:func:`smllm.harness.claude.deny`; :data:`FALLBACK_DENY` is
+    the same object, prebuilt, for when nothing can be imported)."""
     from smllm.harness import claude  # noqa: PLC0415 - importing smllm.hooks must never fail
 
     return claude.deny(reason)
-
-
-def fallback_deny(harness: str, reason: bytes) -> bytes:
-    """The prebuilt deny of ``harness`` with ``reason`` (ASCII) in it."""
-    template = FALLBACK_DENY_GEMINI if harness == "gemini" else FALLBACK_DENY
-    return template.replace(b"REASON", reason)
 
 
 def _read_stdin(limit: int) -> bytes:
@@ -144,20 +137,20 @@ def run(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | Non
         from smllm.hooks._context import HookInputError  # noqa: PLC0415 - importing smllm.hooks must never fail
     except BaseException as exc:  # a broken install: _json, a syntax error, a missing file
         where = _report(event, exc)
-        return _crash_deny(exc, where, harness) if gating else None
+        return _crash_deny(exc, where) if gating else None
     try:
         return _handle(event, raw, harness)
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
-        return deny(f"smllm refused this call: {exc.render()}", harness) if gating else None
+        return deny(f"smllm refused this call: {exc.render()}") if gating else None
     except Exception as exc:
         where = _report(event, exc)
-        return _crash_deny(exc, where, harness) if gating else None
+        return _crash_deny(exc, where) if gating else None
 
 
-def _crash_deny(exc: BaseException, where: str, harness: str = "claude") -> dict[str, Any]:
+def _crash_deny(exc: BaseException, where: str) -> dict[str, Any]:
     return deny(f"smllm could not decide on this call and denies it (fail closed): "
-                f"{type(exc).__name__}: {exc} (report: {where})", harness)
+                f"{type(exc).__name__}: {exc} (report: {where})")
 
 
 def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
@@ -179,18 +172,11 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
             f"hook input is {len(raw)} bytes or more, over the {limit}-byte limit",
             "raise SMLLM_MAX_INPUT if such inputs are expected",
         )
-    names = HOST_EVENTS.get(harness)
-    payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS,
-                          host_event=names.get(event) if names else None,
-                          call_ids=harness != "gemini")  # Gemini names no tool call
+    payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS, harness=harness)
     ctx = HookContext.create(event, payload, harness)
     name = f"smllm.hooks.{HANDLERS[event]}"
     __import__(name)
     result: dict[str, Any] | None = sys.modules[name].handle(ctx)
-    if names and result is not None:  # the context a host adds to the prompt, under the
-        specific = result.get("hookSpecificOutput")  # host's own name of the event
-        if isinstance(specific, dict) and event in names:
-            return {**result, "hookSpecificOutput": {**specific, "hookEventName": names[event]}}
     return result
 
 
@@ -222,7 +208,7 @@ def _journal_other(event: str, raw: bytes, harness: str = "claude") -> None:
     from smllm.hooks._context import HookContext, parse_input  # noqa: PLC0415 - importing smllm.hooks must never fail
 
     try:
-        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
+        payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS, harness=harness)
         ctx = HookContext.create(event, payload, harness)
         from smllm import journal  # noqa: PLC0415 - importing smllm.hooks must never fail
         from smllm.journal import records  # noqa: PLC0415 - importing smllm.hooks must never fail
@@ -278,6 +264,22 @@ def _deadline(event: str) -> float:
     return value if value > 0 else DEADLINES.get(event, DEFAULT_DEADLINE)
 
 
+def fallback_deny(harness: str) -> bytes:
+    """The prebuilt deny ``harness`` reads (:data:`FALLBACK_DENY`, Claude Code's shape, which
+    Codex reads too)."""
+    return FALLBACK_DENIES.get(harness, FALLBACK_DENY)
+
+
+def for_host(harness: str, event: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A handler's answer in the shape ``harness`` reads: Gemini CLI reads a flat deny and
+    its own event names (:func:`smllm.harness.gemini.native`)."""
+    if harness != "gemini":
+        return result
+    from smllm.harness import gemini  # noqa: PLC0415 - Gemini's hooks only
+
+    return gemini.native(event, result)
+
+
 def _arm_deadline(event: str, gating: bool, harness: str = "claude") -> None:
     """After :func:`_deadline` seconds, deny (gating) or leave quietly, whatever is running.
 
@@ -294,8 +296,8 @@ def _arm_deadline(event: str, gating: bool, harness: str = "claude") -> None:
             return
         _done[0] = True
         if gating:
-            _write_out(fallback_deny(
-                harness, b"the hook ran out of time (%.0f s, SMLLM_HOOK_DEADLINE)" % seconds))
+            _write_out(fallback_deny(harness).replace(
+                b"REASON", b"the hook ran out of time (%.0f s, SMLLM_HOOK_DEADLINE)" % seconds))
         os._exit(0)
 
     _signal.signal(_signal.SIGALRM, expired)
@@ -372,10 +374,10 @@ def main(argv: list[str]) -> int:
         except Exception:
             raw = b""
         result = run(event, raw, harness)
-        data = None if result is None else _encode(result)
+        data = None if result is None else _encode(for_host(harness, event, result))
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, MemoryError in a handler
         if gating:
-            data = _encode(_crash_deny(exc, _report(event, exc), harness))
+            data = _host_crash_deny(harness, event, exc)
     finally:
         sys.stdout = real_stdout
     _done[0] = True
@@ -391,6 +393,14 @@ def main(argv: list[str]) -> int:
     # process exits, and teardown otherwise runs as usual (atexit, flushes, threads)
     gc.freeze()
     return code
+
+
+def _host_crash_deny(harness: str, event: str, exc: BaseException) -> bytes:
+    """The crash deny in ``harness``'s shape; its prebuilt form if even that fails."""
+    try:
+        return _encode(for_host(harness, event, _crash_deny(exc, _report(event, exc))))
+    except BaseException:
+        return fallback_deny(harness).replace(b"REASON", b"an internal error in the hook")
 
 
 def _stderr(data: bytes) -> None:
@@ -412,9 +422,10 @@ def cli() -> None:
         code = 0
         if sys.argv[1:2] and sys.argv[1] in GATING and not _done[0]:
             _done[0] = True
-            harness = sys.argv[3] if sys.argv[2:3] == ["--harness"] and len(sys.argv) > 3 \
+            reason = b"an internal error in the hook"
+            host = sys.argv[3] if sys.argv[2:3] == ["--harness"] and len(sys.argv) > 3 \
                 else "claude"
-            if not _write_out(fallback_deny(harness, b"an internal error in the hook")):
+            if not _write_out(fallback_deny(host).replace(b"REASON", reason)):
                 code = 2
     leave(code)
 

@@ -43,14 +43,18 @@ def _check_ids(payload: dict[str, Any], event: str) -> None:
         raise HookInputError(exc.what, exc.fix) from None
 
 
-def parse_input(event: str, raw: bytes, *, tool_event: bool, host_event: str | None = None,
-                call_ids: bool = True) -> dict[str, Any]:
+def parse_input(event: str, raw: bytes, *, tool_event: bool,
+                harness: str = "claude") -> dict[str, Any]:
     """Decode and check one hook input; raise :class:`HookInputError` if malformed.
 
     A ``tool_event`` (PreToolUse, PostToolUse, …: see ``smllm.hooks.TABLE``) must name its
-    tool and give its input, and its call's id unless the host gives none (``call_ids``
-    False: Gemini CLI). ``host_event`` is the host's own name for ``event`` (Gemini CLI's
-    ``BeforeTool`` for PreToolUse), which the input's ``hook_event_name`` may carry."""
+    tool and give its input, and its call's id (Gemini CLI gives none:
+    :mod:`smllm.harness.gemini` names the call). Gemini's ``hook_event_name`` is its own
+    name of the event (``BeforeTool`` for PreToolUse: ``smllm.hooks.HOST_EVENTS``)."""
+    from smllm.hooks import HOST_EVENTS  # noqa: PLC0415 - loaded already (it loads this)
+
+    host_event = (HOST_EVENTS.get(harness) or {}).get(event)
+    call_ids = harness != "gemini"
     if not raw.strip():
         raise HookInputError("hook input is empty", "the hook expects one JSON object on stdin")
     try:

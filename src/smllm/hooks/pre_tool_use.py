@@ -25,6 +25,7 @@ from smllm.journal import hostcall, records, sidecar, transcript
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any
 
     from smllm.base.catalogue import ToolCall
@@ -70,31 +71,36 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
         )
 
 
-def _host_verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
-    """The verdict on ``call`` as its host gets it (Codex and Gemini CLI: never ``ask``)."""
+def _adapter(ctx: HookContext) -> ModuleType | None:
+    """The adapter of a host without smllm's prompt (Codex, Gemini CLI: ``verdict``,
+    ``refused_ask``, ``pre_tool_use``, ``deny``); None for Claude Code."""
     if ctx.harness == "codex":
         from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
-        return codex.verdict(call, lambda c: _verdict(ctx, c),
-                             lambda c: _features.held_effect(ctx, c))
+        return codex
     if ctx.harness == "gemini":
         from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
 
-        return gemini.verdict(call, lambda c: _verdict(ctx, c))
-    return _verdict(ctx, call)
+        return gemini
+    return None
 
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     call = ctx.call
-    verdict = _host_verdict(ctx, call)
-    if ctx.harness != "claude":
+    adapter = _adapter(ctx)
+    if adapter is not None:
+        verdict: gate.Verdict = adapter.verdict(call, lambda c: _verdict(ctx, c),
+                                                lambda c: _features.held_effect(ctx, c))
         plain = _plain_fire(call, verdict)
         if plain is not None:
             return _fire_in_hook(ctx, call, verdict, plain)
+    else:
+        verdict = _verdict(ctx, call)
     facts = verdict.facts
     tool_use_id = str(call.tool_use_id)
     op = call.operation
-    allowed = verdict.decision in ("allow", "abstain", "ask")  # Codex: verdict() made ask deny
+    allowed = verdict.decision in ("allow", "abstain", "ask")  # no prompt: verdict() made ask deny
+    host_tool = ctx.payload.get("tool_name") if ctx.payload.get("tool_name") != call.tool else None
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         tool_use_id = _unique_id(ctx, txn, tool_use_id)
@@ -122,11 +128,13 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 input=call.input,
                 permission_mode=call.permission_mode,
                 agent_id=ctx.agent_id,
+                # the host's own name of a tool the catalogue names otherwise (Copilot)
+                **({"host_tool": host_tool} if host_tool else {}),
                 **{k: v for k, v in facts.items() if k in ANALYSED},
             )
         )
-        if ctx.harness != "claude":
-            txn.extend(_host(ctx).refused_ask(verdict, tool_use_id))
+        if adapter is not None:
+            txn.extend(adapter.refused_ask(verdict, tool_use_id))
         if allowed:
             host = verdict.decision in hostcall.HOST_DECISIONS
             if not host:  # smllm authorized it: the effect may start now
@@ -154,22 +162,10 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
                 entry["host"] = True
             open_intents[tool_use_id] = entry
             txn.set_state("open_intents", open_intents)
-    answer: dict[str, Any] | None = _host(ctx).pre_tool_use(verdict.decision, verdict.reason)
-    return answer
-
-
-def _host(ctx: HookContext) -> Any:
-    """The adapter of the hook's host (its answers: ``pre_tool_use``, ``deny``,
-    ``refused_ask``)."""
-    if ctx.harness == "codex":
-        from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
-
-        return codex
-    if ctx.harness == "gemini":
-        from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
-
-        return gemini
-    return claude
+    if adapter is not None:
+        answer: dict[str, Any] | None = adapter.pre_tool_use(verdict.decision, verdict.reason)
+        return answer
+    return claude.pre_tool_use(verdict.decision, verdict.reason)
 
 
 def _unique_id(ctx: HookContext, txn: Transaction, tool_use_id: str) -> str:
@@ -203,7 +199,8 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
     accepted|refused``), run by smllm, not by the host."""
     from smllm.harness import codex_fire  # noqa: PLC0415 - Codex's and Gemini's hooks only
 
-    host = _host(ctx)
+    host = _adapter(ctx)
+    assert host is not None  # a host without smllm's prompt: see handle()
     op = call.operation
     refusal = codex_fire.guarded(plain, call, ctx.env)
     with ctx.transaction() as txn:
@@ -221,7 +218,8 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
             agent_id=ctx.agent_id, ran_by=None if refusal else "smllm",
             **{k: v for k, v in verdict.facts.items() if k in ANALYSED}))
         if refusal:
-            return host.deny(refusal)  # type: ignore[no-any-return]
+            refused: dict[str, Any] = host.deny(refusal)
+            return refused
         txn.append(records.new("tool_batch.effect.started", tool_use_id=tool_use_id,
                                idempotency_key=key, intent_sequence=intent.sequence,
                                operation=op, ran_by="smllm"))
@@ -243,4 +241,5 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
             fire=None if plain.command != "fire" else ("accepted" if ran.ok else "refused"),
             session=ran.session, exit_code=ran.code, output=ran.text))
         txn.set_state("open_intents", open_intents)
-    return host.deny(codex_fire.reason(ran, ctx.harness))  # type: ignore[no-any-return]
+    answer: dict[str, Any] = host.deny(codex_fire.reason(ran, ctx.harness))
+    return answer
