@@ -55,6 +55,9 @@ def test_fix_machine_refuses_an_early_stop_and_the_runaway_rule_ends_the_loop(ge
         f'Fire one event: smllm({{ session: "{KEY}", event, params }})',
         f"Fire one event: smllm fire --session {KEY} EVENT [--param NAME=VALUE]...")
     assert events_text.rstrip("\n") in "\n".join(run.user_texts())
+    # SessionStart's location text comes before the prompt, Gemini escaping its tags
+    first = json.dumps(run.requests[0]["contents"])
+    assert f"&lt;smllm&gt;\\nsession {KEY}" in first, first[:3000]
     entered = run.tool_outputs()["c_enter"]
     assert "smllm ran this command itself, from its Gemini CLI hook" in entered
     assert "Arrived by: enter (new bug)" in entered
