@@ -23,31 +23,18 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mockproc import MockProcess
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_codex_responses.py"
 PYTHON = sys.executable
 #: variables from the outer environment that would change what Codex or smllm does
 _SCRUB_PREFIXES = ("CODEX", "OPENAI", "CLAUDE", "ANTHROPIC_", "SMLLM_")
-
-
-def _jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:
-    try:
-        data = path.read_bytes()[offset:]
-    except FileNotFoundError:
-        return []
-    out = []
-    for line in data.split(b"\n"):
-        with contextlib.suppress(ValueError):
-            obj = json.loads(line)
-            if isinstance(obj, dict):
-                out.append(obj)
-    return out
 
 
 def _strings(value: Any) -> list[str]:
@@ -106,39 +93,15 @@ class CodexHarness:
         subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
                         "--allow-empty", "-m", "init"], cwd=self.project, check=True)
         self.log_path = root / "requests.jsonl"
-        self._mock_pid: int | None = None
-        self.port = self._start_mock()
+        self.mock = MockProcess(MOCK, root, self.log_path)
+        self.port = self.mock.port
         self.write_config()
 
-    # ------------------------------------------------------------------ the mock
-
-    def _start_mock(self) -> int:
-        port_file = self.root / "mock.port"
-        pid_file = self.root / "mock.pid"
-        proc = subprocess.Popen(
-            [PYTHON, str(MOCK), "--port", "0", "--port-file", str(port_file), "--pid-file",
-             str(pid_file), "--log", str(self.log_path), "--max-lifetime", "900"],
-            stdout=subprocess.DEVNULL, stderr=open(self.root / "mock.err", "w"),  # noqa: SIM115
-            start_new_session=True)
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the mock did not start: {(self.root / 'mock.err').read_text()}")
-            time.sleep(0.05)
-        self._mock_pid = int(pid_file.read_text()) if pid_file.exists() else proc.pid
-        return int(port_file.read_text())
-
     def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_mock/script",
-                                     data=json.dumps(list(script)).encode(), method="POST")
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            resp.read()
+        self.mock.set_script(script)
 
     def close(self) -> None:
-        if self._mock_pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._mock_pid, signal.SIGTERM)
-            self._mock_pid = None
+        self.mock.close()
 
     # ------------------------------------------------------------------ Codex
 
@@ -195,8 +158,8 @@ trust_level = "trusted"
             timeout: float = 180, kill_when: Callable[[], bool] | None = None) -> CodexRun:
         """``codex exec --json [ARGS] PROMPT``; with ``kill_when``, the process group this
         started is SIGKILLed as soon as it returns True (polled)."""
-        self.set_script(script)
-        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        self.mock.set_script(script)
+        offset = self.mock.offset()
         out_path, err_path = self.root / "codex.out", self.root / "codex.err"
         with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
             proc = subprocess.Popen([str(self.codex_bin), "exec", "--json", *args, prompt],
@@ -218,4 +181,4 @@ trust_level = "trusted"
                 if isinstance(obj, dict):
                     events.append(obj)
         return CodexRun(proc.returncode, events, err.decode("utf-8", "replace"),
-                        _jsonl(self.log_path, offset))
+                        self.mock.requests(offset))

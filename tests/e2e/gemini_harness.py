@@ -26,11 +26,12 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mockproc import MockProcess
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_gemini.py"
@@ -46,18 +47,27 @@ USER_SETTINGS = {
 }
 
 
-def _jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:
-    try:
-        data = path.read_bytes()[offset:]
-    except FileNotFoundError:
-        return []
-    out = []
-    for line in data.split(b"\n"):
-        with contextlib.suppress(ValueError):
-            obj = json.loads(line)
-            if isinstance(obj, dict):
-                out.append(obj)
+def fields(rec: dict[str, Any]) -> dict[str, Any]:
+    """A journal record's own fields (an event's or a fact's)."""
+    payload = rec["payload"]
+    out: dict[str, Any] = payload["event"] if "event" in payload else payload["record"]
     return out
+
+
+def records_of(session: str) -> list[dict[str, Any]]:
+    """The records of a host session's journal (in this test's SMLLM_HOME)."""
+    from smllm import journal
+
+    return list(journal.iter_records(journal.log_path(session)))
+
+
+def dicts(value: Any) -> list[dict[str, Any]]:
+    """Every object nested in a JSON value (an export), outermost first."""
+    if isinstance(value, dict):
+        return [value, *(d for v in value.values() for d in dicts(v))]
+    if isinstance(value, list):
+        return [d for v in value for d in dicts(v)]
+    return []
 
 
 @dataclass
@@ -119,39 +129,12 @@ class GeminiHarness:
         subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
                         "--allow-empty", "-m", "init"], cwd=self.project, check=True)
         self.log_path = root / "requests.jsonl"
-        self._mock_pid: int | None = None
-        self.port = self._start_mock()
+        self.mock = MockProcess(MOCK, root, self.log_path)
+        self.port = self.mock.port
         self.write_settings()
 
-    # ------------------------------------------------------------------ the mock
-
-    def _start_mock(self) -> int:
-        port_file = self.root / "mock.port"
-        pid_file = self.root / "mock.pid"
-        proc = subprocess.Popen(
-            [PYTHON, str(MOCK), "--port", "0", "--port-file", str(port_file), "--pid-file",
-             str(pid_file), "--log", str(self.log_path), "--max-lifetime", "900"],
-            stdout=subprocess.DEVNULL, stderr=open(self.root / "mock.err", "w"),  # noqa: SIM115
-            start_new_session=True)
-        deadline = time.monotonic() + 60
-        while not port_file.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the mock did not start: {(self.root / 'mock.err').read_text()}")
-            time.sleep(0.05)
-        self._mock_pid = int(pid_file.read_text()) if pid_file.exists() else proc.pid
-        return int(port_file.read_text())
-
-    def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}/_mock/script",
-                                     data=json.dumps(list(script)).encode(), method="POST")
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            resp.read()
-
     def close(self) -> None:
-        if self._mock_pid is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self._mock_pid, signal.SIGTERM)
-            self._mock_pid = None
+        self.mock.close()
 
     # ------------------------------------------------------------------ Gemini CLI
 
@@ -186,8 +169,8 @@ class GeminiHarness:
         """``gemini -p PROMPT --approval-mode yolo --output-format json [ARGS]``; the process
         group this started is SIGKILLed at ``timeout`` (the run then did not end), or as
         soon as ``kill_when`` returns True (polled: a crash)."""
-        self.set_script(script)
-        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        self.mock.set_script(script)
+        offset = self.mock.offset()
         out_path, err_path = self.root / "gemini.out", self.root / "gemini.err"
         started = time.monotonic()
         ended = True
@@ -214,4 +197,4 @@ class GeminiHarness:
             result = parsed if isinstance(parsed, dict) else {}
         return GeminiRun(proc.returncode, ended, seconds, result,
                          err_path.read_bytes().decode("utf-8", "replace"),
-                         _jsonl(self.log_path, offset))
+                         self.mock.requests(offset))

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gemini_harness import fields, records_of
+
 from smllm import journal
 
 SCRIPT = [
@@ -27,19 +29,6 @@ SCRIPT = [
 ]
 
 
-def _fields(rec: dict[str, Any]) -> dict[str, Any]:
-    payload = rec["payload"]
-    out: dict[str, Any] = payload["event"] if "event" in payload else payload["record"]
-    return out
-
-
-def _kinds(recs: list[dict[str, Any]]) -> list[str]:
-    return [journal.kind_of(r) for r in recs]
-
-
-def _journal(session: str) -> list[dict[str, Any]]:
-    return list(journal.iter_records(journal.log_path(session)))
-
 
 def test_a_scripted_session_is_journaled_and_gated(gemini: Any) -> None:
     (gemini.project / "build").mkdir()
@@ -49,17 +38,17 @@ def test_a_scripted_session_is_journaled_and_gated(gemini: Any) -> None:
     assert 0 == doctor.returncode, doctor.stdout
     run = gemini.run("do the thing", SCRIPT)
     assert (True, 0) == (run.ended, run.returncode), run.stderr[-3000:]
-    recs = _journal(run.session_id)
-    kinds = _kinds(recs)
-    start = _fields(recs[0])
+    recs = records_of(run.session_id)
+    kinds = [journal.kind_of(r) for r in recs]
+    start = fields(recs[0])
     assert ("session.start", "gemini", "gemini") == (kinds[0], start["harness"], start["host"])
     assert "session.end" == kinds[-1]
-    intents = [_fields(r) for r in recs if journal.kind_of(r) == "side_effect_intent"]
+    intents = [fields(r) for r in recs if journal.kind_of(r) == "side_effect_intent"]
     assert [("Bash", "defer:host"), ("Write", "defer:host"), ("Bash", "deny:policy"),
             ("Write", "deny:policy"), ("Bash", "deny:policy"), ("Bash", "deny:policy")] == [
         (i["tool_name"], i["policy_decision"]) for i in intents]
     ids = [i["tool_use_id"] for i in intents]
-    ends = {_fields(r)["tool_use_id"]: _fields(r) for r in recs
+    ends = {fields(r)["tool_use_id"]: fields(r) for r in recs
             if journal.kind_of(r) == "tool_batch.effect.terminal"}
     assert ids[:2] == list(ends)
     assert [("succeeded", "allow:host")] * 2 == [(e["outcome"], e["authorized_by"])
@@ -76,12 +65,12 @@ def test_a_scripted_session_is_journaled_and_gated(gemini: Any) -> None:
     assert "asks to widen Gemini CLI's tool sandbox" in outputs["c_escape"]
     assert "Gemini CLI cannot ask you from a hook" in outputs["c_ask"]
     # every model call, from Gemini's chat file, before the call it chose
-    calls = [_fields(r) for r in recs if journal.kind_of(r) == "model.call"]
+    calls = [fields(r) for r in recs if journal.kind_of(r) == "model.call"]
     assert [[i] for i in ids] + [[]] == [c["tool_use_ids"] for c in calls]
     assert ("All done.", "end_turn", 120) == (calls[-1]["text"], calls[-1]["stop_reason"],
                                               calls[-1]["usage"]["total"])
-    order = [(journal.kind_of(r), _fields(r).get("tool_use_id") or
-              (_fields(r).get("tool_use_ids") or [None])[0]) for r in recs]
+    order = [(journal.kind_of(r), fields(r).get("tool_use_id") or
+              (fields(r).get("tool_use_ids") or [None])[0]) for r in recs]
     for tid in ids:
         assert order.index(("model.call", tid)) < order.index(("side_effect_intent", tid))
     verify = gemini.smllm("verify", run.session_id)
@@ -149,8 +138,8 @@ def test_the_sandbox_keeps_smllms_files_read_only(gemini: Any) -> None:
     assert not (gemini.smllm_home / "x").exists()
     assert (gemini.project / "ok.txt").exists()
     assert "# mine" in (gemini.project / ".geminiignore").read_text()
-    recs = _journal(run.session_id)
-    (intent,) = [_fields(r) for r in recs if journal.kind_of(r) == "side_effect_intent"]
-    (end,) = [_fields(r) for r in recs if journal.kind_of(r) == "tool_batch.effect.terminal"]
+    recs = records_of(run.session_id)
+    (intent,) = [fields(r) for r in recs if journal.kind_of(r) == "side_effect_intent"]
+    (end,) = [fields(r) for r in recs if journal.kind_of(r) == "tool_batch.effect.terminal"]
     assert "allow:yolo" == intent["policy_decision"]
     assert "rc=1" in str(end["output"])

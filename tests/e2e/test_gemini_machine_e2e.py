@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gemini_harness import dicts
+
 REPO = Path(__file__).resolve().parent.parent.parent
 SEED = REPO / "tests" / "golden" / "seed001"
 KEY = "sm-eoneab"
@@ -64,19 +66,12 @@ def test_fix_machine_refuses_an_early_stop_and_the_runaway_rule_ends_the_loop(ge
     journal = gemini.smllm("export", "--journal", run.session_id, "--out", "/dev/stdout")
     assert 0 == journal.returncode, journal.stderr
     doc = json.loads(journal.stdout)
-    about = [d for d in _dicts(doc) if d.get("tool_name") == "Bash" or d.get("ran_by")]
+    about = [d for d in dicts(doc) if d.get("tool_name") == "Bash" or d.get("ran_by")]
     assert [("allow:policy", "machine.fire-in-hook")] == [
         (d["policy_decision"], d["rule"]) for d in about if "policy_decision" in d]
     assert [("succeeded", "accepted", "smllm")] == [
         (d["outcome"], d["fire"], d["ran_by"]) for d in about if "outcome" in d]
-    kinds = [d.get("kind") for d in _dicts(doc) if d.get("kind") in ("stop_blocked",
+    kinds = [d.get("kind") for d in dicts(doc) if d.get("kind") in ("stop_blocked",
                                                                         "completed")]
     assert ["stop_blocked", "completed"] == kinds
 
-
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    if isinstance(value, dict):
-        return [value, *(d for v in value.values() for d in _dicts(v))]
-    if isinstance(value, list):
-        return [d for v in value for d in _dicts(v)]
-    return []

@@ -8,13 +8,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from gemini_harness import fields
+
 from smllm import journal
-
-
-def _fields(rec: dict[str, Any]) -> dict[str, Any]:
-    payload = rec["payload"]
-    out: dict[str, Any] = payload["event"] if "event" in payload else payload["record"]
-    return out
 
 
 def test_a_crashed_session_resumes_with_its_unknown_effect_held(gemini: Any) -> None:
@@ -40,10 +36,10 @@ def test_a_crashed_session_resumes_with_its_unknown_effect_held(gemini: Any) -> 
     assert (True, 0) == (resumed.ended, resumed.returncode), resumed.stderr[-3000:]
     recs = list(journal.iter_records(log))
     kinds = [journal.kind_of(r) for r in recs]
-    ends = [_fields(r) for r in recs if journal.kind_of(r) == "session.end"]
+    ends = [fields(r) for r in recs if journal.kind_of(r) == "session.end"]
     assert ["crash_inferred", "clean"] == [e["exit_reason"] for e in ends]
-    (back,) = [_fields(r) for r in recs if journal.kind_of(r) == "session.resumed"]
-    intents = [(r["sequence"], _fields(r)) for r in recs
+    (back,) = [fields(r) for r in recs if journal.kind_of(r) == "session.resumed"]
+    intents = [(r["sequence"], fields(r)) for r in recs
                if journal.kind_of(r) == "side_effect_intent"]
     assert (True, [intents[0][0]]) == (back["crash_inferred"], back["unknown_effects"])
     assert ("deny:reconcile", "reconcile.unknown-effect") == (

@@ -108,6 +108,22 @@ def ask_as_deny(found: Verdict, how: str) -> Verdict:
                    found.rule, found.pending_action_id, facts)
 
 
+def no_prompt_answer(decision: str, reason: str, how: str, host: str,
+                     deny: Callable[[str], dict[str, Any]]) -> dict[str, Any] | None:
+    """The PreToolUse answer that holds on a host without smllm's prompt (``deny``: its deny
+    object): a deny with its reason; an ``ask`` as a deny saying ``how`` a person can
+    approve; nothing for ``allow`` and ``abstain`` (the tool runs when nothing denies it);
+    anything else a deny (fail closed)."""
+    if decision == "deny":
+        return deny(reason)
+    if decision == "ask":
+        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {how}")
+    if decision in ("allow", "abstain"):
+        return None
+    return deny(f"smllm cannot answer {decision!r} on {host} and denies the call "
+                f"(fail closed): {reason}")
+
+
 def refused_ask(v: Verdict, tool_use_id: str, how: str, host: str) -> list[Entry]:
     """The end of the review an ``ask`` made a deny (:func:`ask_as_deny`) opened for the
     person: ``decision_applied`` rejected and ``approval_wait.effect.terminal``, as the

@@ -226,14 +226,7 @@ def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:
     """The PreToolUse answer that holds on Codex: a deny with its reason; an ``ask`` as a
     deny saying how a person can approve; nothing for ``allow`` and ``abstain`` (Codex
     supports no plain allow: the tool runs when the hook denies nothing)."""
-    if decision == "deny":
-        return deny(reason)
-    if decision == "ask":
-        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {HOW_TO_APPROVE}")
-    if decision in ("allow", "abstain"):
-        return None
-    return deny(f"smllm cannot answer {decision!r} on Codex and denies the call "
-                f"(fail closed): {reason}")
+    return harness.no_prompt_answer(decision, reason, HOW_TO_APPROVE, "Codex", deny)
 
 
 def deny(reason: str) -> dict[str, Any]:

@@ -206,14 +206,7 @@ def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:
     """The BeforeTool answer that holds on Gemini CLI: a deny with its reason; an ``ask`` as
     a deny saying how a person can approve (``ask`` hangs a headless run); nothing for
     ``allow`` and ``abstain`` (the tool runs: Gemini's yolo mode or its own policy decide)."""
-    if decision == "deny":
-        return deny(reason)
-    if decision == "ask":
-        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {HOW_TO_APPROVE}")
-    if decision in ("allow", "abstain"):
-        return None
-    return deny(f"smllm cannot answer {decision!r} on Gemini CLI and denies the call "
-                f"(fail closed): {reason}")
+    return harness.no_prompt_answer(decision, reason, HOW_TO_APPROVE, HOST, deny)
 
 
 def deny(reason: str) -> dict[str, Any]:

@@ -174,9 +174,12 @@ def ours(path: Path, data: dict[str, Any]) -> dict[str, tuple[str, str | None, d
     return found
 
 
-def strip(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without smllm's hooks (a group, an event or ``hooks`` only when removing
-    ours left it empty)."""
+def strip(data: dict[str, Any], event_of: Callable[[Any], str | None] | None = None
+          ) -> dict[str, Any]:
+    """``data`` without smllm's hooks (``event_of``: which hook objects are smllm's, by
+    default Codex's; a group, an event or ``hooks`` only when removing ours left it
+    empty)."""
+    mine = codex_event_of if event_of is None else event_of
     out = copy.deepcopy(data)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
@@ -184,7 +187,7 @@ def strip(data: dict[str, Any]) -> dict[str, Any]:
     for event in list(hooks):
         groups = []
         for group in hooks[event]:
-            kept = [h for h in group.get("hooks", []) if codex_event_of(h) is None]
+            kept = [h for h in group.get("hooks", []) if mine(h) is None]
             if kept or not group.get("hooks"):
                 groups.append({**group, "hooks": kept})
         if groups or not hooks[event]:
@@ -467,10 +470,13 @@ def _toml_undone(path: Path, current: str | None, undo: Callable[[str], str],
     return Change(path, current, after)
 
 
-def _hooks_undone(target: Target, before: str | None, data: dict[str, Any],
-                  record: dict[str, Any]) -> Change:
-    stripped = strip(data)
-    original = record.get("hooks_before")
+def json_undone(path: Path, before: str | None, data: dict[str, Any], *,
+                stripped: dict[str, Any], original: str | None, record: dict[str, Any],
+                dump: Callable[[dict[str, Any]], str]) -> Change:
+    """The change that takes smllm's part out of a JSON file (``data`` as read, ``stripped``
+    without smllm's part): its bytes from before install (``original``) when the rest is as
+    it was then, no file when install made it and nothing else is in it, else the rest
+    (``dump``)."""
     if before is None:
         after = None
     elif original is not None and json.loads(original or "{}") == stripped:
@@ -480,8 +486,14 @@ def _hooks_undone(target: Target, before: str | None, data: dict[str, Any],
     elif stripped == data:
         after = before
     else:
-        after = _dump(stripped)
-    return Change(target.path, before, after)
+        after = dump(stripped)
+    return Change(path, before, after)
+
+
+def _hooks_undone(target: Target, before: str | None, data: dict[str, Any],
+                  record: dict[str, Any]) -> Change:
+    return json_undone(target.path, before, data, stripped=strip(data),
+                       original=record.get("hooks_before"), record=record, dump=_dump)
 
 
 def plan_uninstall(target: Target) -> Plan:

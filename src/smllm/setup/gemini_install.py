@@ -155,25 +155,8 @@ def ours(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def strip(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without smllm's hooks (a group, an event or ``hooks`` only when removing
-    ours left it empty)."""
-    out = copy.deepcopy(data)
-    hooks = out.get("hooks")
-    if not isinstance(hooks, dict):
-        return out
-    for event in list(hooks):
-        groups = []
-        for group in hooks[event]:
-            kept = [h for h in group.get("hooks", []) if smllm_event_of(h) is None]
-            if kept or not group.get("hooks"):
-                groups.append({**group, "hooks": kept})
-        if groups or not hooks[event]:
-            hooks[event] = groups
-        else:
-            del hooks[event]
-    if not hooks and data.get("hooks"):
-        del out["hooks"]
-    return out
+    """``data`` without smllm's hooks (:func:`smllm.setup.codex_install.strip`)."""
+    return codex_install.strip(data, smllm_event_of)
 
 
 def _dump(text: str | None, data: dict[str, Any]) -> str:
@@ -334,18 +317,9 @@ def plan_uninstall(target: Target) -> Plan:
     stripped = strip(data)
     if record.get("sandbox"):
         stripped = without_sandbox(stripped)
-    original = record.get("settings_before")
-    if before is None:
-        after = None
-    elif original is not None and json.loads(original or "{}") == stripped:
-        after = original
-    elif original is None and record and stripped == {}:
-        after = None  # install made the file, and nothing else is in it
-    elif stripped == data:
-        after = before
-    else:
-        after = _dump(before, stripped)
-    changes = [Change(target.path, before, after)]
+    changes = [codex_install.json_undone(target.path, before, data, stripped=stripped,
+                                         original=record.get("settings_before"),
+                                         record=record, dump=lambda rest: _dump(before, rest))]
     project = target.project
     if project is not None:
         ignore = project / ".geminiignore"
