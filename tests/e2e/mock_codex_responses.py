@@ -27,32 +27,13 @@ it builds the turn from the ``output_item.done`` items.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mockserve import read_body, send_json, serve
+from mockserve import LOCK, log_request, next_turn, read_body, send_json, serve
 
-LOCK = threading.Lock()
 STATE: dict[str, Any] = {"script": [], "cursor": 0, "log": None, "served": 0}
-
-
-def _log(entry: dict[str, Any]) -> None:
-    with LOCK:
-        if STATE["log"]:
-            with open(STATE["log"], "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-
-def _next() -> tuple[int, dict[str, Any] | None]:
-    with LOCK:
-        i = STATE["cursor"]
-        script = STATE["script"]
-        if i < len(script):
-            STATE["cursor"] = i + 1
-            return i, script[i]
-        return i, None
 
 
 def items_of(turn: dict[str, Any] | None, index: int) -> list[dict[str, Any]]:
@@ -108,7 +89,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        _log({"method": "GET", "path": self.path, "kind": "other"})
+        log_request(STATE, {"method": "GET", "path": self.path, "kind": "other"})
         send_json(self, 200, {"models": [], "data": [], "object": "list"})
 
     def do_POST(self) -> None:
@@ -120,17 +101,17 @@ class Handler(BaseHTTPRequestHandler):
             send_json(self, 200, {"ok": True})
             return
         if not path.endswith("/responses"):
-            _log({"method": "POST", "path": self.path, "kind": "other"})
+            log_request(STATE, {"method": "POST", "path": self.path, "kind": "other"})
             send_json(self, 200, {"output": []})
             return
         main = isinstance(body, dict) and bool(body.get("tools"))
         if main:
-            index, turn = _next()
+            index, turn = next_turn(STATE)
             items = items_of(turn, index)
         else:
             index, items = -1, items_of({"text": "ok"}, -1)
         resp = response(str(body.get("model", "gpt-5.5")), items)
-        _log({"method": "POST", "path": self.path, "kind": "main" if main else "side",
+        log_request(STATE, {"method": "POST", "path": self.path, "kind": "main" if main else "side",
               "turn": index, "body": body, "reply": resp})
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")

@@ -33,32 +33,13 @@ last. Every request is one JSON line of ``--log`` (``kind`` main/side/other, ``t
 from __future__ import annotations
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mockserve import read_body, send_json, serve
+from mockserve import LOCK, log_request, next_turn, read_body, send_json, serve
 
-LOCK = threading.Lock()
 STATE: dict[str, Any] = {"script": [], "cursor": 0, "log": None, "served": 0}
 USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
-
-
-def _log(entry: dict[str, Any]) -> None:
-    with LOCK:
-        if STATE["log"]:
-            with open(STATE["log"], "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-
-def _next() -> tuple[int, dict[str, Any] | None]:
-    with LOCK:
-        i = STATE["cursor"]
-        script = STATE["script"]
-        if i < len(script):
-            STATE["cursor"] = i + 1
-            return i, script[i]
-        return i, None
 
 
 def parts_of(turn: dict[str, Any] | None, index: int) -> list[dict[str, Any]]:
@@ -135,7 +116,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        _log({"method": "GET", "path": self.path, "kind": "other"})
+        log_request(STATE, {"method": "GET", "path": self.path, "kind": "other"})
         send_json(self, 200, {"models": []})
 
     def do_POST(self) -> None:
@@ -151,14 +132,14 @@ class Handler(BaseHTTPRequestHandler):
             return
         streaming = path.endswith(":streamGenerateContent")
         if not isinstance(body, dict) or not (streaming or path.endswith(":generateContent")):
-            _log({"method": "POST", "path": self.path, "kind": "other"})
+            log_request(STATE, {"method": "POST", "path": self.path, "kind": "other"})
             send_json(self, 200, {})
             return
         model = path.rsplit("/", 1)[-1].split(":", 1)[0]
         main = any(isinstance(t, dict) and t.get("functionDeclarations")
                    for t in body.get("tools") or [])
         if main:
-            index, turn = _next()
+            index, turn = next_turn(STATE)
             parts = parts_of(turn, index)
         else:
             index, parts = -1, [{"text": side_text(body)}]
@@ -166,7 +147,7 @@ class Handler(BaseHTTPRequestHandler):
             STATE["served"] += 1
             response_id = f"resp_{STATE['served']}"
         reply = chunks(parts, model, response_id)
-        _log({"method": "POST", "path": self.path, "kind": "main" if main else "side",
+        log_request(STATE, {"method": "POST", "path": self.path, "kind": "main" if main else "side",
               "turn": index, "body": body, "reply": reply})
         if not streaming:
             whole = dict(reply[-1])

@@ -13,6 +13,27 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+LOCK = threading.Lock()
+
+
+def log_request(state: dict[str, Any], entry: dict[str, Any]) -> None:
+    """One line of the request log (``state["log"]``), if there is one."""
+    with LOCK:
+        if state["log"]:
+            with open(state["log"], "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def next_turn(state: dict[str, Any]) -> tuple[int, dict[str, Any] | None]:
+    """The next turn of the script (its index, or None once the script is exhausted)."""
+    with LOCK:
+        i = state["cursor"]
+        script = state["script"]
+        if i < len(script):
+            state["cursor"] = i + 1
+            return i, script[i]
+        return i, None
+
 
 def read_body(handler: BaseHTTPRequestHandler) -> tuple[str, Any]:
     """The request's path (no query) and its JSON body (``{"_unparsed": text}`` when it is
