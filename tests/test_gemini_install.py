@@ -107,7 +107,7 @@ def test_a_sandbox_choice_of_the_user_is_kept(home: Path, project: Path) -> None
     (project / ".gemini").mkdir()
     (project / ".gemini" / "settings.json").write_text('{"security": {"toolSandboxing": false}}')
     code, out = _run("install", "--harness", "gemini", project=project)
-    assert "turns Gemini's tool sandbox off itself" in out, out
+    assert (0, True) == (code, "turns Gemini's tool sandbox off itself" in out), out
     assert {"toolSandboxing": False} == _settings(project)["security"]
     assert 0 == _run("uninstall", "--harness", "gemini", project=project)[0]
     assert '{"security": {"toolSandboxing": false}}' == (
