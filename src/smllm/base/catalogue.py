@@ -83,6 +83,25 @@ PATCH_ACTIONS: dict[str, str] = {"add": "Write", "update": "Edit", "delete": "Wr
 JUDGED_AS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "view_image": ("Read", (("path", "file_path"),)),
 }
+#: each host's own tools as the catalogue's, for the one payload -> ToolCall builder
+#: (:func:`smllm.harness.tool_call`): host -> {its tool: (our tool, ((its key, ours), ...))}.
+#: Gemini CLI's ``run_shell_command`` runs a command (in its ``dir_path``: see
+#: :mod:`smllm.harness.gemini`); its file tools name the path ``file_path`` as Claude Code's
+#: do, its folder tools ``dir_path``. Any other tool (``update_topic``, ``invoke_agent``, …)
+#: keeps its name, kind ``other``; an MCP tool is named by its server.
+HOST_TOOLS: dict[str, dict[str, tuple[str, tuple[tuple[str, str], ...]]]] = {
+    "gemini": {
+        "run_shell_command": ("Bash", ()),
+        "write_file": ("Write", ()),
+        "replace": ("Edit", ()),
+        "read_file": ("Read", ()),
+        "list_directory": ("LS", (("dir_path", "path"),)),
+        "glob": ("Glob", (("dir_path", "path"),)),
+        "grep_search": ("Grep", (("dir_path", "path"),)),
+        "web_fetch": ("WebFetch", ()),
+        "google_web_search": ("WebSearch", ()),
+    },
+}
 #: the kinds whose calls change nothing outside the session
 READ_ONLY_KINDS = frozenset({READ, WEB, META})
 #: every input key that names a path, in the order they are looked up

@@ -4,8 +4,8 @@ are safe on Gemini CLI.
 Gemini CLI names its events differently (``BeforeTool`` is smllm's PreToolUse, …,
 :data:`EVENTS`; ``smllm install --harness gemini`` registers ``smllm-hook PreToolUse
 --harness gemini`` under ``BeforeTool``) and its tools too; they are judged as the
-catalogue's (:data:`TOOLS`), so the gate, the machines' tool rules and the ledger see
-``Bash``/``Write``/``Edit``:
+catalogue's (:data:`smllm.base.catalogue.HOST_TOOLS`), so the gate, the machines' tool
+rules and the ledger see ``Bash``/``Write``/``Edit``:
 
 >>> call = tool_call({"tool_name": "run_shell_command", "session_id": "s", "cwd": "/p",
 ...                   "tool_input": {"command": "make", "dir_path": "sub"},
@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 
 from smllm import harness, hooks
-from smllm.base import clock
+from smllm.base import catalogue, clock
 from smllm.journal import hostcall
 
 TYPE_CHECKING = False
@@ -59,18 +59,6 @@ GATING_EVENT = "PreToolUse"
 HOST_EVENTS: dict[str, str] = hooks.HOST_EVENTS[HARNESS]
 #: the same as pairs, in the order install writes them
 EVENTS: tuple[tuple[str, str], ...] = tuple(HOST_EVENTS.items())
-#: Gemini CLI's tools as the catalogue's: name -> (tool, (its key, ours)...)
-TOOLS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
-    "run_shell_command": ("Bash", ()),
-    "write_file": ("Write", ()),
-    "replace": ("Edit", ()),
-    "read_file": ("Read", ()),
-    "list_directory": ("LS", (("dir_path", "path"),)),
-    "glob": ("Glob", (("dir_path", "path"),)),
-    "grep_search": ("Grep", (("dir_path", "path"),)),
-    "web_fetch": ("WebFetch", ()),
-    "google_web_search": ("WebSearch", ()),
-}
 #: the argument of run_shell_command that widens Gemini's tool sandbox for one command
 #: (granted without asking anyone in yolo mode)
 SANDBOX_ESCAPE = "additional_permissions"
@@ -145,9 +133,10 @@ def _shaped(payload: Mapping[str, Any]) -> dict[str, Any]:
 
 def tool_call(payload: dict[str, Any], env: Mapping[str, str]) -> ToolCall:
     """The call a (validated) BeforeTool or AfterTool payload names, as the catalogue's tool
-    (:data:`TOOLS`), in the project Gemini CLI declares."""
+    (:data:`smllm.base.catalogue.HOST_TOOLS`), in the project Gemini CLI declares."""
     declared = {"CLAUDE_PROJECT_DIR": env.get("GEMINI_PROJECT_DIR", "")}
-    return harness.tool_call(_shaped(payload), HARNESS, env=declared, tools=TOOLS)
+    return harness.tool_call(_shaped(payload), HARNESS, env=declared,
+                             tools=catalogue.HOST_TOOLS[HARNESS])
 
 
 def protected_parts(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
