@@ -85,8 +85,10 @@ def test_a_scripted_session_is_journaled_and_gated(gemini: Any) -> None:
         if k in ("unparseable_lines", "unknown_payload_kinds", "duplicate_records",
                  "torn_lines", "sequence_gaps")}
     assert doc["session_terminated_abnormally"] is False
+    assert "gemini" == doc["sessions"][0]["harness"]
     ledger = gemini.smllm("ledger", "--journal", run.session_id)
     assert 0 == ledger.returncode, ledger.stderr
+    assert f"audit ledger  {run.session_id}  harness: gemini  (" in ledger.stdout
     assert "git push --force origin main" in ledger.stdout
     sessions = gemini.smllm("sessions", "--json")
     rows = [json.loads(line) for line in sessions.stdout.splitlines() if line.strip()]

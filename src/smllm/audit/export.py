@@ -170,8 +170,8 @@ class Tally:
     """
 
     __slots__ = ("agent_id", "build", "cwd", "duplicate_records", "first_recorded_at",
-                 "last_recorded_at", "max_sequence", "model", "omitted_live_only", "records",
-                 "seen", "sequence_gaps", "session_end", "session_id", "step_count",
+                 "harness", "last_recorded_at", "max_sequence", "model", "omitted_live_only",
+                 "records", "seen", "sequence_gaps", "session_end", "session_id", "step_count",
                  "torn_lines", "turn_count", "unknown_payload_kinds", "unparseable_lines")
 
     def __init__(self) -> None:
@@ -184,6 +184,8 @@ class Tally:
         self.agent_id: str | None = None
         self.cwd: str | None = None
         self.model: str | None = None
+        #: the agent CLI when not Claude Code (``session.start`` names it: ``codex``, …)
+        self.harness: str | None = None
         self.build: Any = None
         self.session_end: dict[str, Any] | None = None
         self.max_sequence = 0
@@ -225,7 +227,7 @@ class Tally:
 
     def _lifecycle(self, kind: str, body: dict[str, Any]) -> None:
         if kind == "session.start":
-            for key in ("session_id", "agent_id", "cwd", "model"):
+            for key in ("session_id", "agent_id", "cwd", "model", "harness"):
                 if getattr(self, key) is None and isinstance(body.get(key), str):
                     setattr(self, key, body[key])
             if self.build is None:
@@ -288,6 +290,8 @@ class Summary:
             "session_end": t.session_end,
             "bytes": self.bytes,
             "sha256": self.sha256,
+            # another host's session names its harness; Claude Code's stay as they were
+            **({"harness": t.harness} if t.harness else {}),
         }
 
 

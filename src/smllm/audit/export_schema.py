@@ -57,6 +57,8 @@ class StreamSummary(_Closed):
     session_end: SessionEnd | None = Field(description="the last orderly end, if any")
     bytes: int = Field(ge=0, description="the log's size when the export began")
     sha256: Sha256 = Field(description="of those bytes")
+    harness: str | None = Field(None, description="the agent CLI (codex, copilot, …); "
+                                                  "absent: Claude Code")
 
 
 class Diagnostics(_Closed):

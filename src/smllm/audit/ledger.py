@@ -493,7 +493,10 @@ def title(meta: dict[str, Any]) -> str:
     end = main.get("session_end")
     how = end.get("exit_reason") if isinstance(end, dict) else None
     termination = str(how) if how else "none recorded"
-    return f"audit ledger  {main.get('session_id')}  ({events} events, termination: {termination})"
+    harness = main.get("harness")
+    host = f"  harness: {harness}" if isinstance(harness, str) else ""
+    return (f"audit ledger  {main.get('session_id')}{host}  ({events} events, "
+            f"termination: {termination})")
 
 
 def render_text(source: Callable[[], Document], *, colour: bool, effects: bool = False
