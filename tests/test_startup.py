@@ -138,9 +138,9 @@ def test_each_hook_loads_exactly_its_modules(event: str, extra: dict[str, object
 
 
 #: a Gemini CLI hook (``smllm-hook EVENT --harness gemini``): its chat file's reader (the
-#: model calls) and the builder package it reads with, on every event; its adapter only
-#: where a tool call is read
-GEMINI = {"smllm.harness", "smllm.base.catalogue", "smllm.harness.gemini_chat"}
+#: model calls) and the harness package it reads with, on every event; its adapter (and the
+#: catalogue) only where a tool call is read
+GEMINI = {"smllm.harness", "smllm.harness.gemini_chat"}
 GEMINI_PATHS: list[tuple[str, dict[str, object], set[str]]] = [
     ("UserPromptSubmit", {"prompt": "hi"},
      CORE | GEMINI | {"smllm.hooks._features", "smllm.machine", "smllm.hooks.user_prompt_submit"}),
@@ -153,7 +153,8 @@ GEMINI_PATHS: list[tuple[str, dict[str, object], set[str]]] = [
          "smllm.hooks._features", "smllm.machine", "smllm.hooks.pre_tool_use"}),
     ("PostToolUse", {"tool_name": "run_shell_command", "tool_input": {"command": "git status"},
                      "tool_response": {"llmContent": "ok"}},
-     CORE | GEMINI | {"smllm.harness.gemini", "smllm.hooks.post_tool_use"}),
+     CORE | GEMINI | {"smllm.harness.gemini", "smllm.base.catalogue",
+                      "smllm.hooks.post_tool_use"}),
 ]
 
 

@@ -24,7 +24,7 @@ differs between hosts is two facts the adapter gives it:
 ('Write', {'file_path': '/p/a.md', 'content': 'x'}, 'copilot')
 
 Hot path: ``os`` and smllm's base only (the modules every tool event loads anyway), so the
-builder costs a hook no module of its own.
+builder costs a hook no module of its own; the catalogue is loaded by tool events only.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 
 from smllm.base import paths
-from smllm.base.catalogue import ToolCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,7 +40,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from smllm import journal
-    from smllm.base.shapes import VerdictFacts
+    from smllm.base.catalogue import ToolCall
+    from smllm.base.shapes import SessionKey, VerdictFacts
     from smllm.gate import Verdict
     from smllm.journal.codec import Entry
 
@@ -70,6 +70,8 @@ def tool_call(payload: Mapping[str, Any], harness: str, *, env: Mapping[str, str
     """The call a (validated) tool event's payload names, for ``harness``: the project from
     ``env``'s declared folder or else from ``cwd``; a tool ``tools`` names as the
     catalogue's tool with its keys renamed, any other as the host named it."""
+    from smllm.base.catalogue import ToolCall  # noqa: PLC0415 - tool events only (a host's other hooks shape payloads here)
+
     where = _text(payload, "cwd") or os.getcwd()
     name = str(payload["tool_name"])
     tool_input: dict[str, Any] = payload["tool_input"]
@@ -96,6 +98,38 @@ def tool_call(payload: Mapping[str, Any], harness: str, *, env: Mapping[str, str
 # configuration (its hooks, their trust) is guarded like smllm's protected set.
 
 
+def settled(found: Verdict, guard: Callable[[], str | None], how: str) -> Verdict:
+    """The gate's verdict ``found`` as a host without smllm's prompt gets it: a call that
+    would change the host's own configuration denied (``guard()``: why, or None; asked only
+    of a call not denied already), an ``ask`` made a deny saying ``how`` to approve."""
+    if found.decision != "deny":
+        guarded = guard()
+        if guarded is not None:
+            from smllm.gate import Verdict  # noqa: PLC0415 - loaded by the hook already
+
+            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
+                           facts=found.facts)
+    return found if found.decision != "ask" else ask_as_deny(found, how)
+
+
+def answer(decision: str, reason: str, how: str, host: str, *,
+           deny: Callable[[str], dict[str, Any]],
+           allow: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The PreToolUse answer of a host without smllm's prompt: ``deny`` with the reason (an
+    ``ask`` as a deny saying ``how`` to approve), ``allow`` for an allow (None: the host
+    has no plain allow, and the tool runs when nothing denies), nothing for ``abstain``."""
+    if decision == "deny":
+        return deny(reason)
+    if decision == "ask":
+        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {how}")
+    if decision == "allow":
+        return allow
+    if decision == "abstain":
+        return None
+    return deny(f"smllm cannot answer {decision!r} on {host} and denies the call "
+                f"(fail closed): {reason}")
+
+
 def ask_as_deny(found: Verdict, how: str) -> Verdict:
     """``found`` (an ``ask``) as the deny a host without smllm's prompt gets: its reason,
     then ``how`` a person can approve such calls; ``smllm_verdict`` keeps the ask."""
@@ -106,22 +140,6 @@ def ask_as_deny(found: Verdict, how: str) -> Verdict:
     return Verdict("deny", f"deny:{'machine' if source == 'machine' else 'policy'}",
                    f"{found.reason.rstrip('. ') or 'smllm escalates this call'}. {how}",
                    found.rule, found.pending_action_id, facts)
-
-
-def no_prompt_answer(decision: str, reason: str, how: str, host: str,
-                     deny: Callable[[str], dict[str, Any]]) -> dict[str, Any] | None:
-    """The PreToolUse answer that holds on a host without smllm's prompt (``deny``: its deny
-    object): a deny with its reason; an ``ask`` as a deny saying ``how`` a person can
-    approve; nothing for ``allow`` and ``abstain`` (the tool runs when nothing denies it);
-    anything else a deny (fail closed)."""
-    if decision == "deny":
-        return deny(reason)
-    if decision == "ask":
-        return deny(f"{reason.rstrip('. ') or 'smllm escalates this call'}. {how}")
-    if decision in ("allow", "abstain"):
-        return None
-    return deny(f"smllm cannot answer {decision!r} on {host} and denies the call "
-                f"(fail closed): {reason}")
 
 
 def refused_ask(v: Verdict, tool_use_id: str, how: str, host: str) -> list[Entry]:
@@ -149,7 +167,9 @@ def config_guard(call: ToolCall, targets: list[Any], parts: tuple[str, ...], mar
     trust), read from what the one analysis found it writes (``targets`` of the verdict's
     facts), or None. A write whose path is known only at run time is refused when the
     command names ``marker`` or one of ``parts``."""
-    from smllm.gate import protect  # noqa: PLC0415 - loaded by the gate already
+    if not targets:  # a call the analysis found no write in (a Read): nothing to guard
+        return None
+    from smllm.gate import protect  # noqa: PLC0415 - a call that writes only
 
     command = call.command or ""
     named = marker in command or any(p in command for p in parts)
@@ -189,6 +209,34 @@ def read_from(path: str, offset: int, limit: int) -> bytes | None:
         return os.read(fd, min(size - offset, limit))
     finally:
         os.close(fd)
+
+
+def ingest_model_calls(txn: journal.Transaction, path: str, key: SessionKey,
+                       read: Callable[[list[bytes], dict[str, Any]],
+                                      tuple[list[dict[str, Any]], dict[str, Any]]],
+                       limit: int) -> None:
+    """Journal the model calls a host's transcript (``path``) gained since the last hook,
+    under ``txn``: ``read`` turns its whole new lines into ``model.call`` fields and its
+    state, kept in the sidecar under ``key`` with the offset read up to; a line still being
+    written waits for the next hook."""
+    from smllm.journal import records  # noqa: PLC0415 - loaded by the hook already
+
+    saved = txn.state.get(key)
+    st: dict[str, Any] = dict(saved) if isinstance(saved, dict) else {}
+    if st.get("path") != path:
+        st = {"path": path, "offset": 0}
+    offset = int(st.get("offset") or 0)
+    data = read_from(path, offset, limit)
+    if not data:
+        return
+    end = data.rfind(b"\n") + 1
+    if not end:
+        return
+    calls, st = read(data[:end].splitlines(), st)
+    for call in calls:
+        txn.append(records.new("model.call", **call))
+    st["offset"] = offset + end
+    txn.set_state(key, st)
 
 
 class ingesting:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 
 from smllm import harness
-from smllm.base import catalogue, paths
+from smllm.base import catalogue
 from smllm.base.catalogue import ToolCall
 from smllm.base.errors import SmllmError
 
@@ -126,11 +126,6 @@ def tool_call(payload: dict[str, Any], env: Mapping[str, str] | None = None) -> 
     return harness.tool_call(payload, HARNESS, env={})
 
 
-def project_of(cwd: str) -> str:
-    """The project a Codex hook runs for: from its ``cwd`` only (no declared folder)."""
-    return paths.project_root(cwd, {})
-
-
 def _like(call: ToolCall, tool: str, tool_input: dict[str, Any]) -> ToolCall:
     return ToolCall(tool, tool_input, cwd=call.cwd, project=call.project,
                     session_id=call.session_id, tool_use_id=call.tool_use_id,
@@ -189,14 +184,7 @@ def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
         raise PatchError("the call gives the gate nothing to judge")
     if len(calls) > 1 and targets:
         found.facts["targets"] = targets[:20]
-    if found.decision != "deny":  # Codex's own configuration, before an ask is made a deny
-        guarded = guard(call, targets)
-        if guarded is not None:
-            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
-                           facts=found.facts)
-    if found.decision != "ask":
-        return found
-    return harness.ask_as_deny(found, HOW_TO_APPROVE)
+    return harness.settled(found, lambda: guard(call, targets), HOW_TO_APPROVE)
 
 
 def protected_parts(project: str, env: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -226,7 +214,7 @@ def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:
     """The PreToolUse answer that holds on Codex: a deny with its reason; an ``ask`` as a
     deny saying how a person can approve; nothing for ``allow`` and ``abstain`` (Codex
     supports no plain allow: the tool runs when the hook denies nothing)."""
-    return harness.no_prompt_answer(decision, reason, HOW_TO_APPROVE, "Codex", deny)
+    return harness.answer(decision, reason, HOW_TO_APPROVE, "Codex", deny=deny)
 
 
 def deny(reason: str) -> dict[str, Any]:

@@ -31,7 +31,6 @@ from __future__ import annotations
 from smllm import harness
 from smllm.base import jsonfast
 from smllm.base.digest import tagged
-from smllm.journal import records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -103,19 +102,4 @@ def read(lines: list[bytes], st: dict[str, Any]) -> tuple[list[dict[str, Any]], 
 
 def ingest(txn: journal.Transaction, rollout: str) -> None:
     """Journal the model calls ``rollout`` gained since the last hook (under ``txn``)."""
-    saved = txn.state.get("rollout")
-    st: dict[str, Any] = dict(saved) if isinstance(saved, dict) else {}
-    if st.get("path") != rollout:
-        st = {"path": rollout, "offset": 0}
-    offset = int(st.get("offset") or 0)
-    data = harness.read_from(rollout, offset, MAX_READ)
-    if not data:
-        return
-    end = data.rfind(b"\n") + 1
-    if not end:
-        return
-    calls, st = read(data[:end].splitlines(), st)
-    for call in calls:
-        txn.append(records.new("model.call", **call))
-    st["offset"] = offset + end
-    txn.set_state("rollout", st)
+    harness.ingest_model_calls(txn, rollout, "rollout", read, MAX_READ)

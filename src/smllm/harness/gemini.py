@@ -21,7 +21,7 @@ Gemini CLI fails *open* where a governor needs it closed (shared/ref/gemini-hook
 measured): exit 1, a timeout, or output that is not one JSON object let the tool run, and
 ``ask`` hangs a headless run for ever. So a PreToolUse answer here is a reasoned deny or
 nothing, never ``ask``; an escalation becomes a deny that says how a person approves such
-calls (:func:`smllm.harness.ask_as_deny`):
+calls (:func:`smllm.harness.settled`, :func:`smllm.harness.answer`):
 
 >>> pre_tool_use("deny", "no")
 {'decision': 'deny', 'reason': 'no'}
@@ -172,7 +172,7 @@ def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
     unknown effect), a sandbox escape denied, then ``decide`` (the hook's decision and
     review chain), then a write into Gemini's own configuration denied
     (:func:`smllm.harness.config_guard`) and an ``ask`` made a deny saying how a person
-    approves such calls (:func:`smllm.harness.ask_as_deny`)."""
+    approves such calls (:func:`smllm.harness.settled`)."""
     from smllm.gate import Verdict  # noqa: PLC0415 - loaded by the hook already
 
     hold = held(call)
@@ -182,20 +182,16 @@ def verdict(call: ToolCall, decide: Callable[[ToolCall], Verdict],
     if escape is not None:
         return Verdict("deny", "deny:policy", escape, rule="gemini.sandbox-escape")
     found = decide(call)
-    if found.decision != "deny":
-        guarded = harness.config_guard(call, list(found.facts.get("targets") or []),
-                                       protected_parts(call.project), ".gemini", HOST)
-        if guarded is not None:
-            return Verdict("deny", "deny:policy", guarded, rule="protect.self",
-                           facts=found.facts)
-    return harness.ask_as_deny(found, HOW_TO_APPROVE) if found.decision == "ask" else found
+    return harness.settled(found, lambda: harness.config_guard(
+        call, list(found.facts.get("targets") or []), protected_parts(call.project),
+        ".gemini", HOST), HOW_TO_APPROVE)
 
 
 def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:
     """The BeforeTool answer that holds on Gemini CLI: a deny with its reason; an ``ask`` as
     a deny saying how a person can approve (``ask`` hangs a headless run); nothing for
     ``allow`` and ``abstain`` (the tool runs: Gemini's yolo mode or its own policy decide)."""
-    return harness.no_prompt_answer(decision, reason, HOW_TO_APPROVE, HOST, deny)
+    return harness.answer(decision, reason, HOW_TO_APPROVE, HOST, deny=deny)
 
 
 def deny(reason: str) -> dict[str, Any]:

@@ -144,12 +144,10 @@ class HookContext:
     @property
     def project(self) -> str | None:
         """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says; for
-        Codex, which declares none, the project its ``cwd`` is in; Gemini CLI's
-        ``GEMINI_PROJECT_DIR`` (set as that in :attr:`env`)."""
+        Codex, whose hooks are not read for a declared folder, the project its ``cwd`` is
+        in; Gemini CLI's ``GEMINI_PROJECT_DIR`` (set as that in :attr:`env`)."""
         if self.harness == "codex":
-            from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
-
-            return codex.project_of(self.cwd)
+            return paths.project_root(self.cwd, {})
         return paths.declared_project(self.env)
 
     @property
