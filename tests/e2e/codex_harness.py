@@ -19,16 +19,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mockproc import MockProcess
+from mock_process import HostRun, MockProcess, git_project, jsonl, wait_or_kill
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_codex_responses.py"
@@ -47,13 +44,7 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-@dataclass
-class CodexRun:
-    returncode: int | None
-    events: list[dict[str, Any]]
-    stderr: str
-    log: list[dict[str, Any]]
-
+class CodexRun(HostRun):
     @property
     def thread_id(self) -> str:
         """Codex's session id (``thread.started``), the hooks' ``session_id``."""
@@ -61,11 +52,6 @@ class CodexRun:
             if e.get("type") == "thread.started":
                 return str(e["thread_id"])
         raise AssertionError(f"no thread.started in the run's output: {self.stderr[-2000:]}")
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Bodies of the main requests the model received, in order."""
-        return [r.get("body") or {} for r in self.log if r.get("kind") == "main"]
 
     def tool_outputs(self) -> dict[str, str]:
         """What the model received for each call: call_id -> the output text."""
@@ -89,13 +75,13 @@ class CodexHarness:
         self.tmp = root / "tmp"
         for folder in (self.codex_home, self.project, self.tmp):
             folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
-        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
-                        "--allow-empty", "-m", "init"], cwd=self.project, check=True)
+        git_project(self.project)
         self.log_path = root / "requests.jsonl"
         self.mock = MockProcess(MOCK, root, self.log_path)
         self.port = self.mock.port
         self.write_config()
+
+    # ------------------------------------------------------------------ the mock
 
     def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
         self.mock.set_script(script)
@@ -158,21 +144,15 @@ trust_level = "trusted"
             timeout: float = 180, kill_when: Callable[[], bool] | None = None) -> CodexRun:
         """``codex exec --json [ARGS] PROMPT``; with ``kill_when``, the process group this
         started is SIGKILLed as soon as it returns True (polled)."""
-        self.mock.set_script(script)
-        offset = self.mock.offset()
+        self.set_script(script)
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         out_path, err_path = self.root / "codex.out", self.root / "codex.err"
         with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
             proc = subprocess.Popen([str(self.codex_bin), "exec", "--json", *args, prompt],
                                     cwd=self.project, env=self.env(extra),
                                     stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh,
                                     start_new_session=True)
-            deadline = time.monotonic() + timeout
-            while proc.poll() is None:
-                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    break
-                time.sleep(0.05)
+            wait_or_kill(proc, timeout, kill_when)
         out, err = out_path.read_bytes(), err_path.read_bytes()
         events = []
         for line in out.decode("utf-8", "replace").splitlines():
@@ -181,4 +161,4 @@ trust_level = "trusted"
                 if isinstance(obj, dict):
                     events.append(obj)
         return CodexRun(proc.returncode, events, err.decode("utf-8", "replace"),
-                        self.mock.requests(offset))
+                        jsonl(self.log_path, offset))

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mockproc import MockProcess
+from mock_process import MockProcess, git_project, jsonl, wait_or_kill
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_gemini.py"
@@ -125,9 +124,7 @@ class GeminiHarness:
         self.project = root / "proj"
         for folder in (self.settings_dir, self.project):
             folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "init", "-q", str(self.project)], check=True)
-        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q",
-                        "--allow-empty", "-m", "init"], cwd=self.project, check=True)
+        git_project(self.project)
         self.log_path = root / "requests.jsonl"
         self.mock = MockProcess(MOCK, root, self.log_path)
         self.port = self.mock.port
@@ -170,24 +167,17 @@ class GeminiHarness:
         group this started is SIGKILLed at ``timeout`` (the run then did not end), or as
         soon as ``kill_when`` returns True (polled: a crash)."""
         self.mock.set_script(script)
-        offset = self.mock.offset()
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         out_path, err_path = self.root / "gemini.out", self.root / "gemini.err"
         started = time.monotonic()
-        ended = True
         with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
             proc = subprocess.Popen(
                 [str(self.gemini_bin), "-p", prompt, "--approval-mode", "yolo",
                  "--output-format", "json", *args],
                 cwd=self.project, env=self.env(extra), stdin=subprocess.DEVNULL,
                 stdout=out_fh, stderr=err_fh, start_new_session=True)
-            deadline = started + timeout
-            while proc.poll() is None:
-                if time.monotonic() > deadline or (kill_when is not None and kill_when()):
-                    ended = False
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait()
-                    break
-                time.sleep(0.05)
+            wait_or_kill(proc, timeout, kill_when)
+            ended = proc.returncode is not None and proc.returncode >= 0
         seconds = time.monotonic() - started
         out = out_path.read_bytes().decode("utf-8", "replace")
         result: dict[str, Any] = {}
@@ -197,4 +187,4 @@ class GeminiHarness:
             result = parsed if isinstance(parsed, dict) else {}
         return GeminiRun(proc.returncode, ended, seconds, result,
                          err_path.read_bytes().decode("utf-8", "replace"),
-                         self.mock.requests(offset))
+                         jsonl(self.log_path, offset))
