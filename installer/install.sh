@@ -16,8 +16,8 @@
 # 4. runs `smllm install --project PROJECT_DIR` (default: the current folder), which
 #    merges smllm's hooks into PROJECT_DIR/.claude/settings.json (each one short command:
 #    the venv's bin/smllm-hook EVENT) and ends with a summary of what it set up
-# After it, `claude` (`codex` with --harness codex: smllm install --harness codex; `gemini`
-# with --harness gemini: smllm install --harness gemini) is governed.
+# After it, `claude` is governed (`codex` with --harness codex, `gemini` with --harness
+# gemini: smllm install --harness NAME).
 #
 # Knobs: PYTHON (interpreter to build the venv with, default python3), SMLLM_VENV,
 #        SMLLM_BIN_DIR, SMLLM_NO_MODIFY_PATH=1,
@@ -134,18 +134,16 @@ else
 fi
 
 # ---------------------------------------------------------------- the project
-if [ "$HARNESS" = codex ]; then
-  say "adding smllm's hooks to $PROJECT/.codex/hooks.json (each trusted in Codex's config.toml)"
-  "$VENV/bin/smllm" install --harness codex --project "$PROJECT"
+if [ "$HARNESS" != claude ]; then
+  case "$HARNESS" in
+    codex) say "adding smllm's hooks to $PROJECT/.codex/hooks.json (each trusted in Codex's config.toml)"
+           NEXT="run \`codex\` in $PROJECT (trust the folder when it asks)" ;;
+    gemini) say "adding smllm's hooks to $PROJECT/.gemini/settings.json (Gemini's tool sandbox on)"
+            NEXT="run \`gemini\` in $PROJECT (trust the folder when it asks)" ;;
+  esac
+  "$VENV/bin/smllm" install --harness "$HARNESS" --project "$PROJECT"
   say "done: $("$VENV/bin/smllm" --version) in $VENV"
-  say "next: run \`codex\` in $PROJECT (trust the folder when it asks); check the set-up with: smllm doctor --harness codex --project $PROJECT"
-  exit 0
-fi
-if [ "$HARNESS" = gemini ]; then
-  say "adding smllm's hooks to $PROJECT/.gemini/settings.json (Gemini's tool sandbox on)"
-  "$VENV/bin/smllm" install --harness gemini --project "$PROJECT"
-  say "done: $("$VENV/bin/smllm" --version) in $VENV"
-  say "next: run \`gemini\` in $PROJECT (trust the folder when it asks); check the set-up with: smllm doctor --harness gemini --project $PROJECT"
+  say "next: $NEXT; check the set-up with: smllm doctor --harness $HARNESS --project $PROJECT"
   exit 0
 fi
 say "adding smllm's hooks to $PROJECT/.claude/settings.json"
