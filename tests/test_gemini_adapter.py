@@ -174,6 +174,37 @@ def test_identical_calls_get_their_own_ids_and_end_oldest_first(tmp_path: Path) 
                                                       for c in calls]
 
 
+def test_a_call_another_hook_blocked_ends_refused_by_the_host(tmp_path: Path) -> None:
+    """smllm leaves a call to Gemini, and another BeforeTool hook blocks it: no AfterTool
+    comes, and the chat file's record of the call (its response written again with the
+    call's error) closes it at the next hook, refused by the host; the log verifies."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    s.say("m1")
+    shell = {"command": "echo x > forbidden.txt", "description": "scripted"}
+    assert s.tool("run_shell_command", shell) is None
+    with s.chat.open("a") as fh:
+        fh.write(json.dumps({
+            "id": "m1", "type": "gemini", "content": "", "timestamp": "2026-12-01T10:00:01.000Z",
+            "toolCalls": [{"id": "run_shell_command__c1", "name": "run_shell_command",
+                           "args": shell, "status": "error", "result": [{"functionResponse": {
+                               "id": "run_shell_command__c1", "name": "run_shell_command",
+                               "response": {"error": "Tool execution blocked: not here"}}}]}],
+        }) + "\n")
+    s.result("run_shell_command")
+    s.say("m2", "done")
+    assert 0 == s.hook("Stop", prompt="go", prompt_response="done").returncode
+    recs = records(s.sid)
+    (intent,) = [_fields(r) for r in recs if _kind(r) == "side_effect_intent"]
+    (end,) = [_fields(r) for r in recs if _kind(r) == "tool_batch.effect.terminal"]
+    assert (intent["tool_use_id"], "refused_by_host", "deny:host", "transcript") == (
+        end["tool_use_id"], end["outcome"], end["authorized_by"], end["observed_via"])
+    assert "Tool execution blocked: not here" in end["detail"]
+    verify = subprocess.run([PYTHON, "-m", "smllm", "verify", s.sid], capture_output=True,
+                            text=True, check=False)
+    assert 0 == verify.returncode, verify.stdout + verify.stderr
+
+
 def _reason(out: dict[str, Any] | None) -> str:
     assert out is not None
     assert "deny" == out["decision"]

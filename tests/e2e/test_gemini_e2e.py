@@ -9,6 +9,7 @@ must end by itself: an ``ask`` would hang a headless Gemini run."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,14 +26,24 @@ SCRIPT = [
         "command": "echo x > ~/.gemini/settings.json", "additional_permissions": {
             "fileSystem": {"write": ["~/.gemini"]}}}}, "call_id": "c_escape"},
     {"shell": "rm -rf build", "call_id": "c_ask"},
+    {"shell": "echo x > forbidden.txt", "call_id": "c_other"},
     {"text": "All done."},
 ]
+#: the user's own BeforeTool hook, beside smllm's: it blocks what names "forbidden"
+OTHER_HOOK = ("import json, sys; d = json.load(sys.stdin); "
+              "print(json.dumps({'decision': 'deny', 'reason': 'the user hook says no'}) "
+              "if 'forbidden' in json.dumps(d.get('tool_input')) else '{}')")
 
 
 
 def test_a_scripted_session_is_journaled_and_gated(gemini: Any) -> None:
     (gemini.project / "build").mkdir()
     (gemini.project / "build" / "x.o").write_text("obj")
+    (gemini.project / ".gemini").mkdir()
+    (gemini.project / ".gemini" / "settings.json").write_text(json.dumps({"hooks": {
+        "BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+            {"type": "command", "name": "mine", "timeout": 20000,
+             "command": f"{sys.executable} -c \"{OTHER_HOOK}\""}]}]}}))
     gemini.install_smllm()
     doctor = gemini.smllm("doctor", "--harness", "gemini")
     assert 0 == doctor.returncode, doctor.stdout
@@ -45,14 +56,17 @@ def test_a_scripted_session_is_journaled_and_gated(gemini: Any) -> None:
     assert "session.end" == kinds[-1]
     intents = [fields(r) for r in recs if journal.kind_of(r) == "side_effect_intent"]
     assert [("Bash", "defer:host"), ("Write", "defer:host"), ("Bash", "deny:policy"),
-            ("Write", "deny:policy"), ("Bash", "deny:policy"), ("Bash", "deny:policy")] == [
-        (i["tool_name"], i["policy_decision"]) for i in intents]
+            ("Write", "deny:policy"), ("Bash", "deny:policy"), ("Bash", "deny:policy"),
+            ("Bash", "defer:host")] == [(i["tool_name"], i["policy_decision"]) for i in intents]
     ids = [i["tool_use_id"] for i in intents]
     ends = {fields(r)["tool_use_id"]: fields(r) for r in recs
             if journal.kind_of(r) == "tool_batch.effect.terminal"}
-    assert ids[:2] == list(ends)
-    assert [("succeeded", "allow:host")] * 2 == [(e["outcome"], e["authorized_by"])
-                                                for e in ends.values()]
+    # every intent ends: the call the user's hook blocked, from Gemini's chat file
+    assert [ids[0], ids[1], ids[6]] == list(ends)
+    assert [("succeeded", "allow:host"), ("succeeded", "allow:host"),
+            ("refused_by_host", "deny:host")] == [(e["outcome"], e["authorized_by"])
+                                                  for e in ends.values()]
+    assert not (gemini.project / "forbidden.txt").exists()
     # the effects ran, the blocked calls did not
     assert "hi\n" == (gemini.project / "a.txt").read_text()
     assert "hello\n" == (gemini.project / "notes.md").read_text()
@@ -64,6 +78,7 @@ def test_a_scripted_session_is_journaled_and_gated(gemini: Any) -> None:
     assert "smllm protects Gemini CLI's configuration" in outputs["c_cfg"]
     assert "asks to widen Gemini CLI's tool sandbox" in outputs["c_escape"]
     assert "Gemini CLI cannot ask you from a hook" in outputs["c_ask"]
+    assert "Tool execution blocked: the user hook says no" == outputs["c_other"]
     # every model call, from Gemini's chat file, before the call it chose
     calls = [fields(r) for r in recs if journal.kind_of(r) == "model.call"]
     assert [[i] for i in ids] + [[]] == [c["tool_use_ids"] for c in calls]

@@ -36,7 +36,7 @@ from __future__ import annotations
 from smllm import harness
 from smllm.base import jsonfast
 from smllm.base.digest import tagged
-from smllm.journal import records
+from smllm.journal import hostcall, records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -147,8 +147,54 @@ def read(lines: list[bytes], st: dict[str, Any], choosing: str | None = None
     return calls, st
 
 
+#: what Gemini CLI answers for a call a BeforeTool hook blocked (no AfterTool follows)
+BLOCKED = "Tool execution blocked:"
+
+
+def blocked(lines: list[bytes]) -> list[tuple[str, Any, str]]:
+    """The calls a hook blocked, as the chat file records them once their response is
+    written again with its ``toolCalls``: ``(tool name, args, Gemini's error text)``."""
+    out = []
+    for raw in lines:
+        if BLOCKED.encode() not in raw:
+            continue
+        try:
+            line = jsonfast.loads(raw)
+        except (ValueError, RecursionError, UnicodeDecodeError):
+            continue
+        for msg in _messages(line):
+            for tc in msg.get("toolCalls") or []:
+                text = jsonfast.dumps(tc.get("result")) if isinstance(tc, dict) else ""
+                if isinstance(tc, dict) and tc.get("status") != "success" and BLOCKED in text:
+                    out.append((str(tc.get("name")), tc.get("args"), text[:2000]))
+    return out
+
+
+def close_blocked(txn: journal.Transaction, calls: list[tuple[str, Any, str]]) -> None:
+    """Close each call smllm left to Gemini that another hook then blocked: no AfterTool
+    will come, so the chat file's record of it is its end (``refused_by_host``, read from
+    the transcript; the oldest open call of the same tool and input)."""
+    from smllm.harness import gemini  # noqa: PLC0415 - a blocked call only
+
+    open_intents = dict(txn.state.get("open_intents") or {})
+    closed = []
+    for name, args, detail in calls:
+        tid = gemini.open_call(open_intents, {"tool_name": name, "tool_input": args})
+        intent = open_intents.get(tid)
+        if intent is None or not hostcall.host_decides(intent) or intent.get("ran"):
+            continue
+        del open_intents[tid]
+        closed.append(hostcall.close(txn, intent, tid, intent.get("key"),
+                                     {"is_error": True, "preview": detail},
+                                     observed_via="transcript"))
+    if closed:
+        txn.set_state("open_intents", open_intents)
+        hostcall.remember_closed(txn, closed)
+
+
 def ingest(txn: journal.Transaction, chat: str, choosing: str | None = None) -> None:
-    """Journal the model calls ``chat`` gained since the last hook (under ``txn``)."""
+    """Journal the model calls ``chat`` gained since the last hook (under ``txn``), and
+    the end of a call another hook blocked (:func:`close_blocked`)."""
     saved = txn.state.get("gemini_chat")
     st: dict[str, Any] = dict(saved) if isinstance(saved, dict) else {}
     if st.get("path") != chat:  # a new chat file (a resume may start one): from its start
@@ -156,9 +202,11 @@ def ingest(txn: journal.Transaction, chat: str, choosing: str | None = None) -> 
     offset = int(st.get("offset") or 0)
     data = harness.read_from(chat, offset, MAX_READ) or b""
     end = data.rfind(b"\n") + 1
-    calls, st = read(data[:end].splitlines(), st, choosing)
+    lines = data[:end].splitlines()
+    calls, st = read(lines, st, choosing)
     for call in calls:
         txn.append(records.new("model.call", **call))
+    close_blocked(txn, blocked(lines))
     st["offset"] = offset + end
     txn.set_state("gemini_chat", st)
 
