@@ -174,6 +174,8 @@ def close_blocked(txn: journal.Transaction, calls: list[tuple[str, Any, str]]) -
     """Close each call smllm left to Gemini that another hook then blocked: no AfterTool
     will come, so the chat file's record of it is its end (``refused_by_host``, read from
     the transcript; the oldest open call of the same tool and input)."""
+    if not calls:
+        return
     from smllm.harness import gemini  # noqa: PLC0415 - a blocked call only
 
     open_intents = dict(txn.state.get("open_intents") or {})
