@@ -85,3 +85,23 @@ def copilot(tmp_path: Path, copilot_bin: Path, smllm_home: Path) -> Iterator[obj
         yield h
     finally:
         h.close()
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    """The launcher of the pinned Gemini CLI (installed into the cache on first use)."""
+    from gemini_cli import ensure_gemini
+
+    return ensure_gemini()
+
+
+@pytest.fixture
+def gemini(tmp_path: Path, gemini_bin: Path, smllm_home: Path) -> Iterator[object]:
+    """A scratch HOME (~/.gemini), git project, SMLLM_HOME and mock Gemini API."""
+    from gemini_harness import GeminiHarness
+
+    h = GeminiHarness(tmp_path / "gm", gemini_bin, smllm_home)
+    try:
+        yield h
+    finally:
+        h.close()

@@ -41,6 +41,7 @@ from smllm.hooks import INSTALLED
 from smllm.setup import codex_install, install
 from smllm.setup.codex_install import Change, Plan, Status
 
+HARNESS = copilot.HARNESS
 #: the flag that makes a hook command Copilot's (after the event)
 MARK = "--harness copilot"
 #: the hook file smllm owns, in the project's .github/hooks or the user's hooks folder
@@ -177,7 +178,7 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
                            f"move them to another file in {target.path.parent}, then install")
     want = desired(python, flags)
     after = before if before is not None and data == want else _dump(want)
-    record = codex_install.load_record(target) or {
+    record = codex_install.load_record(target, HARNESS) or {
         "path": str(target.path), "hooks_before": before, "config": str(target.config),
         "created_dirs": [str(p) for p in (target.path.parent, target.path.parent.parent)
                          if not p.exists()]}
@@ -204,7 +205,7 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
 def plan_uninstall(target: Target) -> Plan:
     """Exactly what install added, out again."""
     before, data = codex_install.read_object(target.path)
-    record = codex_install.load_record(target) or {}
+    record = codex_install.load_record(target, HARNESS) or {}
     mine = before is not None and not _foreign(data)
     changes: tuple[Change, ...] = (Change(target.path, before, None if mine else before),)
     folder = record.get("trusted")
@@ -230,7 +231,7 @@ def plan_uninstall(target: Target) -> Plan:
 def apply(plan: Plan) -> None:
     """Write the plan (:func:`smllm.setup.codex_install.apply`), then remove the folders
     install made that are empty again."""
-    codex_install.apply(plan)
+    codex_install.apply(plan, HARNESS)
     if plan.action == "uninstall" and plan.record:
         for folder in plan.record.get("created_dirs") or []:
             with contextlib.suppress(OSError):  # not empty: something else lives there
@@ -374,8 +375,3 @@ def diagnose(project: Path) -> list[tuple[Status, str]]:
     out += [(status, f"  guarantee: {name}: {'holds' if status == 'ok' else 'advisory'}: {why}")
             for name, status, why in GUARANTEES]
     return out
-
-
-def interpreter() -> tuple[str, list[str]]:
-    """The interpreter and flags the hooks run (those of Claude Code's install)."""
-    return codex_install.interpreter()
