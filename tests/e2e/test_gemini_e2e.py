@@ -135,28 +135,43 @@ def test_the_sandbox_keeps_smllms_files_read_only(gemini: Any) -> None:
     through (yolo policy, paths only known at run time) cannot land in the project's
     .gemini/ (Gemini's hooks) or .smllm/, nor in smllm's store; the hooks, outside the
     sandbox, still journal the call and its output. .geminiignore itself stays writable
-    (Gemini's choice): the boundary across sessions is advisory, as doctor says."""
+    (Gemini's choice): the tripwire install armed puts install's bytes back at the next
+    hook, journals the violation after the call that made it, and the next call is denied
+    with the reason, which the model receives."""
     (gemini.project / ".smllm").mkdir()
     (gemini.project / ".smllm" / "policy.toml").write_text('mode = "yolo"\n')
     gemini.install_smllm()
+    ignore = gemini.project / ".geminiignore"
+    installed = ignore.read_text()
     gemini.smllm_home.mkdir(exist_ok=True)
     # the folders come from files the agent could have written: the gate cannot see them
     (gemini.project / "dirs.txt").write_text(f".gemini\n.smllm\n{gemini.smllm_home}\n")
     (gemini.project / "ign.txt").write_text(".geminiignore\n")
     command = ("while read d; do echo x > $d/x; echo rc=$?; done < dirs.txt; "
                "read f < ign.txt; echo '# mine' >> $f; echo rc=$?; echo z > ok.txt; echo rc=$?")
-    run = gemini.run("go", [{"shell": command, "call_id": "c1"}, {"text": "done"}])
+    run = gemini.run("go", [{"shell": command, "call_id": "c1"},
+                            {"shell": "echo again > again.txt", "call_id": "c2"},
+                            {"text": "done"}])
     assert (True, 0) == (run.ended, run.returncode), run.stderr[-2000:]
     out = run.tool_outputs()["c1"]
     assert ["rc=1", "rc=1", "rc=1", "rc=0", "rc=0"] == [
         w for w in out.split() if w.startswith("rc=")], out
     assert not (gemini.project / ".gemini" / "x").exists()
-    assert not (gemini.project / ".smllm" / "x").exists()
     assert not (gemini.smllm_home / "x").exists()
+    assert not (gemini.project / ".smllm" / "x").exists()
     assert (gemini.project / "ok.txt").exists()
-    assert "# mine" in (gemini.project / ".geminiignore").read_text()
+    assert installed == ignore.read_text()
     recs = records_of(run.session_id)
-    (intent,) = [fields(r) for r in recs if journal.kind_of(r) == "side_effect_intent"]
+    intents = [fields(r) for r in recs if journal.kind_of(r) == "side_effect_intent"]
     (end,) = [fields(r) for r in recs if journal.kind_of(r) == "tool_batch.effect.terminal"]
-    assert "allow:yolo" == intent["policy_decision"]
+    assert [("allow:yolo", None), ("deny:policy", "tripwire.violation")] == [
+        (i["policy_decision"], i["rule"] if i["policy_decision"] != "allow:yolo" else None)
+        for i in intents]
     assert "rc=1" in str(end["output"])
+    (violation,) = [fields(r) for r in recs if journal.kind_of(r) == "tripwire.violation"]
+    assert (str(ignore), "modified", True, "PostToolUse", intents[0]["tool_use_id"]) == (
+        violation["path"], violation["change"], violation["restored"],
+        violation["observed_via"], violation["preceding"]["tool_use_id"])
+    assert f"smllm's tripwire: {ignore} was modified outside smllm" in \
+        run.tool_outputs()["c2"]
+    assert not (gemini.project / "again.txt").exists()

@@ -28,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
     if args.harness != "claude":
         host = importlib.import_module(DOCTORS[args.harness])
         found = [doctor.Finding(status, text) for status, text in host.diagnose(project)]
-        findings = [doctor.smllm_itself(), *found, *doctor.store_folders()]
+        findings = [doctor.smllm_itself(), *found, *doctor.tripwire(project, args.harness),
+                    *doctor.store_folders()]
     else:
         findings = doctor.diagnose(project)
     errors = sum(f.status == "error" for f in findings)

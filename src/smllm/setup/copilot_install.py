@@ -230,12 +230,16 @@ def plan_uninstall(target: Target) -> Plan:
 
 def apply(plan: Plan) -> None:
     """Write the plan (:func:`smllm.setup.codex_install.apply`), then remove the folders
-    install made that are empty again."""
+    install made that are empty again; arm the tripwire with Copilot's files, or stop
+    watching them (:func:`smllm.setup.install.protect_for`)."""
     codex_install.apply(plan, HARNESS)
     if plan.action == "uninstall" and plan.record:
         for folder in plan.record.get("created_dirs") or []:
             with contextlib.suppress(OSError):  # not empty: something else lives there
                 Path(folder).rmdir()
+    target = plan.target
+    assert isinstance(target, Target)
+    install.protect_for(HARNESS, plan.action, target.scope, target.project or Path.cwd())
 
 
 # ------------------------------------------------------------------ doctor

@@ -346,11 +346,16 @@ def plan_uninstall(target: Target) -> Plan:
 
 def apply(plan: Plan) -> None:
     """Write the plan: atomic replacements of what changes, the install record (and on
-    uninstall the user's .gemini folder, when install made it and nothing else is in it)."""
+    uninstall the user's .gemini folder, when install made it and nothing else is in it);
+    arm the tripwire with Gemini's files, or stop watching them
+    (:func:`smllm.setup.install.protect_for`)."""
     codex_install.apply(plan, HARNESS)
     if plan.action == "uninstall" and plan.record and plan.record.get("created_gemini_dir"):
         with contextlib.suppress(OSError):  # not empty: something else lives there
             gemini_dir().rmdir()
+    target = plan.target
+    assert isinstance(target, Target)
+    install.protect_for(HARNESS, plan.action, target.scope, target.project or Path.cwd())
 
 
 diff = codex_install.diff

@@ -662,13 +662,20 @@ def record_command() -> str | None:
 def protect(plan: Plan) -> None:
     """After an install: arm the tripwire with the files as they now are (smllm's own
     change, made by a person); after an uninstall: stop watching the project."""
+    protect_for("claude", plan.action, plan.target.scope, project_of(plan.target))
+
+
+def protect_for(host: str, action: str, scope: str, project: Path) -> None:
+    """:func:`protect` for ``host``'s install or uninstall (``scope`` ``project`` or
+    ``user``; ``project`` the folder, the cwd for the user's): arm the tripwire, ``host``'s
+    own files among the watched ones; after a project's uninstall, stop watching them (and
+    the project once no host is installed there)."""
     from smllm.tripwire import keeper  # noqa: PLC0415 - install and uninstall only
 
-    project = str(project_of(plan.target))
-    if plan.action == "install":
-        keeper.arm(project)
-    elif plan.target.scope == "project":
-        keeper.disarm(project)
+    if action == "install":
+        keeper.arm(str(project), host)
+    elif scope == "project":
+        keeper.disarm(str(project), host)
 
 
 def _apply_one(plan: Plan) -> None:
