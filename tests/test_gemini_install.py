@@ -14,6 +14,7 @@ import pytest
 from helpers import smllm
 from smllm.harness import gemini
 from smllm.setup import gemini_doctor, gemini_install
+from smllm.tripwire import keeper
 
 
 @pytest.fixture
@@ -154,14 +155,16 @@ def _doctor(project: Path) -> tuple[int, str]:
 
 def test_doctor_says_which_guarantees_hold(home: Path, project: Path) -> None:
     """Installed with the sandbox: no error, one line per guarantee, the protected set
-    enforced within a session and advisory across sessions; without the sandbox, advisory."""
+    enforced within a session and advisory with the tripwire across sessions; without the
+    sandbox, advisory with the tripwire; advisory alone where the tripwire is not armed."""
     assert 0 == _run("install", "--harness", "gemini", project=project)[0]
     code, out = _doctor(project)
     assert 0 == code, out
     lines = [ln for ln in out.splitlines() if "guarantee:" in ln]
     assert ["journal before effect", "gate", "stop enforcement", "protected set", "resume"] == [
         ln.split("guarantee: ", 1)[1].split(":", 1)[0] for ln in lines]
-    assert "protected set: enforced by the OS within a session, advisory across sessions" in out
+    assert "protected set: advisory + tripwire across sessions, enforced by the OS within a " \
+           "session" in out
     assert f"{project} is not a trusted folder of Gemini CLI" in out
     (home / ".gemini" / "trustedFolders.json").write_text(
         json.dumps({str(project): "TRUST_FOLDER"}))
@@ -169,6 +172,9 @@ def test_doctor_says_which_guarantees_hold(home: Path, project: Path) -> None:
     settings = _settings(project)
     settings["security"] = {"toolSandboxing": False}
     (project / ".gemini" / "settings.json").write_text(json.dumps(settings))
+    assert "protected set: advisory + tripwire: Gemini's tool sandbox is off" in \
+        _doctor(project)[1]
+    keeper.disarm(str(project), "gemini")
     assert "protected set: advisory: Gemini's tool sandbox is off" in _doctor(project)[1]
 
 

@@ -244,22 +244,37 @@ def apply(plan: Plan) -> None:
 
 # ------------------------------------------------------------------ doctor
 
-#: the guarantees smllm gives on Copilot, and why (docs/security.md, the guarantees table)
-GUARANTEES: tuple[tuple[str, Status, str], ...] = (
-    ("journal before effect", "ok", "the preToolUse hook journals the intent (fsynced) "
-     "before it answers, and Copilot runs no tool before its preToolUse hooks return"),
-    ("gate", "ok", "a deny, a crash (exit 1/2/3, or smllm's own fail-closed deny) and smllm's "
-     "own deadline (270 s, under the 300 s timeoutSec) block the call; Copilot runs a call "
-     "whose hook times out or prints garbage, which smllm's hook never does on its own"),
-    ("stop enforcement", "ok", "agentStop's block is a new user turn; Copilot caps a turn "
-     "at 8 consecutive blocks, after which the turn ends with the machine's state unchanged "
-     "(journaled: the refusals, no 'completed' past the cap)"),
-    ("protected set", "warn", "Copilot's hooks run inside its sandbox, so any "
-     "folder read-only to the agent is read-only to smllm's hooks too; the gate denies the "
-     "writes it can see, the tripwire detects and restores the rest"),
-    ("resume", "ok", "`copilot --resume` sends sessionStart source=resume with the same "
-     "session id: the crash inference and unknown effects run as on Claude Code"),
-)
+def guarantees(project: Path) -> list[tuple[str, Status, str]]:
+    """The guarantees smllm gives on Copilot in ``project``, and why: ``(name, status,
+    "standing: why")`` (docs/security.md, the guarantees table)."""
+    from smllm.setup import doctor  # noqa: PLC0415 - doctor only
+
+    if doctor.tripwire_armed(project, HARNESS):
+        protected = ("advisory + tripwire: Copilot's hooks run inside its sandbox, so smllm's "
+                     "store (the tripwire's record among it) stays writable to the agent's "
+                     "commands; the gate denies the writes it can see, and the tripwire puts "
+                     "back smllm's files, its hook file, the folder's trust and Copilot's "
+                     "settings after a change it could not see, and denies every call until "
+                     "a person answers")
+    else:
+        protected = ("advisory: Copilot's hooks run inside its sandbox, so smllm's store stays "
+                     "writable to the agent's commands; only the gate stands, denying the "
+                     "writes it can see (`smllm install --harness copilot` arms the tripwire)")
+    return [
+        ("journal before effect", "ok", "holds: the preToolUse hook journals the intent "
+         "(fsynced) before it answers, and Copilot runs no tool before its preToolUse hooks "
+         "return"),
+        ("gate", "ok", "holds: a deny, a crash (exit 1/2/3, or smllm's own fail-closed deny) "
+         "and smllm's own deadline (270 s, under the 300 s timeoutSec) block the call; "
+         "Copilot runs a call whose hook times out or prints garbage, which smllm's hook "
+         "never does on its own"),
+        ("stop enforcement", "ok", "holds: agentStop's block is a new user turn; smllm ends "
+         "a chain of refusals at 4, before Copilot's cap of 8 blocks in a row"),
+        ("protected set", "warn", protected),
+        ("resume", "ok", "holds: `copilot --resume` sends sessionStart source=resume with "
+         "the same session id: the crash inference and unknown effects run as on Claude "
+         "Code"),
+    ]
 
 
 def _disabled(project: Path) -> list[Path]:
@@ -376,6 +391,6 @@ def diagnose(project: Path) -> list[tuple[Status, str]]:
                              f"install --harness copilot --project {project}`)"))
         return out
     out.append(_sandbox(project))
-    out += [(status, f"  guarantee: {name}: {'holds' if status == 'ok' else 'advisory'}: {why}")
-            for name, status, why in GUARANTEES]
-    return out
+    from smllm.setup import doctor  # noqa: PLC0415 - doctor only
+
+    return out + doctor.guarantee_lines(guarantees(project))

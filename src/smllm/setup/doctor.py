@@ -565,6 +565,26 @@ def tripwire(project: Path, harness: str = "claude") -> list[Finding]:
     return found
 
 
+#: the rows of the guarantees table (docs/security.md, "Guarantees by harness"), in order
+GUARANTEES = ("journal before effect", "gate", "stop enforcement", "protected set", "resume")
+
+
+def tripwire_armed(project: Path, harness: str) -> bool:
+    """Is the tripwire armed in ``project`` with ``harness``'s own files among the watched
+    ones (``smllm install --harness NAME`` arms it)?"""
+    from smllm import tripwire as wire  # noqa: PLC0415 - doctor only
+    from smllm.tripwire import keeper  # noqa: PLC0415 - doctor only
+
+    return harness in keeper.hosts_of(wire.read_manifest(wire.scope_of(str(project))))
+
+
+def guarantee_lines(found: list[tuple[str, Status, str]]) -> list[tuple[Status, str]]:
+    """Another host's doctor lines for its guarantees, given as ``(name, status,
+    "standing: why")`` in the table's order: ``guarantee: NAME: STANDING: why``."""
+    assert [name for name, _, _ in found] == list(GUARANTEES)
+    return [(status, f"  guarantee: {name}: {text}") for name, status, text in found]
+
+
 def store_folders() -> list[Finding]:
     """smllm's own folders: private (0700), ours, no links; and repairs the hooks made."""
     out: list[Finding] = []

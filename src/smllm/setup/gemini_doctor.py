@@ -14,7 +14,8 @@ measured), so doctor checks what decides whether smllm's hooks run and hold:
   of its reach; without them smllm's protected set is advisory.
 
 Then one line per guarantee (:func:`guarantees`): journal before effect, gate, stop
-enforcement, protected set, resume: whether it holds on this host and why.
+enforcement, protected set, resume: how it stands on this host (the protected set: with
+the tripwire where install armed it) and why.
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from smllm.base.errors import InstallError
 from smllm.harness import gemini
 from smllm.hooks import DEADLINES, DEFAULT_DEADLINE
-from smllm.setup import gemini_install
+from smllm.setup import doctor, gemini_install
+from smllm.setup.doctor import Status
 
-Status = Literal["ok", "info", "warn", "error"]
 Finding = tuple[Status, str]
 #: the file Gemini CLI keeps the folders a person trusted in (in the user's .gemini)
 TRUSTED_FOLDERS = "trustedFolders.json"
@@ -148,41 +149,46 @@ def sandboxed(project: Path) -> tuple[bool, bool, str]:
     return on, kept, state
 
 
-def guarantees(project: Path) -> list[Finding]:
-    """One line per guarantee: does it hold with Gemini CLI here, and why."""
+def guarantees(project: Path) -> list[tuple[str, Status, str]]:
+    """The guarantees smllm gives on Gemini CLI in ``project``, and why: ``(name, status,
+    "standing: why")`` (docs/security.md, the guarantees table)."""
     on, kept, state = sandboxed(project)
+    armed = doctor.tripwire_armed(project, gemini_install.HARNESS)
+    wire = "advisory + tripwire" if armed else "advisory"
+    caught = (", and the tripwire puts back Gemini's settings, .geminiignore and smllm's "
+              "files after a change it could not see and denies every call until a person "
+              "answers" if armed else
+              " (`smllm install --harness gemini` arms the tripwire, which puts them back)")
     if on and kept:
-        protected: Finding = (
-            "warn", "protected set: enforced by the OS within a session, advisory across "
-                    f"sessions: {state} and .geminiignore keeps .gemini/ and .smllm/ from it, "
-                    "so smllm's files and Gemini's hooks are read-only to the agent's "
-                    "commands and file tools; but Gemini keeps .geminiignore itself writable, "
-                    "and reads it at the next start: the gate denies the writes to it that it "
-                    "can see")
+        protected = (f"{wire} across sessions, enforced by the OS within a session: {state} "
+                     f"and .geminiignore keeps .gemini/ and .smllm/ from it, so smllm's files "
+                     f"and Gemini's hooks are read-only to the agent's commands and file "
+                     f"tools; but Gemini keeps .geminiignore itself writable, and reads it "
+                     f"at the next start: the gate denies the writes to it that it can "
+                     f"see{caught}")
     elif on:
-        protected = ("warn", f"protected set: advisory for the project: {state}, but "
-                             f".geminiignore does not name {' and '.join(gemini_install.IGNORED)}"
-                             f", so the agent can write the project's .gemini/ (its hooks) "
-                             f"and .smllm/; only the gate denies the writes it can see (re-run "
-                             f"`smllm install --harness gemini`)")
+        protected = (f"{wire}: {state}, but .geminiignore does not name "
+                     f"{' and '.join(gemini_install.IGNORED)}, so the agent can write the "
+                     f"project's .gemini/ (its hooks) and .smllm/; the gate denies the "
+                     f"writes it can see{caught} (re-run `smllm install --harness gemini`)")
     else:
-        protected = ("warn", f"protected set: advisory: {state}, so only the gate stands "
-                             f"between the agent and smllm's files: it denies the writes it "
-                             f"can see (`smllm install --harness gemini` turns the sandbox on)")
+        protected = (f"{wire}: {state}, so only smllm's hooks stand between the agent and "
+                     f"smllm's files: the gate denies the writes it can see{caught} "
+                     f"(`smllm install --harness gemini` turns the sandbox on)")
     return [
-        ("ok", "journal before effect: holds: Gemini CLI waits for the BeforeTool hook, which "
-               "makes the intent durable before it answers"),
-        ("ok", "gate: holds, failing closed on every path smllm controls: every answer is a "
-               "deny with a reason or nothing, never `ask` (which hangs a headless run); a "
-               "crash or smllm's own deadline denies; only a hook Gemini itself kills (its "
-               "timeout, a signal) lets the call run, which the timeouts install writes "
-               "leave to smllm's deadline"),
-        ("ok", "stop enforcement: holds: an AfterAgent block sends the state machine's text "
-               "back as the next prompt; Gemini sets no cap on blocks, so the machine's "
-               "runaway rule lets the second stop in a row without a fire through"),
-        protected,
-        ("ok", "resume: holds: `gemini --resume` starts the same session again (SessionStart "
-               "source resume): a crash is inferred and unknown effects are held"),
+        ("journal before effect", "ok", "holds: Gemini CLI waits for the BeforeTool hook, "
+         "which makes the intent durable before it answers"),
+        ("gate", "ok", "holds, failing closed on every path smllm controls: every answer "
+         "is a deny with a reason or nothing, never `ask` (which hangs a headless run); a "
+         "crash or smllm's own deadline denies; only a hook Gemini itself kills (its "
+         "timeout, a signal) lets the call run, which the timeouts install writes leave to "
+         "smllm's deadline"),
+        ("stop enforcement", "ok", "holds: an AfterAgent block sends the state machine's "
+         "text back as the next prompt; Gemini sets no cap on blocks, so the machine's "
+         "runaway rule lets the second stop in a row without a fire through"),
+        ("protected set", "warn", protected),
+        ("resume", "ok", "holds: `gemini --resume` starts the same session again "
+         "(SessionStart source resume): a crash is inferred and unknown effects are held"),
     ]
 
 
@@ -208,5 +214,4 @@ def diagnose(project: Path) -> list[Finding]:
         out.append(("error", f"smllm is not installed for Gemini CLI in {project} (run `smllm "
                              f"install --harness gemini --project {project}`)"))
     out += _switches(files)
-    out += [(status, f"guarantee: {text}") for status, text in guarantees(project)]
-    return out
+    return out + doctor.guarantee_lines(guarantees(project))
