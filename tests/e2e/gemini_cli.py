@@ -18,12 +18,11 @@ Command line (``tests/run.sh`` calls the first form before pytest)::
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from claude_cli import cache_root, npm_cached
+from claude_cli import cache_root, command_line, npm_cached, version_words
 
 GEMINI_VERSION = "0.61.0"
 PACKAGE = "@google/gemini-cli"
@@ -47,19 +46,11 @@ def version_of(launcher: Path) -> str | None:
     """``0.61.0`` from ``gemini --version``, or None. It runs in an empty scratch HOME:
     the CLI reads (and may migrate) ``~/.gemini/settings.json``, which is not its to touch
     here."""
-    if not (launcher.exists() and os.access(launcher, os.X_OK)):
-        return None
     with tempfile.TemporaryDirectory(prefix="gemini-version-") as home:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE"))}
         env["HOME"] = home
-        try:
-            out = subprocess.run([str(launcher), "--version"], capture_output=True, text=True,
-                                 timeout=120, check=False, stdin=subprocess.DEVNULL, env=env,
-                                 cwd=home)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-    words = out.stdout.split()
-    return words[-1] if out.returncode == 0 and words else None
+        words = version_words(launcher, env=env, cwd=home, timeout=120)
+    return words[-1] if words else None
 
 
 def ensure_gemini(version: str = GEMINI_VERSION) -> Path:
@@ -69,18 +60,7 @@ def ensure_gemini(version: str = GEMINI_VERSION) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["ensure"]:
-        try:
-            print(ensure_gemini())
-        except GeminiInstallError as exc:
-            print(f"gemini_cli: error: {exc}", file=sys.stderr)
-            return 1
-        return 0
-    if argv == ["path"]:
-        print(launcher_path())
-        return 0
-    print("usage: gemini_cli.py ensure|path", file=sys.stderr)
-    return 2
+    return command_line(argv, "gemini_cli", ensure_gemini, launcher_path, GeminiInstallError)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mock_process import MockProcess, git_project, jsonl, wait_or_kill
+from mock_process import HostHarness, jsonl, wait_or_kill
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_gemini.py"
@@ -114,24 +113,15 @@ class GeminiRun:
                 if isinstance(part, dict) and isinstance(part.get("text"), str)]
 
 
-class GeminiHarness:
-    def __init__(self, root: Path, gemini_bin: Path, smllm_home: Path) -> None:
-        self.root = root
-        self.gemini_bin = gemini_bin
-        self.smllm_home = smllm_home
-        self.home = root / "home"
-        self.settings_dir = self.home / ".gemini"
-        self.project = root / "proj"
-        for folder in (self.settings_dir, self.project):
-            folder.mkdir(parents=True, exist_ok=True)
-        git_project(self.project)
-        self.log_path = root / "requests.jsonl"
-        self.mock = MockProcess(MOCK, root, self.log_path)
-        self.port = self.mock.port
-        self.write_settings()
+class GeminiHarness(HostHarness):
+    HARNESS = "gemini"
+    MOCK = MOCK
+    SCRUB = _SCRUB_PREFIXES
 
-    def close(self) -> None:
-        self.mock.close()
+    def __init__(self, root: Path, gemini_bin: Path, smllm_home: Path) -> None:
+        self.settings_dir = root / "home" / ".gemini"
+        super().__init__(root, gemini_bin, smllm_home, self.settings_dir)
+        self.write_settings()
 
     # ------------------------------------------------------------------ Gemini CLI
 
@@ -140,25 +130,10 @@ class GeminiHarness:
         data = {**USER_SETTINGS, **(extra or {})}
         (self.settings_dir / "settings.json").write_text(json.dumps(data, indent=2) + "\n")
 
-    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
-        env.update({"HOME": str(self.home), "GEMINI_API_KEY": "mock-key",
-                    "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{self.port}",
-                    "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1",
-                    "SMLLM_HOME": str(self.smllm_home)})
-        env.update(extra or {})
-        return env
-
-    def smllm(self, *args: str, extra: Mapping[str, str] | None = None
-              ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([PYTHON, "-m", "smllm", *args], cwd=self.project,
-                              env=self.env(extra), capture_output=True, text=True, timeout=120,
-                              check=False)
-
-    def install_smllm(self, *args: str) -> subprocess.CompletedProcess[str]:
-        proc = self.smllm("install", "--harness", "gemini", *args)
-        assert 0 == proc.returncode, proc.stdout + proc.stderr
-        return proc
+    def host_env(self) -> dict[str, str]:
+        return {"GEMINI_API_KEY": "mock-key",
+                "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{self.port}",
+                "GEMINI_CLI_TRUST_WORKSPACE": "true", "NO_COLOR": "1"}
 
     def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,
             extra: Mapping[str, str] | None = None, args: Sequence[str] = (),
@@ -172,7 +147,7 @@ class GeminiHarness:
         started = time.monotonic()
         with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
             proc = subprocess.Popen(
-                [str(self.gemini_bin), "-p", prompt, "--approval-mode", "yolo",
+                [str(self.cli), "-p", prompt, "--approval-mode", "yolo",
                  "--output-format", "json", *args],
                 cwd=self.project, env=self.env(extra), stdin=subprocess.DEVNULL,
                 stdout=out_fh, stderr=err_fh, start_new_session=True)

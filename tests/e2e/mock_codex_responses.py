@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import json
 import time
-from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import Any, ClassVar
 
-from mockserve import LOCK, log_request, next_turn, read_body, send_json, serve
+from mockserve import LOCK, ScriptedHandler, log_request, next_turn, send_events, send_json, serve
 
 STATE: dict[str, Any] = {"script": [], "cursor": 0, "log": None, "served": 0}
 
@@ -82,24 +81,11 @@ def events(resp: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(ScriptedHandler):
+    STATE = STATE
+    LISTING: ClassVar[dict[str, Any]] = {"models": [], "data": [], "object": "list"}
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        log_request(STATE, {"method": "GET", "path": self.path, "kind": "other"})
-        send_json(self, 200, {"models": [], "data": [], "object": "list"})
-
-    def do_POST(self) -> None:
-        path, body = read_body(self)
-        if path == "/_mock/script":
-            with LOCK:
-                STATE["script"] = body if isinstance(body, list) else []
-                STATE["cursor"] = 0
-            send_json(self, 200, {"ok": True})
-            return
+    def answer(self, path: str, body: Any) -> None:
         if not path.endswith("/responses"):
             log_request(STATE, {"method": "POST", "path": self.path, "kind": "other"})
             send_json(self, 200, {"output": []})
@@ -113,14 +99,8 @@ class Handler(BaseHTTPRequestHandler):
         resp = response(str(body.get("model", "gpt-5.5")), items)
         log_request(STATE, {"method": "POST", "path": self.path, "kind": "main" if main else "side",
               "turn": index, "body": body, "reply": resp})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for name, data in events(resp):
-            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
+        send_events(self, [f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+                           for name, data in events(resp)])
 
 
 def main(argv: list[str] | None = None) -> int:

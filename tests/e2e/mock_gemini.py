@@ -33,10 +33,9 @@ last. Every request is one JSON line of ``--log`` (``kind`` main/side/other, ``t
 from __future__ import annotations
 
 import json
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mockserve import LOCK, log_request, next_turn, read_body, send_json, serve
+from mockserve import LOCK, ScriptedHandler, log_request, next_turn, send_events, send_json, serve
 
 STATE: dict[str, Any] = {"script": [], "cursor": 0, "log": None, "served": 0}
 USAGE = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
@@ -109,24 +108,10 @@ def chunks(parts: list[dict[str, Any]], model: str, response_id: str) -> list[di
     return out
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(ScriptedHandler):
+    STATE = STATE
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        log_request(STATE, {"method": "GET", "path": self.path, "kind": "other"})
-        send_json(self, 200, {"models": []})
-
-    def do_POST(self) -> None:
-        path, body = read_body(self)
-        if path == "/_mock/script":
-            with LOCK:
-                STATE["script"] = body if isinstance(body, list) else []
-                STATE["cursor"] = 0
-            send_json(self, 200, {"ok": True})
-            return
+    def answer(self, path: str, body: Any) -> None:
         if path.endswith(":countTokens"):
             send_json(self, 200, {"totalTokens": 100})
             return
@@ -155,14 +140,7 @@ class Handler(BaseHTTPRequestHandler):
                                     "content": {"role": "model", "parts": parts}}]
             send_json(self, 200, whole)
             return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for chunk in reply:
-            self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
+        send_events(self, [f"data: {json.dumps(chunk)}\r\n\r\n".encode() for chunk in reply])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 LOCK = threading.Lock()
 
@@ -54,6 +54,48 @@ def send_json(handler: BaseHTTPRequestHandler, code: int, obj: Any) -> None:
     handler.send_header("Content-Length", str(len(data)))
     handler.end_headers()
     handler.wfile.write(data)
+
+
+def send_events(handler: BaseHTTPRequestHandler, frames: list[bytes]) -> None:
+    """A streamed (server-sent events) reply of ``frames``, then the connection closed."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/event-stream")
+    handler.send_header("Connection", "close")
+    handler.end_headers()
+    for frame in frames:
+        handler.wfile.write(frame)
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
+class ScriptedHandler(BaseHTTPRequestHandler):
+    """What every mock answers alike: a GET (``LISTING``), a new script (``POST
+    /_mock/script``), no request logged on stderr; any other POST is the mock's own API
+    (:meth:`answer`). ``STATE`` is the mock's state (``script``, ``cursor``, ``log``)."""
+
+    protocol_version = "HTTP/1.1"
+    STATE: ClassVar[dict[str, Any]] = {}
+    LISTING: ClassVar[dict[str, Any]] = {"models": []}
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        log_request(self.STATE, {"method": "GET", "path": self.path, "kind": "other"})
+        send_json(self, 200, self.LISTING)
+
+    def do_POST(self) -> None:
+        path, body = read_body(self)
+        if path == "/_mock/script":
+            with LOCK:
+                self.STATE["script"] = body if isinstance(body, list) else []
+                self.STATE["cursor"] = 0
+            send_json(self, 200, {"ok": True})
+            return
+        self.answer(path, body)
+
+    def answer(self, path: str, body: Any) -> None:
+        raise NotImplementedError
 
 
 def serve(handler: type[BaseHTTPRequestHandler], state: dict[str, Any],

@@ -65,13 +65,9 @@ SANDBOX_ESCAPE = "additional_permissions"
 #: what a person can do about a call smllm would have escalated (Gemini cannot be asked)
 HOW_TO_APPROVE = (
     "Gemini CLI cannot ask you from a hook (an `ask` would hang a headless run), so smllm "
-    "blocks a call it would escalate for review. A person can approve such calls by adding "
-    "an allow rule for it to the project's .smllm/policy.toml ([[rule]] with decision = "
-    "\"allow\"), or by configuring a reviewer (reviewers = [\"llm_judge\"] or [\"command\"]) "
-    "that answers in the person's stead; or the person runs it outside the agent"
-)
+    "blocks a call it would escalate for review. " + harness.APPROVE_BY_POLICY)
 #: a deny's reason when none was given
-NO_REASON = "smllm denies this call (no reason was given, so smllm fails closed)"
+NO_REASON = harness.NO_REASON
 
 
 def gemini_home(env: Mapping[str, str] | None = None) -> str:

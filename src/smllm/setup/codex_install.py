@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from smllm.base import paths
-from smllm.base.errors import InstallError, UsageError
+from smllm.base.errors import InstallError
 from smllm.hooks import INSTALLED
 from smllm.setup import install, settings
 
@@ -104,13 +104,9 @@ class Target:
 def resolve_target(project: str | None, user: bool) -> Target:
     """The hooks file ``--project DIR | --user`` names, and the config.toml of trust."""
     config = codex_home() / "config.toml"
-    if user:
-        if project is not None:
-            raise UsageError("--user and --project name different files", "give one of them")
+    root = install.project_root(project, user)
+    if root is None:
         return Target("user", codex_home() / "hooks.json", config)
-    root = Path(project).expanduser().absolute() if project else Path.cwd()
-    if not root.is_dir():
-        raise InstallError(f"project folder {root} does not exist", "create it or fix the path")
     return Target("project", root / ".codex" / "hooks.json", config)
 
 
@@ -149,15 +145,23 @@ def loads(text: str) -> Any:
     return json.loads(body) if body.strip() else {}
 
 
+def read_text(path: Path) -> str | None:
+    """A host's file as text (None when there is none); an :class:`InstallError` when it
+    cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"cannot read {path}: {exc}") from None
+
+
 def read_object(path: Path) -> tuple[str | None, dict[str, Any]]:
     """A JSON object file's text and object (``(None, {})`` when there is none); an
     :class:`InstallError` at ``file:line`` when it cannot be read or is not one."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    text = read_text(path)
+    if text is None:
         return None, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"cannot read {path}: {exc}") from None
     try:
         data = loads(text)
     except ValueError as exc:
@@ -467,13 +471,6 @@ def plan_install(target: Target, python: str, flags: list[str], *, sandbox: bool
                 install.executable_plan(python, flags))
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-
-
 def _toml_undone(path: Path, current: str | None, undo: Callable[[str], str],
                  record: dict[str, Any], first_key: str) -> Change:
     """The change that takes smllm's part (``undo``) out of a TOML file: its bytes from
@@ -520,12 +517,12 @@ def plan_uninstall(target: Target) -> Plan:
     record = load_record(target) or {}
     keys = set(ours(target.path, data)) | set(record.get("trusted") or {})
     hooks = _hooks_undone(target, before, data, record)
-    trust = _toml_undone(target.config, _read_text(target.config),
+    trust = _toml_undone(target.config, read_text(target.config),
                          lambda text: without_tables(text, keys), record, "config_before")
     changes: tuple[Change, ...] = ()
     if record.get("profile"):
         box = target.path.parent / "config.toml"
-        changes = (_toml_undone(box, _read_text(box), without_profile, record,
+        changes = (_toml_undone(box, read_text(box), without_profile, record,
                                 "profile_before"),)
     removed = len(ours(target.path, data))
     summary = (f"uninstalled: {removed} smllm hook(s) from {target.path} and their trust "
@@ -650,9 +647,9 @@ def _sandbox_finding(box: Path, config: Path) -> tuple[Status, str]:
     """Is smllm's permission profile the project's sandbox (a warning, not an error: the
     gate still refuses the writes into the protected set it can see)?"""
     try:
-        text = _read_text(box)
+        text = read_text(box)
         data = _load_toml(box, text) if text else {}
-        user = _load_toml(config, _read_text(config) or "")
+        user = _load_toml(config, read_text(config) or "")
     except InstallError as exc:
         return ("error", f"  {exc.render()}")
     if data.get("default_permissions") != PROFILE or PROFILE not in (

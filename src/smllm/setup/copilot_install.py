@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smllm.base.errors import InstallError, UsageError
+from smllm.base.errors import InstallError
 from smllm.harness import copilot
 from smllm.hooks import INSTALLED
 from smllm.setup import codex_install, install
@@ -69,13 +69,9 @@ class Target(codex_install.Target):
 def resolve_target(project: str | None, user: bool) -> Target:
     """The hook file ``--project DIR | --user`` names, and the config.json of trust."""
     config = home() / "config.json"
-    if user:
-        if project is not None:
-            raise UsageError("--user and --project name different files", "give one of them")
+    root = install.project_root(project, user)
+    if root is None:
         return Target("user", home() / "hooks" / FILE_NAME, config)
-    root = Path(project).expanduser().absolute() if project else Path.cwd()
-    if not root.is_dir():
-        raise InstallError(f"project folder {root} does not exist", "create it or fix the path")
     return Target("project", root / ".github" / "hooks" / FILE_NAME, config)
 
 

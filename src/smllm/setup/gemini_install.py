@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from smllm.base.errors import InstallError, UsageError
+from smllm.base.errors import InstallError
 from smllm.harness import gemini
 from smllm.hooks import INSTALLED
 from smllm.setup import codex_install, install, settings
@@ -107,26 +107,17 @@ class Target:
 
 def resolve_target(project: str | None, user: bool) -> Target:
     """The settings file ``--project DIR | --user`` names."""
-    if user:
-        if project is not None:
-            raise UsageError("--user and --project name different files", "give one of them")
+    root = install.project_root(project, user)
+    if root is None:
         return Target("user", gemini_dir() / "settings.json")
-    root = Path(project).expanduser().absolute() if project else Path.cwd()
-    if not root.is_dir():
-        raise InstallError(f"project folder {root} does not exist", "create it or fix the path")
     return Target("project", root / ".gemini" / "settings.json")
 
 
 def read_settings(path: Path) -> tuple[str | None, dict[str, Any]]:
     """A Gemini settings file's text and content (``{}`` when absent); an error with
     ``file:line`` for a file smllm cannot edit safely."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"cannot read {path}: {exc}") from None
-    if not text.strip():
+    text = codex_install.read_text(path)
+    if text is None or not text.strip():
         return text, {}
     try:
         data = json.loads(text)
@@ -171,13 +162,6 @@ def _dump(text: str | None, data: dict[str, Any]) -> str:
 def load_record(target: Target) -> dict[str, Any] | None:
     """What install recorded about ``target`` (the bytes it found), if anything."""
     return codex_install.load_record(target, HARNESS)
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
 
 
 def with_sandbox(data: dict[str, Any], ours: bool = False) -> tuple[dict[str, Any], str]:
@@ -290,13 +274,13 @@ def plan_install(target: Target, python: str, flags: list[str], *, sandbox: bool
     if project is not None:
         if sandbox:
             ignore = project / ".geminiignore"
-            ignore_before = _read_text(ignore)
+            ignore_before = codex_install.read_text(ignore)
             changes.append(Change(ignore, ignore_before, with_ignored(ignore_before)))
             record.setdefault("ignore_before", ignore_before)
             lines.append(f"sandbox: {', '.join(IGNORED)} in {ignore}: read-only (and empty) to "
                          f"the agent's tools")
         trusted = gemini_dir() / "trusted_hooks.json"
-        trusted_before = _read_text(trusted)
+        trusted_before = codex_install.read_text(trusted)
         changes.append(Change(trusted, trusted_before,
                               with_trusted(trusted_before, project, _trusted_keys(python, flags))))
         record.setdefault("trusted_before", trusted_before)
@@ -323,7 +307,7 @@ def plan_uninstall(target: Target) -> Plan:
     project = target.project
     if project is not None:
         ignore = project / ".geminiignore"
-        now = _read_text(ignore)
+        now = codex_install.read_text(ignore)
         if now is not None and "ignore_before" in record and \
                 now == with_ignored(record["ignore_before"]):
             changes.append(Change(ignore, now, record["ignore_before"]))  # the rest unchanged
@@ -331,7 +315,7 @@ def plan_uninstall(target: Target) -> Plan:
             changes.append(Change(ignore, now, without_ignored(now) if now is not None
                                   else None))
         trusted = gemini_dir() / "trusted_hooks.json"
-        now = _read_text(trusted)
+        now = codex_install.read_text(trusted)
         cleaned = without_trusted(now, project)
         original = record.get("trusted_before")
         if cleaned is not None and original is not None and \
