@@ -7,8 +7,9 @@ Baseline: ``python -I -S -c pass``, the no-op with the hooks' own interpreter an
 ratios). Each hook event runs exactly as
 ``smllm install`` writes it (``python -I -S -c '<import paths>; from smllm.hooks import cli;
 cli()' EVENT`` with the event's JSON on stdin), interleaved with the baseline;
-``python -m smllm hook`` is shown for comparison, and Codex's and Copilot's hooks (``EVENT
---harness codex|copilot``) beside Claude Code's. Targets (issue 2): every hook's median ≤ 1.5× the baseline;
+``python -m smllm hook`` is shown for comparison, and Codex's, Copilot's and Gemini CLI's
+hooks (``EVENT --harness codex|copilot|gemini``) beside Claude Code's. Targets (issue 2):
+every hook's median ≤ 1.5× the baseline;
 ≥ 1,000 fsynced appends per second from one writer, printed beside the fsync floor
 (``write`` + ``fsync`` of same-sized lines, measured in the same run); 16 concurrent writers
 lose nothing. Latencies are medians and ranges over interleaved rounds; peak RSS per child
@@ -125,6 +126,35 @@ def copilot_cases(cwd: str, hook: list[str], home: str) -> dict[str, tuple[list[
     return out
 
 
+def gemini_cases(cwd: str, hook: list[str]) -> dict[str, tuple[list[str], bytes]]:
+    """Gemini CLI's hooks (``EVENT --harness gemini``, its event names in the payload, no
+    call id): a shell call, a file write, what AfterTool, BeforeAgent and AfterAgent cost
+    with Gemini's chat file (one model call in it)."""
+    chat = os.path.join(cwd, "session-bench.jsonl")
+    Path(chat).write_text("".join(json.dumps(line) + "\n" for line in (
+        {"sessionId": "b3e1c2d4-0000-4000-8000-0000000000ge", "kind": "main"},
+        {"id": "m1", "type": "gemini", "content": "", "model": "gemini-3.8-flash",
+         "tokens": {"input": 10, "output": 5, "total": 15},
+         "timestamp": "2026-12-01T10:00:00.000Z"})))
+    common = {"session_id": "b3e1c2d4-0000-4000-8000-00000000ge01", "cwd": cwd,
+              "transcript_path": chat, "timestamp": "2026-12-01T10:00:01.000Z"}
+    shell = {"tool_name": "run_shell_command", "tool_input": {"command": "ls -la src"}}
+    write = {"tool_name": "write_file", "tool_input": {"file_path": "notes.md",
+                                                       "content": "hi\n"}}
+    out: dict[str, tuple[list[str], bytes]] = {}
+    for name, event, host, payload in (
+            ("BeforeTool shell (Gemini)", "PreToolUse", "BeforeTool", shell),
+            ("BeforeTool write_file (Gemini)", "PreToolUse", "BeforeTool", write),
+            ("AfterTool (Gemini)", "PostToolUse", "AfterTool",
+             {**shell, "tool_response": {"llmContent": "ok"}}),
+            ("BeforeAgent (Gemini)", "UserPromptSubmit", "BeforeAgent", {"prompt": "go"}),
+            ("AfterAgent (Gemini)", "Stop", "AfterAgent",
+             {"stop_hook_active": False, "prompt_response": "done"})):
+        body = {**common, "hook_event_name": host, **payload}
+        out[name] = ([*hook, event, "--harness", "gemini"], json.dumps(body).encode())
+    return out
+
+
 def bench_latency(rounds: int, home: str) -> bool:
     env = dict(os.environ, SMLLM_HOME=home)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure with .pyc files, as users run it
@@ -151,6 +181,7 @@ def bench_latency(rounds: int, home: str) -> bool:
     env["COPILOT_HOME"] = os.path.join(cwd, ".copilot-home")
     for name, (argv, stdin) in copilot_cases(cwd, hook, env["COPILOT_HOME"]).items():
         cases[name] = (argv, stdin)
+    cases.update(gemini_cases(cwd, hook))
     stop = json.dumps(payloads(cwd, transcript)["Stop"]).encode()
     cases["Stop via python -m smllm"] = ([PYTHON, "-m", "smllm", "hook", "Stop"], stop)
     cases["python -c pass (site loaded)"] = ([PYTHON, "-c", "pass"], b"")
@@ -169,7 +200,7 @@ def bench_latency(rounds: int, home: str) -> bool:
         ok = ok and not flag
         print(f"  {name:<34} {Stats.of(samples).ms(9):>24} {ratio:6.2f}× {rss[name]:13d}{flag}")
     peaks = [v for k, v in rss.items() if k in payloads(cwd, transcript) or "Codex" in k
-             or "Copilot" in k]
+             or "Copilot" in k or "Gemini" in k]
     print(f"  peak memory of a hook process: {max(peaks)} KiB "
           f"(the baseline interpreter {rss[base_name]} KiB)")
     return ok

@@ -2,7 +2,7 @@
 # README step 1: set smllm up on a fresh machine that has python3 (>= 3.10) and access
 # to the package index.
 #
-#   installer/install.sh [--no-modify-path] [--harness claude|codex|copilot] [PROJECT_DIR]
+#   installer/install.sh [--no-modify-path] [--harness claude|codex|copilot|gemini] [PROJECT_DIR]
 #
 # 1. creates an isolated virtual environment (reused when it exists):
 #      $SMLLM_VENV, else $SMLLM_HOME/venv, else ${XDG_DATA_HOME:-~/.local/share}/smllm/venv
@@ -17,7 +17,7 @@
 #    merges smllm's hooks into PROJECT_DIR/.claude/settings.json (each one short command:
 #    the venv's bin/smllm-hook EVENT) and ends with a summary of what it set up
 # After it, `claude` is governed (`codex` with --harness codex, `copilot` with --harness
-# copilot: smllm install --harness NAME).
+# copilot, `gemini` with --harness gemini: smllm install --harness NAME).
 #
 # Knobs: PYTHON (interpreter to build the venv with, default python3), SMLLM_VENV,
 #        SMLLM_BIN_DIR, SMLLM_NO_MODIFY_PATH=1,
@@ -31,18 +31,18 @@ die() { printf 'smllm-installer: error: %s\n' "$*" >&2; exit 1; }
 MODIFY_PATH=1
 [ "${SMLLM_NO_MODIFY_PATH:-}" = 1 ] && MODIFY_PATH=0
 HARNESS=claude
-USAGE="usage: installer/install.sh [--no-modify-path] [--harness claude|codex|copilot] [PROJECT_DIR]"
+USAGE="usage: installer/install.sh [--no-modify-path] [--harness claude|codex|copilot|gemini] [PROJECT_DIR]"
 while [ "$#" -gt 0 ]; do
   case "$1" in
     -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --no-modify-path) MODIFY_PATH=0; shift ;;
-    --harness) [ "$#" -ge 2 ] || die "--harness needs claude, codex or copilot ($USAGE)"; HARNESS=$2; shift 2 ;;
+    --harness) [ "$#" -ge 2 ] || die "--harness needs claude, codex, copilot or gemini ($USAGE)"; HARNESS=$2; shift 2 ;;
     --harness=*) HARNESS=${1#--harness=}; shift ;;
     -*) die "unknown option $1 ($USAGE)" ;;
     *) break ;;
   esac
 done
-case "$HARNESS" in claude|codex|copilot) ;; *) die "unknown harness $HARNESS ($USAGE)" ;; esac
+case "$HARNESS" in claude|codex|copilot|gemini) ;; *) die "unknown harness $HARNESS ($USAGE)" ;; esac
 [ "$#" -le 1 ] || die "too many arguments ($USAGE)"
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -140,6 +140,8 @@ if [ "$HARNESS" != claude ]; then
            NEXT="run \`codex\` in $PROJECT (trust the folder when it asks)" ;;
     copilot) say "adding smllm's hooks to $PROJECT/.github/hooks/smllm.json (the folder trusted in ~/.copilot/config.json)"
              NEXT="run \`copilot\` in $PROJECT" ;;
+    gemini) say "adding smllm's hooks to $PROJECT/.gemini/settings.json (Gemini's tool sandbox on)"
+            NEXT="run \`gemini\` in $PROJECT (trust the folder when it asks)" ;;
   esac
   "$VENV/bin/smllm" install --harness "$HARNESS" --project "$PROJECT"
   say "done: $("$VENV/bin/smllm" --version) in $VENV"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # README command 2: run every test from a fresh clone.
 # Creates the virtual environment (.venv, reused), installs smllm with its dev extras,
-# installs the pinned Claude Code, Codex and GitHub Copilot CLIs for the end-to-end tests into
-# a cache folder
+# installs the pinned Claude Code, Codex, GitHub Copilot and Gemini CLIs for the end-to-end
+# tests into a cache folder
 # (reused between runs), then runs pytest on two workers. Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +39,8 @@ echo "== installing the pinned Codex CLI for the end-to-end tests"
 "$VENV/bin/python" tests/e2e/codex_cli.py ensure
 echo "== installing the pinned GitHub Copilot CLI for the end-to-end tests"
 "$VENV/bin/python" tests/e2e/copilot_cli.py ensure
+echo "== installing the pinned Gemini CLI for the end-to-end tests"
+"$VENV/bin/python" tests/e2e/gemini_cli.py ensure
 echo "== running the tests"
 # two workers by default (SMLLM_TEST_WORKERS; 0 runs in this process): the end-to-end tests
 # spend most of their time waiting on the real CLIs, so two of them share two cores well

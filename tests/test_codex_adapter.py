@@ -310,7 +310,7 @@ def test_a_hook_that_fails_still_blocks(tmp_path: Path, case: str) -> None:
     elif case == "bad-input":
         payload = b'{"session_id": "cx2", "tool_name": 3}'
     else:
-        args = ["PreToolUse", "--harness", "gemini"]
+        args = ["PreToolUse", "--harness", "frobnicator"]
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     proc = subprocess.run([PYTHON, "-c", "from smllm.hooks import cli; cli()", *args],
                           input=data, capture_output=True, env={**os.environ, **env},

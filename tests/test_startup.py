@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,49 @@ def test_each_copilot_hook_loads_exactly_its_modules(event: str, extra: dict[str
              if line.startswith("import time:") and "|" in line}
     names = {n for n in names if n.split(".")[0] == "smllm"}
     assert (set(), set()) == (names - expected, expected - names)
+
+
+#: a Gemini CLI hook (``smllm-hook EVENT --harness gemini``): its chat file's reader (the
+#: model calls) and the harness package it reads with, on every event; its adapter (and the
+#: catalogue) only where a tool call is read
+GEMINI = {"smllm.harness", "smllm.harness.gemini_chat"}
+GEMINI_PATHS: list[tuple[str, dict[str, object], set[str]]] = [
+    ("UserPromptSubmit", {"prompt": "hi"},
+     CORE | GEMINI | {"smllm.hooks._features", "smllm.machine", "smllm.hooks.user_prompt_submit"}),
+    ("Stop", {"stop_hook_active": False, "prompt_response": "done"},
+     CORE | GEMINI | {"smllm.hooks._features", "smllm.machine", "smllm.store",
+                      "smllm.hooks.stop"}),
+    ("PreToolUse", {"tool_name": "run_shell_command", "tool_input": {"command": "git status"}},
+     CORE | TOOL | GATE | SHELL | GEMINI | {
+         "smllm.harness.gemini", "smllm.gate.shell._git", "smllm.gate.shell._flags",
+         "smllm.hooks._features", "smllm.machine", "smllm.hooks.pre_tool_use"}),
+    ("PostToolUse", {"tool_name": "run_shell_command", "tool_input": {"command": "git status"},
+                     "tool_response": {"llmContent": "ok"}},
+     CORE | GEMINI | {"smllm.harness.gemini", "smllm.base.catalogue",
+                      "smllm.hooks.post_tool_use"}),
+]
+
+
+@pytest.mark.parametrize(("event", "extra", "expected"), GEMINI_PATHS,
+                         ids=[f"{e}-{x.get('tool_name', '')}" for e, x, _ in GEMINI_PATHS])
+def test_each_gemini_hook_loads_exactly_its_modules(event: str, extra: dict[str, object],
+                                                    expected: set[str], tmp_path: Path) -> None:
+    """The same for Gemini CLI's hooks, run as Gemini runs them (its event names, no tool
+    call id, GEMINI_PROJECT_DIR): no banned module, exactly the smllm modules listed."""
+    names = {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
+             "UserPromptSubmit": "BeforeAgent", "Stop": "AfterAgent"}
+    payload = json.dumps({"session_id": SID, "cwd": str(tmp_path), "hook_event_name":
+                          names[event], "timestamp": "2026-12-01T10:00:00.000Z",
+                          "transcript_path": str(tmp_path / "chat.jsonl"), **extra}).encode()
+    hook = [sys.executable, "-c", "from smllm.hooks import cli; cli()", event,
+            "--harness", "gemini"]
+    env = {**os.environ, "GEMINI_PROJECT_DIR": str(tmp_path)}
+    subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path, env=env)
+    proc = subprocess.run([sys.executable, "-X", "importtime", *hook[1:]], input=payload,
+                          capture_output=True, check=True, cwd=tmp_path, env=env)
+    loaded = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
+              if line.startswith("import time:") and "|" in line}
+    heavy = sorted(n for n in loaded if n.split(".")[0] in BANNED)
+    mine = {n for n in loaded if n.split(".")[0] == "smllm"}
+    assert ([], set(), set()) == (heavy, mine - expected, expected - mine)
+

@@ -128,18 +128,21 @@ def test_accept_keeps_the_change_and_makes_it_the_baseline(project: Project) -> 
 
 def test_the_agent_may_not_answer_its_own_violation(project: Project) -> None:
     """`smllm tripwire accept` is a person's command: the gate denies it to the agent in
-    any spelling, and the command refuses to run inside a Claude Code session."""
+    any spelling, and the command refuses to run inside an agent CLI's session."""
     project.start()
     for command in ("smllm tripwire accept", "python3 -m smllm tripwire revert",
                     "bash -c 'smllm tripwire accept'"):
         decision, reason = project.bash(command)
         assert ("deny", "smllm protects itself: the agent may not run `smllm tripwire` (a "
                 "person runs it outside the session)") == (decision, reason)
-    inside = smllm("tripwire", "accept", "--project", str(project.root), cwd=project.root,
-                   env={"CLAUDECODE": "1"})
-    assert (2, "smllm: error: smllm tripwire accept/revert is a person's answer and does not "
-            "run inside a Claude Code session (run it from a shell of your own)\n") == (
-        inside.returncode, inside.stderr)
+    for variable, host in (("CLAUDECODE", "Claude Code"),
+                           ("COPILOT_AGENT_SESSION_ID", "Copilot"),
+                           ("GEMINI_SESSION_ID", "Gemini CLI")):
+        inside = smllm("tripwire", "accept", "--project", str(project.root), cwd=project.root,
+                       env={variable: "1"})
+        assert (2, f"smllm: error: smllm tripwire accept/revert is a person's answer and does "
+                f"not run inside a {host} session (run it from a shell of your own)\n") == (
+            inside.returncode, inside.stderr)
 
 
 def test_a_persons_edit_between_sessions_is_adopted_and_journaled(project: Project) -> None:

@@ -77,17 +77,41 @@ def binary_path(root: Path | None = None) -> Path:
     return base / "node_modules" / "@anthropic-ai" / _platform_package() / "claude"
 
 
-def _version_of(binary: Path) -> str | None:
-    if not (binary.is_file() and os.access(binary, os.X_OK)):
+def version_words(launcher: Path, *, env: dict[str, str] | None = None,
+                  cwd: str | None = None, timeout: float = 60) -> list[str] | None:
+    """The words ``LAUNCHER --version`` prints (every pinned CLI's version check), or None
+    when it is not there, fails or does not answer in time."""
+    if not (launcher.is_file() and os.access(launcher, os.X_OK)):
         return None
     try:
-        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True,
-                             timeout=60, check=False, stdin=subprocess.DEVNULL)
+        out = subprocess.run([str(launcher), "--version"], capture_output=True, text=True,
+                             timeout=timeout, check=False, stdin=subprocess.DEVNULL, env=env,
+                             cwd=cwd)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    if out.returncode != 0:
-        return None
-    words = out.stdout.split()
+    return out.stdout.split() if out.returncode == 0 else None
+
+
+def command_line(argv: list[str], name: str, ensure: Callable[[], Path],
+                 where: Callable[[], Path], error: type[RuntimeError]) -> int:
+    """``NAME.py ensure|path`` (every pinned CLI's command line): install what is missing
+    and print the launcher, or print where it would be."""
+    if argv == ["ensure"]:
+        try:
+            print(ensure())
+        except error as exc:
+            print(f"{name}: error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    if argv == ["path"]:
+        print(where())
+        return 0
+    print(f"usage: {name}.py ensure|path", file=sys.stderr)
+    return 2
+
+
+def _version_of(binary: Path) -> str | None:
+    words = version_words(binary)
     return words[0] if words else None
 
 
@@ -198,20 +222,13 @@ def ensure_wheels() -> Path:
     return target
 
 
+def _ensure_all() -> Path:
+    ensure_wheels()
+    return ensure_claude()
+
+
 def main(argv: list[str]) -> int:
-    if argv == ["ensure"]:
-        try:
-            ensure_wheels()
-            print(ensure_claude())
-        except ClaudeInstallError as exc:
-            print(f"claude_cli: error: {exc}", file=sys.stderr)
-            return 1
-        return 0
-    if argv == ["path"]:
-        print(binary_path())
-        return 0
-    print("usage: claude_cli.py ensure|path", file=sys.stderr)
-    return 2
+    return command_line(argv, "claude_cli", _ensure_all, binary_path, ClaudeInstallError)
 
 
 if __name__ == "__main__":

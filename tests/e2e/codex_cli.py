@@ -17,12 +17,10 @@ Command line (``tests/run.sh`` calls the first form before pytest)::
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-from claude_cli import cache_root, npm_cached
+from claude_cli import cache_root, command_line, npm_cached, version_words
 
 CODEX_VERSION = "0.169.0"
 PACKAGE = "@openai/codex"
@@ -44,15 +42,8 @@ def launcher_path(root: Path | None = None) -> Path:
 
 def version_of(launcher: Path) -> str | None:
     """``0.169.0`` from ``codex --version`` (``codex-cli 0.169.0``), or None."""
-    if not (launcher.exists() and os.access(launcher, os.X_OK)):
-        return None
-    try:
-        out = subprocess.run([str(launcher), "--version"], capture_output=True, text=True,
-                             timeout=60, check=False, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    words = out.stdout.split()
-    return words[-1] if out.returncode == 0 and words else None
+    words = version_words(launcher)
+    return words[-1] if words else None
 
 
 def ensure_codex(version: str = CODEX_VERSION) -> Path:
@@ -62,18 +53,7 @@ def ensure_codex(version: str = CODEX_VERSION) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["ensure"]:
-        try:
-            print(ensure_codex())
-        except CodexInstallError as exc:
-            print(f"codex_cli: error: {exc}", file=sys.stderr)
-            return 1
-        return 0
-    if argv == ["path"]:
-        print(launcher_path())
-        return 0
-    print("usage: codex_cli.py ensure|path", file=sys.stderr)
-    return 2
+    return command_line(argv, "codex_cli", ensure_codex, launcher_path, CodexInstallError)
 
 
 if __name__ == "__main__":

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mock_process import HostRun, MockProcess, git_project, jsonl, wait_or_kill
+from mock_process import HostHarness, HostRun, jsonl, wait_or_kill
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_codex_responses.py"
@@ -64,30 +63,16 @@ class CodexRun(HostRun):
         return out
 
 
-class CodexHarness:
+class CodexHarness(HostHarness):
+    HARNESS = "codex"
+    MOCK = MOCK
+    SCRUB = _SCRUB_PREFIXES
+
     def __init__(self, root: Path, codex_bin: Path, smllm_home: Path) -> None:
-        self.root = root
-        self.codex_bin = codex_bin
-        self.smllm_home = smllm_home
-        self.home = root / "home"
-        self.codex_home = self.home / ".codex"
-        self.project = root / "proj"
+        self.codex_home = root / "home" / ".codex"
         self.tmp = root / "tmp"
-        for folder in (self.codex_home, self.project, self.tmp):
-            folder.mkdir(parents=True, exist_ok=True)
-        git_project(self.project)
-        self.log_path = root / "requests.jsonl"
-        self.mock = MockProcess(MOCK, root, self.log_path)
-        self.port = self.mock.port
+        super().__init__(root, codex_bin, smllm_home, self.codex_home, self.tmp)
         self.write_config()
-
-    # ------------------------------------------------------------------ the mock
-
-    def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
-        self.mock.set_script(script)
-
-    def close(self) -> None:
-        self.mock.close()
 
     # ------------------------------------------------------------------ Codex
 
@@ -122,22 +107,9 @@ stream_max_retries = 0
 trust_level = "trusted"
 ''')
 
-    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
-        env.update({"HOME": str(self.home), "CODEX_HOME": str(self.codex_home),
-                    "TMPDIR": str(self.tmp), "MOCK_API_KEY": "sk-mock",
-                    "SMLLM_HOME": str(self.smllm_home)})
-        env.update(extra or {})
-        return env
-
-    def smllm(self, *args: str, extra: Mapping[str, str] | None = None
-              ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([PYTHON, "-m", "smllm", *args], cwd=self.project, env=self.env(extra),
-                              capture_output=True, text=True, timeout=120, check=False)
-
-    def install_smllm(self, *args: str) -> None:
-        proc = self.smllm("install", "--harness", "codex", *args)
-        assert 0 == proc.returncode, proc.stderr
+    def host_env(self) -> dict[str, str]:
+        return {"CODEX_HOME": str(self.codex_home), "TMPDIR": str(self.tmp),
+                "MOCK_API_KEY": "sk-mock"}
 
     def run(self, prompt: str, script: Sequence[Mapping[str, Any]], *,
             extra: Mapping[str, str] | None = None, args: Sequence[str] = (),
@@ -148,7 +120,7 @@ trust_level = "trusted"
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         out_path, err_path = self.root / "codex.out", self.root / "codex.err"
         with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
-            proc = subprocess.Popen([str(self.codex_bin), "exec", "--json", *args, prompt],
+            proc = subprocess.Popen([str(self.cli), "exec", "--json", *args, prompt],
                                     cwd=self.project, env=self.env(extra),
                                     stdin=subprocess.DEVNULL, stdout=out_fh, stderr=err_fh,
                                     start_new_session=True)

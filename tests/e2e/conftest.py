@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,11 +41,8 @@ def wheelhouse() -> Path:
 def claude(tmp_path: Path, claude_bin: Path, wheelhouse: Path,
            smllm_home: Path) -> Iterator[Harness]:
     """A scratch HOME, git project, SMLLM_HOME and mock model; cleaned up by PID."""
-    h = Harness(tmp_path / "e2e", claude_bin, smllm_home, wheelhouse)
-    try:
+    with contextlib.closing(Harness(tmp_path / "e2e", claude_bin, smllm_home, wheelhouse)) as h:
         yield h
-    finally:
-        h.close()
 
 
 @pytest.fixture(scope="session")
@@ -60,11 +58,8 @@ def codex(tmp_path: Path, codex_bin: Path, smllm_home: Path) -> Iterator[object]
     """A scratch HOME and CODEX_HOME, git project, SMLLM_HOME and mock Responses API."""
     from codex_harness import CodexHarness
 
-    h = CodexHarness(tmp_path / "cx", codex_bin, smllm_home)
-    try:
+    with contextlib.closing(CodexHarness(tmp_path / "cx", codex_bin, smllm_home)) as h:
         yield h
-    finally:
-        h.close()
 
 
 @pytest.fixture(scope="session")
@@ -80,8 +75,22 @@ def copilot(tmp_path: Path, copilot_bin: Path, smllm_home: Path) -> Iterator[obj
     """A scratch HOME, git project, SMLLM_HOME and mock Anthropic API for Copilot."""
     from copilot_harness import CopilotHarness
 
-    h = CopilotHarness(tmp_path / "cp", copilot_bin, smllm_home)
-    try:
+    with contextlib.closing(CopilotHarness(tmp_path / "cp", copilot_bin, smllm_home)) as h:
         yield h
-    finally:
-        h.close()
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    """The launcher of the pinned Gemini CLI (installed into the cache on first use)."""
+    from gemini_cli import ensure_gemini
+
+    return ensure_gemini()
+
+
+@pytest.fixture
+def gemini(tmp_path: Path, gemini_bin: Path, smllm_home: Path) -> Iterator[object]:
+    """A scratch HOME (~/.gemini), git project, SMLLM_HOME and mock Gemini API."""
+    from gemini_harness import GeminiHarness
+
+    with contextlib.closing(GeminiHarness(tmp_path / "gm", gemini_bin, smllm_home)) as h:
+        yield h

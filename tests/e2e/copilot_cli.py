@@ -18,12 +18,11 @@ Command line (``tests/run.sh`` calls the first form before pytest)::
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from claude_cli import cache_root, npm_cached
+from claude_cli import cache_root, command_line, npm_cached, version_words
 
 COPILOT_VERSION = "1.0.102"
 PACKAGE = "@github/copilot"
@@ -46,18 +45,11 @@ def launcher_path(root: Path | None = None) -> Path:
 def version_of(launcher: Path) -> str | None:
     """``1.0.102`` from ``copilot --version`` (``GitHub Copilot CLI 1.0.102.``), or None.
     Run in a scratch HOME: the first run of a HOME unpacks the CLI there."""
-    if not (launcher.exists() and os.access(launcher, os.X_OK)):
-        return None
     with tempfile.TemporaryDirectory(prefix="copilot-version-") as home:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("COPILOT", "GH_"))}
         env.update({"HOME": home, "COPILOT_AUTO_UPDATE": "false", "COPILOT_OFFLINE": "true"})
-        try:
-            out = subprocess.run([str(launcher), "--version"], capture_output=True, text=True,
-                                 timeout=120, check=False, stdin=subprocess.DEVNULL, env=env)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-    words = out.stdout.split()
-    return words[3].rstrip(".") if out.returncode == 0 and len(words) > 3 else None
+        words = version_words(launcher, env=env, timeout=120)
+    return words[3].rstrip(".") if words and len(words) > 3 else None
 
 
 def ensure_copilot(version: str = COPILOT_VERSION) -> Path:
@@ -67,18 +59,7 @@ def ensure_copilot(version: str = COPILOT_VERSION) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    if argv == ["ensure"]:
-        try:
-            print(ensure_copilot())
-        except CopilotInstallError as exc:
-            print(f"copilot_cli: error: {exc}", file=sys.stderr)
-            return 1
-        return 0
-    if argv == ["path"]:
-        print(launcher_path())
-        return 0
-    print("usage: copilot_cli.py ensure|path", file=sys.stderr)
-    return 2
+    return command_line(argv, "copilot_cli", ensure_copilot, launcher_path, CopilotInstallError)
 
 
 if __name__ == "__main__":

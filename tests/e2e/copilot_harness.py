@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from claude_cli import cache_root
-from mock_process import HostRun, MockProcess, git_project, jsonl, wait_or_kill
+from mock_process import HostHarness, HostRun, jsonl, wait_or_kill
 
 HERE = Path(__file__).resolve().parent
 MOCK = HERE / "mock_anthropic.py"
@@ -77,38 +77,17 @@ class CopilotRun(HostRun):
         return out
 
 
-class CopilotHarness:
-    def __init__(self, root: Path, copilot_bin: Path, smllm_home: Path) -> None:
-        self.root = root
-        self.copilot_bin = copilot_bin
-        self.smllm_home = smllm_home
-        self.home = root / "home"
-        self.project = root / "proj"
-        for folder in (self.home, self.project):
-            folder.mkdir(parents=True, exist_ok=True)
-        git_project(self.project)
-        self.log_path = root / "requests.jsonl"
-        self.mock = MockProcess(MOCK, root, self.log_path)
-        self.port = self.mock.port
-
-    # ------------------------------------------------------------------ the mock
-
-    def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
-        self.mock.set_script(script)
-
-    def close(self) -> None:
-        self.mock.close()
+class CopilotHarness(HostHarness):
+    HARNESS = "copilot"
+    MOCK = MOCK
+    SCRUB = _SCRUB_PREFIXES
 
     # ------------------------------------------------------------------ Copilot
 
-    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
-        env.update({"HOME": str(self.home), "SMLLM_HOME": str(self.smllm_home),
-                    "COPILOT_PKG_CACHE_HOME": str(cache_root() / "copilot-pkg"),
-                    # the agent's shell finds this installation's `smllm` (smllm fire)
-                    "PATH": f"{Path(PYTHON).parent}{os.pathsep}{os.environ.get('PATH', '')}"})
-        env.update(extra or {})
-        return env
+    def host_env(self) -> dict[str, str]:
+        return {"COPILOT_PKG_CACHE_HOME": str(cache_root() / "copilot-pkg"),
+                # the agent's shell finds this installation's `smllm` (smllm fire)
+                "PATH": f"{Path(PYTHON).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
     def copilot_env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The CLI's environment: offline, the mock as its Anthropic provider."""
@@ -117,16 +96,6 @@ class CopilotHarness:
                          "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{self.port}",
                          "COPILOT_PROVIDER_API_KEY": "sk-ant-mock",
                          "COPILOT_MODEL": "claude-sonnet-4.5", **(extra or {})})
-
-    def smllm(self, *args: str, extra: Mapping[str, str] | None = None
-              ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([PYTHON, "-m", "smllm", *args], cwd=self.project,
-                              env=self.env(extra), capture_output=True, text=True, timeout=120,
-                              check=False)
-
-    def install_smllm(self, *args: str) -> None:
-        proc = self.smllm("install", "--harness", "copilot", *args)
-        assert 0 == proc.returncode, proc.stderr
 
     def sessions(self) -> list[str]:
         """The session ids Copilot keeps state for in this HOME."""
@@ -145,7 +114,7 @@ class CopilotHarness:
         out_path, err_path = self.root / "copilot.out", self.root / "copilot.err"
         with open(out_path, "wb") as out_fh, open(err_path, "wb") as err_fh:
             proc = subprocess.Popen(
-                [str(self.copilot_bin), "-p", prompt, "--allow-all-tools", "--output-format",
+                [str(self.cli), "-p", prompt, "--allow-all-tools", "--output-format",
                  "json", "--no-auto-update", *args],
                 cwd=self.project, env=self.copilot_env(extra), stdin=subprocess.DEVNULL,
                 stdout=out_fh, stderr=err_fh, start_new_session=True)

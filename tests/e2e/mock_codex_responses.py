@@ -26,34 +26,13 @@ it builds the turn from the ``output_item.done`` items.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
-LOCK = threading.Lock()
+from mockserve import LOCK, ScriptedHandler, log_request, next_turn, send_events, send_json, serve
+
 STATE: dict[str, Any] = {"script": [], "cursor": 0, "log": None, "served": 0}
-
-
-def _log(entry: dict[str, Any]) -> None:
-    with LOCK:
-        if STATE["log"]:
-            with open(STATE["log"], "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-
-def _next() -> tuple[int, dict[str, Any] | None]:
-    with LOCK:
-        i = STATE["cursor"]
-        script = STATE["script"]
-        if i < len(script):
-            STATE["cursor"] = i + 1
-            return i, script[i]
-        return i, None
 
 
 def items_of(turn: dict[str, Any] | None, index: int) -> list[dict[str, Any]]:
@@ -102,88 +81,30 @@ def events(resp: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class Handler(ScriptedHandler):
+    STATE = STATE
+    LISTING: ClassVar[dict[str, Any]] = {"models": [], "data": [], "object": "list"}
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _json(self, code: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        _log({"method": "GET", "path": self.path, "kind": "other"})
-        self._json(200, {"models": [], "data": [], "object": "list"})
-
-    def do_POST(self) -> None:
-        size = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(size) if size else b""
-        try:
-            body = json.loads(raw or b"{}")
-        except ValueError:
-            body = {"_unparsed": raw.decode("utf-8", "replace")}
-        path = self.path.split("?", 1)[0]
-        if path == "/_mock/script":
-            with LOCK:
-                STATE["script"] = body if isinstance(body, list) else []
-                STATE["cursor"] = 0
-            self._json(200, {"ok": True})
-            return
+    def answer(self, path: str, body: Any) -> None:
         if not path.endswith("/responses"):
-            _log({"method": "POST", "path": self.path, "kind": "other"})
-            self._json(200, {"output": []})
+            log_request(STATE, {"method": "POST", "path": self.path, "kind": "other"})
+            send_json(self, 200, {"output": []})
             return
         main = isinstance(body, dict) and bool(body.get("tools"))
         if main:
-            index, turn = _next()
+            index, turn = next_turn(STATE)
             items = items_of(turn, index)
         else:
             index, items = -1, items_of({"text": "ok"}, -1)
         resp = response(str(body.get("model", "gpt-5.5")), items)
-        _log({"method": "POST", "path": self.path, "kind": "main" if main else "side",
+        log_request(STATE, {"method": "POST", "path": self.path, "kind": "main" if main else "side",
               "turn": index, "body": body, "reply": resp})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        for name, data in events(resp):
-            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
+        send_events(self, [f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+                           for name, data in events(resp)])
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="scripted Responses API on 127.0.0.1")
-    ap.add_argument("--port", type=int, required=True)
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--pid-file")
-    ap.add_argument("--script")
-    ap.add_argument("--log")
-    ap.add_argument("--max-lifetime", type=float, default=900.0)
-    a = ap.parse_args(argv)
-    if a.script:
-        with open(a.script, encoding="utf-8") as fh:
-            STATE["script"] = json.load(fh)
-    STATE["log"] = a.log
-    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
-    srv.daemon_threads = True
-    if a.pid_file:
-        with open(a.pid_file, "w") as fh:
-            fh.write(str(os.getpid()))
-    timer = threading.Timer(a.max_lifetime, srv.shutdown)
-    timer.daemon = True
-    timer.start()
-    with open(a.port_file + ".tmp", "w") as fh:
-        fh.write(str(srv.server_address[1]))
-    os.replace(a.port_file + ".tmp", a.port_file)
-    print(f"mock responses on 127.0.0.1:{srv.server_address[1]}", file=sys.stderr, flush=True)
-    srv.serve_forever()
-    return 0
+    return serve(Handler, STATE, argv, "mock responses")
 
 
 if __name__ == "__main__":

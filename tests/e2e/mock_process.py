@@ -1,7 +1,7 @@
 """A scripted model server run as a process for one e2e harness (Codex's, Copilot's): started
 on 127.0.0.1 on a free port, its script replaced over HTTP, killed by the PID it wrote; and
 the two helpers every harness's ``run`` needs (a JSONL file read from an offset, a process
-waited for or killed)."""
+waited for or killed); and what a clean export's diagnostics are, which their tests check."""
 
 from __future__ import annotations
 
@@ -17,6 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+#: the diagnostics of an export that a clean log has at zero (the host e2e tests compare)
+CLEAN_EXPORT = {"unparseable_lines": 0, "unknown_payload_kinds": 0, "duplicate_records": 0,
+                "torn_lines": 0, "sequence_gaps": 0}
+
+
+def export_diagnostics(doc: dict[str, Any]) -> dict[str, Any]:
+    """Those of :data:`CLEAN_EXPORT`'s diagnostics an export ``doc`` has."""
+    return {k: v for k, v in doc["diagnostics"].items() if k in CLEAN_EXPORT}
 
 
 def jsonl(path: Path, offset: int = 0) -> list[dict[str, Any]]:
@@ -99,3 +108,58 @@ class HostRun:
     def requests(self) -> list[dict[str, Any]]:
         """Bodies of the main requests the model received, in order."""
         return [r.get("body") or {} for r in self.log if r.get("kind") == "main"]
+
+
+class HostHarness:
+    """What every host CLI's e2e harness holds (each fixture of ``conftest.py`` gives a test
+    one): ``home`` (the CLI's ``HOME``), ``project`` (a git-initialised folder, the cwd of
+    every run and every smllm command), ``smllm_home``, and the host's scripted model
+    (``MOCK``) on 127.0.0.1, killed by PID at :meth:`close`. A subclass names its host
+    (``HARNESS``: ``smllm install --harness``), its mock, the outer variables that would
+    change what the CLI or smllm does (``SCRUB``), and what its environment adds
+    (:meth:`host_env`)."""
+
+    HARNESS = ""
+    MOCK: Path
+    SCRUB: tuple[str, ...] = ()
+
+    def __init__(self, root: Path, cli: Path, smllm_home: Path, *folders: Path) -> None:
+        self.root = root
+        self.cli = cli
+        self.smllm_home = smllm_home
+        self.home = root / "home"
+        self.project = root / "proj"
+        for folder in (self.home, self.project, *folders):
+            folder.mkdir(parents=True, exist_ok=True)
+        git_project(self.project)
+        self.log_path = root / "requests.jsonl"
+        self.mock = MockProcess(self.MOCK, root, self.log_path)
+        self.port = self.mock.port
+
+    def set_script(self, script: Sequence[Mapping[str, Any]]) -> None:
+        self.mock.set_script(script)
+
+    def close(self) -> None:
+        self.mock.close()
+
+    def host_env(self) -> dict[str, str]:
+        """What the host's runs (and smllm's commands) see besides HOME and SMLLM_HOME."""
+        return {}
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(self.SCRUB)}
+        env.update({"HOME": str(self.home), "SMLLM_HOME": str(self.smllm_home),
+                    **self.host_env(), **(extra or {})})
+        return env
+
+    def smllm(self, *args: str, extra: Mapping[str, str] | None = None
+              ) -> subprocess.CompletedProcess[str]:
+        """``smllm ARGS`` in the project, in the harness's environment."""
+        return subprocess.run([sys.executable, "-m", "smllm", *args], cwd=self.project,
+                              env=self.env(extra), capture_output=True, text=True, timeout=120,
+                              check=False)
+
+    def install_smllm(self, *args: str) -> subprocess.CompletedProcess[str]:
+        proc = self.smllm("install", "--harness", self.HARNESS, *args)
+        assert 0 == proc.returncode, proc.stdout + proc.stderr
+        return proc

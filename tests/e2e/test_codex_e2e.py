@@ -11,6 +11,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from mock_process import CLEAN_EXPORT, export_diagnostics
+
 from smllm import journal
 
 PATCH_NOTES = "*** Begin Patch\n*** Add File: notes.md\n+hello from the patch\n*** End Patch\n"
@@ -91,11 +93,7 @@ def test_a_scripted_session_is_journaled_and_gated(codex: Any) -> None:
     export = codex.smllm("export", "--journal", session, "--out", "/dev/stdout")
     assert 0 == export.returncode, export.stderr
     doc = json.loads(export.stdout)
-    assert {"unparseable_lines": 0, "unknown_payload_kinds": 0, "duplicate_records": 0,
-            "torn_lines": 0, "sequence_gaps": 0} == {
-        k: v for k, v in doc["diagnostics"].items()
-        if k in ("unparseable_lines", "unknown_payload_kinds", "duplicate_records",
-                 "torn_lines", "sequence_gaps")}
+    assert CLEAN_EXPORT == export_diagnostics(doc)
     assert doc["session_terminated_abnormally"] is False
     ledger = codex.smllm("ledger", "--journal", session)
     assert 0 == ledger.returncode, ledger.stderr

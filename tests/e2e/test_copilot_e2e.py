@@ -188,3 +188,34 @@ def test_copilots_sandbox_with_smllms_store_writable(copilot: Any) -> None:
     assert 'mode = "yolo"\n' == (copilot.project / ".smllm" / "policy.toml").read_text()
     verify = copilot.smllm("verify", run.session_id)
     assert 0 == verify.returncode, verify.stdout + verify.stderr
+
+
+def test_the_tripwire_restores_a_hook_file_the_gate_could_not_see(copilot: Any) -> None:
+    """Copilot's sandbox off (its default): a command whose target the gate cannot read
+    (yolo, a path decoded at run time) breaks smllm's hook file; the next hook (its
+    postToolUse) puts install's bytes back and journals the violation after that call, and
+    the next call is denied with the tripwire's reason, which the model gets."""
+    import base64
+
+    (copilot.project / ".smllm").mkdir()
+    (copilot.project / ".smllm" / "policy.toml").write_text('mode = "yolo"\n')
+    copilot.install_smllm()
+    hooks = copilot.project / ".github" / "hooks" / "smllm.json"
+    installed = hooks.read_bytes()
+    hidden = base64.b64encode(str(hooks).encode()).decode()
+    run = copilot.run("go", [_bash(f"p=$(echo {hidden} | base64 -d); echo x >> $p",
+                                   "toolu_break"),
+                             _bash("echo again > again.txt", "toolu_next"), {"text": "done"}])
+    assert 0 == run.returncode, run.stderr[-2000:]
+    assert installed == hooks.read_bytes()
+    recs = list(journal.iter_records(journal.log_path(run.session_id)))
+    intents = _by_call(recs, "side_effect_intent")
+    assert [("toolu_break", "allow:yolo"), ("toolu_next", "deny:policy")] == [
+        (tid, i["policy_decision"]) for tid, i in intents.items()]
+    (violation,) = [_fields(r) for r in recs if journal.kind_of(r) == "tripwire.violation"]
+    assert (str(hooks), "modified", True, "toolu_break") == (
+        violation["path"], violation["change"], violation["restored"],
+        violation["preceding"]["tool_use_id"])
+    assert f"smllm's tripwire: {hooks} was modified outside smllm" in \
+        run.tool_results()["toolu_next"]
+    assert not (copilot.project / "again.txt").exists()

@@ -39,6 +39,8 @@ SECRET = "5e7a0c11-aaaa-4bbb-8ccc-000000000003"
 RUNNING = "5e7a0c11-aaaa-4bbb-8ccc-000000000004"
 LONG = "5e7a0c11-aaaa-4bbb-8ccc-000000000005"
 RESUMED = "5e7a0c11-aaaa-4bbb-8ccc-000000000006"
+#: a session another agent CLI drove (Gemini CLI: session.start names its harness)
+GEMINI = "5e7a0c11-aaaa-4bbb-8ccc-000000000007"
 #: the command of RESUMED's approval: longer than any one line of a page
 LONG_COMMAND = ("truncate -s 0 " + " ".join(f"generated/report-{i:03d}/run.log"
                                              for i in range(40)) + " last-of-the-long-command")
@@ -241,6 +243,16 @@ def _long(world: World) -> None:
     write_session(world.home, LONG, entries)
 
 
+def _gemini(world: World) -> None:
+    """A short session Gemini CLI drove, in a folder of its own."""
+    from smllm import journal
+
+    write_session(world.home, GEMINI, [
+        journal.fact("session.start", {"session_id": GEMINI, "cwd": "/work/gemini",
+                                       "host": "gemini", "harness": "gemini"}),
+        journal.fact("session.end", {"exit_reason": "clean", "uptime_ms": 1})])
+
+
 def _machine(world: World) -> None:
     """fix bound to the approved session's host id, stopped in FIX (mid-way)."""
     smllm_dir = world.project / ".smllm"
@@ -272,6 +284,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     _secret(w)
     _running(w)
     _long(w)
+    _gemini(w)
     _resumed(w)
     _machine(w)
     return w

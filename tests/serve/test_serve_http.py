@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from serve_world import (
     APPROVED,
+    GEMINI,
     HOSTILE,
     LONG,
     LONG_RECORDS,
@@ -384,6 +385,16 @@ def test_sessions_json_lists_every_session(viewer: Viewer) -> None:
     got = {s["session_id"]: s["termination"] for s in doc["sessions"]}
     assert {APPROVED: "clean", HOSTILE: "clean", SECRET: "clean", RUNNING: "open"} == {
         k: got[k] for k in (APPROVED, HOSTILE, SECRET, RUNNING)}
+
+
+def test_sessions_name_the_harness_of_another_host(viewer: Viewer) -> None:
+    """A session another agent CLI drove names its harness in the list and its JSON (read
+    from its session.start); Claude Code's sessions name none."""
+    doc = json.loads(get(viewer, "/api/sessions")[2])
+    got = {s["session_id"]: s.get("harness") for s in doc["sessions"]}
+    assert ("gemini", None) == (got[GEMINI], got[APPROVED])
+    page = get(viewer, "/sessions")[2].decode()
+    assert f'{GEMINI}</a> <span class="harness">(gemini)</span>' in page
 
 
 @pytest.mark.parametrize(("query", "expected"), [

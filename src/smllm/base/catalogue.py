@@ -89,6 +89,10 @@ JUDGED_AS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
 #: ``read_bash``, ``list_bash``, ``stop_bash`` only look at or end a shell the agent
 #: started; ``task`` starts a sub-agent, whose own calls are gated one by one. Any other
 #: tool (``sql``, ``skill``, ``write_agent``, an MCP tool) keeps its name, kind ``other``.
+#: Gemini CLI's ``run_shell_command`` runs a command (in its ``dir_path``: see
+#: :mod:`smllm.harness.gemini`); its file tools name the path ``file_path`` as Claude Code's
+#: do, its folder tools ``dir_path``. Any other tool (``update_topic``, ``invoke_agent``, …)
+#: keeps its name, kind ``other``; an MCP tool is named by its server.
 HOST_TOOLS: dict[str, dict[str, tuple[str, tuple[tuple[str, str], ...]]]] = {
     "copilot": {
         "bash": ("Bash", ()),
@@ -104,6 +108,17 @@ HOST_TOOLS: dict[str, dict[str, tuple[str, tuple[tuple[str, str], ...]]]] = {
         "task": ("Task", ()),
         "read_agent": ("TaskOutput", ()),
         "list_agents": ("TaskOutput", ()),
+    },
+    "gemini": {
+        "run_shell_command": ("Bash", ()),
+        "write_file": ("Write", ()),
+        "replace": ("Edit", ()),
+        "read_file": ("Read", ()),
+        "list_directory": ("LS", (("dir_path", "path"),)),
+        "glob": ("Glob", (("dir_path", "path"),)),
+        "grep_search": ("Grep", (("dir_path", "path"),)),
+        "web_fetch": ("WebFetch", ()),
+        "google_web_search": ("WebSearch", ()),
     },
 }
 #: the kinds whose calls change nothing outside the session

@@ -172,6 +172,7 @@ class SessionState(TypedDict, total=False):
     closed_calls: list[dict[str, Any]]  # host-decided calls closed last (journal/hostcall)
     rollout: dict[str, Any]  # Codex's rollout file: path, offset, model, the open call
     copilot_events: dict[str, Any]  # Copilot's events.jsonl: path, offset, model, usage
+    gemini_chat: dict[str, Any]  # Gemini CLI's chat file: path, offset, model calls seen
     # not in the log (a rebuilt sidecar has neither: the check of folders made in the
     # session is then off until the next SessionStart): the session's start on the real
     # clock, and the folders its file tools were to create (gate/protect.py)
@@ -180,7 +181,8 @@ class SessionState(TypedDict, total=False):
 
 
 SessionKey = Literal["open", "started_at_ms", "turns", "open_intents", "unknown", "transcript",
-                     "closed_calls", "rollout", "copilot_events", "started_ns", "host_dirs"]
+                     "closed_calls", "rollout", "copilot_events", "gemini_chat", "started_ns",
+                     "host_dirs"]
 
 
 # --------------------------------------------------------------------- state machines

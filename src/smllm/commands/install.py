@@ -1,14 +1,15 @@
-"""``smllm install [--project DIR | --user] [--local] [--harness codex|copilot] [--dry-run]
-[--json]``."""
+"""``smllm install [--project DIR | --user] [--local] [--harness codex|copilot|gemini]
+[--dry-run] [--json]``."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from smllm.base.errors import UsageError
 from smllm.commands import _output
-from smllm.setup import hostile, install, sandbox
+from smllm.setup import INSTALLS, hostile, install, sandbox
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,12 +23,14 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the project's git-ignored .claude/settings.local.json instead")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the change as a diff and write nothing")
-    parser.add_argument("--harness", choices=("claude", "codex", "copilot"), default="claude",
+    parser.add_argument("--harness", choices=("claude", *INSTALLS), default="claude",
                         help="the agent CLI: Claude Code (default), OpenAI's Codex CLI "
                              "(.codex/hooks.json, or $CODEX_HOME/hooks.json with --user, "
-                             "each hook trusted in $CODEX_HOME/config.toml) or GitHub Copilot "
+                             "each hook trusted in $CODEX_HOME/config.toml), GitHub Copilot "
                              "CLI (.github/hooks/smllm.json, the folder trusted in "
                              "~/.copilot/config.json; or ~/.copilot/hooks/smllm.json with "
+                             "--user) or Gemini CLI (.gemini/settings.json, or "
+                             "~/.gemini/settings.json with "
                              "--user)")
     _output.add_json_flag(parser, "what was done (or, with --dry-run, would be)")
 
@@ -87,10 +90,8 @@ def _warn(found: list[hostile.Hostile]) -> None:
 
 
 def run_host(args: argparse.Namespace, action: str) -> int:
-    """``--harness codex|copilot``: smllm's hooks for Codex (:mod:`smllm.setup.codex_install`)
-    or Copilot (:mod:`smllm.setup.copilot_install`)."""
-    from smllm.setup import codex_install, copilot_install  # noqa: PLC0415 - their install only
-
+    """``--harness codex|copilot|gemini``: smllm's hooks for that host (its module in
+    :data:`smllm.setup.INSTALLS`)."""
     unsupported = [flag for flag, on in (("--local", args.local),
                                          ("--sandbox-only", getattr(args, "sandbox_only", False)),
                                          ("--allow-domain", getattr(args, "allow_domain", [])))
@@ -101,19 +102,17 @@ def run_host(args: argparse.Namespace, action: str) -> int:
     if args.harness == "copilot" and getattr(args, "no_sandbox", False):
         raise UsageError("--no-sandbox does not apply to --harness copilot: smllm turns on no "
                          "sandbox of Copilot's (its hooks would run inside it)", "drop it")
-    host = codex_install if args.harness == "codex" else copilot_install
+    host = importlib.import_module(INSTALLS[args.harness])
     target = host.resolve_target(args.project, args.user)
     with install.locked(install.Target("user" if args.user else "project", target.path),
                         dry_run=args.dry_run):
         if action == "uninstall":
             plan = host.plan_uninstall(target)
-        elif host is codex_install:
-            python, flags = codex_install.interpreter()
-            plan = codex_install.plan_install(target, python, flags,
-                                              sandbox=not args.no_sandbox)
+        elif args.harness == "copilot":  # no sandbox of Copilot's to turn on (refused above)
+            plan = host.plan_install(target, *install.interpreter())
         else:
-            python, flags = copilot_install.interpreter()
-            plan = copilot_install.plan_install(target, python, flags)
+            plan = host.plan_install(target, *install.interpreter(),
+                                     sandbox=not args.no_sandbox)
         if not args.dry_run:
             host.apply(plan)
     data = {"action": plan.action, "scope": target.scope, "harness": args.harness,
@@ -124,7 +123,7 @@ def run_host(args: argparse.Namespace, action: str) -> int:
     if args.json:
         _output.write(data)
     elif args.dry_run:
-        sys.stdout.write(codex_install.diff(plan))
+        sys.stdout.write(host.diff(plan))
         sys.stdout.write(f"dry run, nothing written: {plan.summary.splitlines()[0]}\n")
     else:
         sys.stdout.write(plan.summary + "\n")

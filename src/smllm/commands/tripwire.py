@@ -5,7 +5,8 @@ outside smllm, smllm put its copy back, and every gated tool call of the project
 until the change is ``accept``-ed (the changed bytes go back in place and become the new
 baseline) or ``revert``-ed (smllm's copy stays). Each answer is journaled
 (``tripwire.resolved``) in the session where the change was found. The gate denies this
-command to the agent, and it refuses to run inside a Claude Code session.
+command to the agent, and it refuses to run inside a session of an agent CLI (Claude
+Code, Codex, Copilot, Gemini CLI).
 """
 
 from __future__ import annotations
@@ -53,9 +54,12 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write("keep smllm's copies: smllm tripwire revert; keep the changes: "
                              "smllm tripwire accept\n")
         return 0
-    if os.environ.get("CLAUDECODE"):
-        raise UsageError("smllm tripwire accept/revert is a person's answer and does not run "
-                         "inside a Claude Code session", "run it from a shell of your own")
+    from smllm.machine import session  # noqa: PLC0415 - accept and revert only
+
+    host = session.hosted(os.environ)
+    if host is not None:
+        raise UsageError(f"smllm tripwire accept/revert is a person's answer and does not run "
+                         f"inside a {host} session", "run it from a shell of your own")
     done = keeper.resolve(project, args.action, args.ids or None)
     if args.ids and len(done) < len(args.ids):
         missing = sorted(set(args.ids) - {str(v.get("id")) for v in done})

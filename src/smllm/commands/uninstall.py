@@ -1,4 +1,4 @@
-"""``smllm uninstall [--project DIR | --user] [--local] [--harness codex|copilot]
+"""``smllm uninstall [--project DIR | --user] [--local] [--harness codex|copilot|gemini]
 [--dry-run] [--json]``."""
 
 from __future__ import annotations

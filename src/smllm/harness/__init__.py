@@ -45,6 +45,18 @@ if TYPE_CHECKING:
     from smllm.gate import Verdict
     from smllm.journal.codec import Entry
 
+#: how a person approves a call smllm would have escalated, on a host without smllm's
+#: prompt (each such adapter's ``HOW_TO_APPROVE``: why that host cannot ask, then this)
+APPROVE_BY_POLICY = (
+    "A person can approve such calls by adding an allow rule for it to the project's "
+    ".smllm/policy.toml ([[rule]] with decision = \"allow\"), or by configuring a reviewer "
+    "(reviewers = [\"llm_judge\"] or [\"command\"]) that answers in the person's stead; "
+    "or the person runs it outside the agent"
+)
+#: a deny's reason when none was given (on Codex a reasonless deny would run the tool)
+NO_REASON = "smllm denies this call (no reason was given, so smllm fails closed)"
+
+
 def renamed(tool_input: Mapping[str, Any], keys: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     """``tool_input`` with each of the host's keys renamed to the catalogue's (the other keys
     kept as they are).

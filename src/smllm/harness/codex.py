@@ -57,15 +57,10 @@ GATING_EVENT = "PreToolUse"
 #: Codex's name for an edit, and its input key holding the patch text
 PATCH_TOOL = "apply_patch"
 #: what a person can do about a call smllm would have escalated (Codex shows no prompt)
-HOW_TO_APPROVE = (
-    "Codex cannot ask you, so smllm blocks a call it would escalate for review. A person "
-    "can approve such calls by adding an allow rule for it to the project's "
-    ".smllm/policy.toml ([[rule]] with decision = \"allow\"), or by configuring a reviewer "
-    "(reviewers = [\"llm_judge\"] or [\"command\"]) that answers in the person's stead; "
-    "or the person runs it outside the agent"
-)
+HOW_TO_APPROVE = ("Codex cannot ask you, so smllm blocks a call it would escalate for "
+                  "review. " + harness.APPROVE_BY_POLICY)
 #: a deny's reason when none was given (Codex lets a reasonless deny run the tool)
-NO_REASON = "smllm denies this call (no reason was given, so smllm fails closed)"
+NO_REASON = harness.NO_REASON
 
 
 class PatchError(SmllmError):

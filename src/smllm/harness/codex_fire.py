@@ -1,11 +1,13 @@
-"""``smllm fire`` and ``smllm status`` from Codex's shell, run by Codex's PreToolUse hook.
+"""``smllm fire`` and ``smllm status`` from Codex's (or Gemini CLI's) shell, run by its
+PreToolUse hook.
 
 With smllm's permission profile, Codex's sandbox keeps smllm's store (the machine
 sessions among it) read-only to the agent's commands, so ``smllm fire EVENT`` typed in
-Codex's shell cannot record the fire. Codex's hooks run outside that sandbox, and the
-reason of a PreToolUse deny reaches the model. So when a Bash call is exactly a plain
-``smllm fire`` or ``smllm status`` command line, the hook runs it itself, through the
-code the command runs (:func:`smllm.commands.fire.fired`,
+Codex's shell cannot record the fire; Gemini CLI's tool sandbox does the same, and Gemini
+does not even tell the agent's commands their session. Both hosts run their hooks outside
+that sandbox, and the reason of a PreToolUse deny reaches the model. So when a Bash call is
+exactly a plain ``smllm fire`` or ``smllm status`` command line, the hook runs it itself,
+through the code the command runs (:func:`smllm.commands.fire.fired`,
 :func:`smllm.commands.status.shown`), and denies the call with what the command would
 have printed.
 
@@ -49,6 +51,10 @@ RULE = "machine.fire-in-hook"
 #: the first line of the deny's reason: why the model gets the output this way
 HEAD = ("smllm ran this command itself, from its Codex hook, because Codex's sandbox keeps "
         "smllm's store read-only to your commands. Its output:\n")
+#: the same on Gemini CLI
+HEAD_GEMINI = ("smllm ran this command itself, from its Gemini CLI hook, because Gemini's "
+               "tool sandbox keeps smllm's store read-only to your commands (and Gemini does "
+               "not tell them their session). Its output:\n")
 #: characters that make a word more than a literal, even where the parser knows its value
 _NOT_LITERAL = ("$", "`", "*", "?", "[", "{", "\n")
 
@@ -136,13 +142,17 @@ def _options(name: str, args: list[str]) -> Plain | None:
 
 
 def host_env(call: ToolCall, env: Mapping[str, str]) -> dict[str, str]:
-    """The environment the command would have seen in Codex's shell, as far as finding
-    its session goes: Codex's own, with ``$CODEX_THREAD_ID`` the thread of the call (the
-    hook's payload names it; Codex sets it for the agent's commands, not for hooks), and
-    no ``$CLAUDE_CODE_SESSION_ID`` inherited from a Claude Code that started Codex."""
+    """The environment the command would have seen in the host's shell, as far as finding
+    its session goes: the host's own, with the session of the call (the hook's payload
+    names it) as Codex names it for the agent's commands (``$CODEX_THREAD_ID``) or as
+    Gemini CLI names it for its hooks (``$GEMINI_SESSION_ID``), and no
+    ``$CLAUDE_CODE_SESSION_ID`` inherited from a Claude Code that started the host."""
+    from smllm.machine import session  # noqa: PLC0415 - a plain fire or status only
+
     out = {k: v for k, v in env.items() if k != "CLAUDE_CODE_SESSION_ID"}
     if call.session_id:
-        out["CODEX_THREAD_ID"] = call.session_id
+        out[next(var for host, var, _ in session.HOSTS if host == call.harness)] = \
+            call.session_id
     return out
 
 
@@ -178,7 +188,9 @@ def run(plain: Plain, call: ToolCall, env: Mapping[str, str]) -> Ran:
     return Ran(code == 0, code, text, key)
 
 
-def reason(ran: Ran) -> str:
-    """The deny's reason: :data:`HEAD`, then the output (and a non-zero exit status)."""
+def reason(ran: Ran, harness: str = "codex") -> str:
+    """The deny's reason: :data:`HEAD` (:data:`HEAD_GEMINI`), then the output (and a
+    non-zero exit status)."""
     tail = "" if ran.code == 0 else f"\n(exit status {ran.code})"
-    return f"{HEAD}{ran.text.rstrip(chr(10))}{tail}"
+    head = HEAD_GEMINI if harness == "gemini" else HEAD
+    return f"{head}{ran.text.rstrip(chr(10))}{tail}"

@@ -90,13 +90,9 @@ KEYS: tuple[tuple[str, str], ...] = (
 HOW_TO_APPROVE = (
     "smllm does not hand this call to Copilot's prompt (there is none in `copilot -p`, and "
     "smllm could not journal a person's answer to it), so it blocks a call it would "
-    "escalate for review. A person can approve such calls by adding an allow rule for it "
-    "to the project's .smllm/policy.toml ([[rule]] with decision = \"allow\"), or by "
-    "configuring a reviewer (reviewers = [\"llm_judge\"] or [\"command\"]) that answers "
-    "in the person's stead; or the person runs it outside the agent"
-)
+    "escalate for review. " + harness.APPROVE_BY_POLICY)
 #: a deny's reason when none was given (Copilot tells the model "No reason provided")
-NO_REASON = "smllm denies this call (no reason was given, so smllm fails closed)"
+NO_REASON = harness.NO_REASON
 
 def copilot_home(env: Mapping[str, str] | None = None) -> str:
     """Copilot's own folder: ``$COPILOT_HOME``, else ``~/.copilot``."""

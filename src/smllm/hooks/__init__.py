@@ -80,11 +80,13 @@ FALLBACK_DENY = (
     b'(fail closed): REASON"}}'
 )
 
-#: the same for a host that reads another shape: Copilot's native file ignores the object
-#: above, and reads this flat one
+#: the same for a host that reads another shape: Copilot's native file and Gemini CLI
+#: ignore the object above (Gemini runs the tool), and read these flat ones
 FALLBACK_DENIES: dict[str, bytes] = {
     "copilot": b'{"permissionDecision":"deny","permissionDecisionReason":"smllm could not '
                b'decide on this call and denies it (fail closed): REASON"}',
+    "gemini": b'{"decision":"deny","reason":"smllm could not decide on this call and denies '
+              b'it (fail closed): REASON"}',
 }
 
 _done = [False]  # set once the hook's own output is on its way: the deadline stands down
@@ -92,11 +94,18 @@ _done = [False]  # set once the hook's own output is on its way: the deadline st
 #: the hosts whose hooks smllm answers: ``smllm-hook EVENT [--harness NAME]`` (none named:
 #: Claude Code, whose installed command is unchanged). The event stays first, so the
 #: installed hook's start-up guard still sees a gating event when smllm cannot import
-HARNESSES = ("claude", "codex", "copilot")
+HARNESSES = ("claude", "codex", "copilot", "gemini")
 #: ``--home VALUE`` of an installed hook command: smllm's home pinned by ``smllm install``
 #: (an absolute folder: what ``SMLLM_HOME`` was; :data:`PLATFORM_HOME`: the platform's
 #: folders), whatever ``SMLLM_HOME`` the hook's environment says
 PLATFORM_HOME = "platform"
+#: the hosts that name smllm's events their own way: smllm's name -> theirs (Gemini CLI
+#: 0.61; its BeforeModel, AfterModel, BeforeToolSelection and PreCompress are not needed:
+#: the model calls come from its chat file, and AfterModel fires for every streamed chunk)
+HOST_EVENTS: dict[str, dict[str, str]] = {"gemini": {
+    "SessionStart": "SessionStart", "UserPromptSubmit": "BeforeAgent",
+    "PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "Stop": "AfterAgent",
+    "SessionEnd": "SessionEnd"}}
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
@@ -272,7 +281,7 @@ def _report(event: str, exc: BaseException) -> str:
         return "unavailable"
 
 
-def _take_no_orders(home: str | None) -> None:
+def _take_no_orders(home: str | None, harness: str = "claude") -> None:
     """Drop the ``SMLLM_*`` variables the project's settings set (:mod:`smllm.base.knobs`)
     before anything reads them, pin smllm's home (``--home``: :func:`pin_home`), then drop
     the test knobs unless smllm's own config allows them (:func:`smllm.base.knobs.untested`);
@@ -280,7 +289,7 @@ def _take_no_orders(home: str | None) -> None:
     try:
         from smllm.base import knobs  # noqa: PLC0415 - importing smllm.hooks must never fail
 
-        dropped = knobs.scrub()
+        dropped = knobs.scrub(harness=harness)
         pin_home(home)
         untested = knobs.untested()
     except BaseException:
@@ -314,12 +323,17 @@ def fallback_deny(harness: str) -> bytes:
 
 def for_host(harness: str, event: str, result: dict[str, Any]) -> dict[str, Any]:
     """A handler's answer in the shape ``harness`` reads: Copilot's native file reads no
-    ``hookSpecificOutput`` (:func:`smllm.harness.copilot.native`)."""
-    if harness != "copilot":
-        return result
-    from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
+    ``hookSpecificOutput`` (:func:`smllm.harness.copilot.native`), Gemini CLI a flat deny
+    and its own event names (:func:`smllm.harness.gemini.native`)."""
+    if harness == "copilot":
+        from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
 
-    return copilot.native(event, result)
+        return copilot.native(event, result)
+    if harness == "gemini":
+        from smllm.harness import gemini  # noqa: PLC0415 - Gemini's hooks only
+
+        return gemini.native(event, result)
+    return result
 
 
 def _arm_deadline(event: str, gating: bool, harness: str = "claude") -> None:
@@ -403,7 +417,7 @@ def main(argv: list[str]) -> int:
     harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
-    _take_no_orders(home)
+    _take_no_orders(home, harness)
     _arm_deadline(event, gating, harness)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
     # have made enough objects) is pure cost; reference counting still frees what it can

@@ -48,8 +48,14 @@ def parse_input(event: str, raw: bytes, *, tool_event: bool,
     """Decode and check one hook input; raise :class:`HookInputError` if malformed.
 
     A ``tool_event`` (PreToolUse, PostToolUse, …: see ``smllm.hooks.TABLE``) must name its
-    tool and give its input. Copilot's native camelCase payload is shaped first
-    (:func:`smllm.harness.copilot.payload`)."""
+    tool and give its input, and its call's id (Gemini CLI gives none:
+    :mod:`smllm.harness.gemini` names the call). Copilot's native camelCase payload is
+    shaped first (:func:`smllm.harness.copilot.payload`). Gemini's ``hook_event_name`` is
+    its own name of the event (``BeforeTool`` for PreToolUse: ``smllm.hooks.HOST_EVENTS``)."""
+    from smllm.hooks import HOST_EVENTS  # noqa: PLC0415 - loaded already (it loads this)
+
+    host_event = (HOST_EVENTS.get(harness) or {}).get(event)
+    call_ids = harness != "gemini"
     if not raw.strip():
         raise HookInputError("hook input is empty", "the hook expects one JSON object on stdin")
     try:
@@ -66,7 +72,7 @@ def parse_input(event: str, raw: bytes, *, tool_event: bool,
         payload = _copilot_shaped(event, payload)
     _check_ids(payload, event)
     name = payload.get("hook_event_name")
-    if name is not None and name != event:
+    if name is not None and name not in (event, host_event):
         raise HookInputError(
             f"hook input is for {name!r} but this hook handles {event!r}",
             "check the event name in the hook's command line",
@@ -74,7 +80,7 @@ def parse_input(event: str, raw: bytes, *, tool_event: bool,
     if tool_event:
         _require(payload, "tool_name", str, event)
         _require(payload, "tool_input", dict, event)
-        if event != "PermissionRequest":
+        if event != "PermissionRequest" and call_ids:
             _require(payload, "tool_use_id", str, event)
     for key in ("cwd", "transcript_path", "permission_mode", "source", "prompt"):
         if key in payload and payload[key] is not None and not isinstance(payload[key], str):
@@ -150,6 +156,9 @@ class HookContext:
             env = os.environ
             if harness != "claude":  # another host's hooks: a Claude Code folder is not theirs
                 env = {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}
+                if harness == "gemini" and env.get("GEMINI_PROJECT_DIR"):
+                    # Gemini CLI declares the project for each hook it runs: read it as that
+                    env["CLAUDE_PROJECT_DIR"] = env["GEMINI_PROJECT_DIR"]
         self.env: Mapping[str, str] = env
         self._main_log: str | None = None
         #: why gated calls are denied: a tripwire violation is open (smllm.tripwire)
@@ -171,7 +180,7 @@ class HookContext:
     def project(self) -> str | None:
         """The project folder Claude Code runs in (``CLAUDE_PROJECT_DIR``), if it says; for
         Codex and Copilot, whose hooks are not read for a declared folder, the project its
-        ``cwd`` is in."""
+        ``cwd`` is in; Gemini CLI's ``GEMINI_PROJECT_DIR`` (set as that in :attr:`env`)."""
         if self.harness in ("codex", "copilot"):
             return paths.project_root(self.cwd, {})
         return paths.declared_project(self.env)
@@ -209,14 +218,18 @@ class HookContext:
             from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
 
             return copilot.tool_call(self.payload, self.env)
+        if self.harness == "gemini":
+            from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+            return gemini.tool_call(self.payload, self.env)
         from smllm.harness import claude  # noqa: PLC0415 - tool events only
 
         return claude.tool_call(self.payload, self.env)
 
     @property
     def transcript(self) -> str | None:
-        """Claude Code's transcript; None for Codex and Copilot (their transcripts have
-        other formats, read by their own readers, and no reader of them may wait for a
+        """Claude Code's transcript; None for Codex, Copilot and Gemini CLI (their files
+        have other formats, read by their own readers, and no reader of them may wait for a
         tool use it would never show)."""
         if self.harness != "claude":
             return None
@@ -255,4 +268,14 @@ class HookContext:
                 journal.transaction(path, now_ms=self.now_ms),
                 events if self.agent_id is None and path == self.main_log_path else None,
                 copilot_events.ingest)
+        if self.harness == "gemini":  # Gemini's chat file gives the model calls
+            from smllm import harness  # noqa: PLC0415 - loaded by the call already
+            from smllm.harness import gemini_chat  # noqa: PLC0415 - Gemini CLI's hooks only
+
+            chat = safe_transcript(self.payload.get("transcript_path"))
+            return harness.ingesting(  # type: ignore[return-value]
+                journal.transaction(path, now_ms=self.now_ms),
+                chat if self.agent_id is None and path == self.main_log_path else None,
+                gemini_chat.ingesting_for(self.call.tool_use_id
+                                          if self.event == "PreToolUse" else None))
         return journal.transaction(path, now_ms=self.now_ms)

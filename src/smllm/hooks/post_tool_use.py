@@ -49,20 +49,30 @@ def _has_transcript(ctx: HookContext) -> bool:
     return path is not None and os.path.isfile(path)
 
 
+def _outcome(ctx: HookContext) -> tuple[str, dict[str, Any]]:
+    """What the call came to, and what it gave: PostToolUseFailure (Claude Code) or an
+    ``error`` in Gemini CLI's ``tool_response`` is a failure."""
+    p = ctx.payload
+    response = p.get("tool_response")
+    if ctx.event == "PostToolUseFailure":
+        return ("interrupted" if p.get("is_interrupt") else "failed"), {"error": p.get("error")}
+    if ctx.harness == "gemini" and isinstance(response, dict) and response.get("error"):
+        return "failed", {"output": response}
+    return "succeeded", {"output": response}
+
+
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     p = ctx.payload
     call = ctx.call
     tool_use_id = str(call.tool_use_id)
-    failed = ctx.event == "PostToolUseFailure"
-    outcome = (
-        "interrupted"
-        if failed and p.get("is_interrupt")
-        else ("failed" if failed else "succeeded")
-    )
-    result = {"error": p.get("error")} if failed else {"output": p.get("tool_response")}
+    outcome, result = _outcome(ctx)
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         open_intents = dict(txn.state.get("open_intents") or {})
+        if ctx.harness == "gemini":  # Gemini names no call: the oldest open one like it
+            from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+            tool_use_id = gemini.open_call(open_intents, p)
         intent = open_intents.get(tool_use_id) or {}
         if hostcall.host_decides(intent):
             # Claude Code decided: who let it run is known from the transcript's line of the

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from smllm.base.shapes import OpenIntent
     from smllm.harness import journal_commands
     from smllm.harness.codex_fire import Plain, Ran
+    from smllm.journal import Transaction
     from smllm.journal.codec import Entry
 
 
@@ -81,8 +82,8 @@ def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
 
 
 def _adapter(ctx: HookContext) -> ModuleType | None:
-    """The adapter of a host without smllm's prompt (Codex, Copilot: ``verdict``,
-    ``refused_ask``, ``pre_tool_use``); None for Claude Code."""
+    """The adapter of a host without smllm's prompt (Codex, Copilot, Gemini CLI:
+    ``verdict``, ``refused_ask``, ``pre_tool_use``, ``deny``); None for Claude Code."""
     if ctx.harness == "codex":
         from smllm.harness import codex  # noqa: PLC0415 - Codex's hooks only
 
@@ -91,6 +92,10 @@ def _adapter(ctx: HookContext) -> ModuleType | None:
         from smllm.harness import copilot  # noqa: PLC0415 - Copilot's hooks only
 
         return copilot
+    if ctx.harness == "gemini":
+        from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+        return gemini
     return None
 
 
@@ -100,7 +105,9 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     if adapter is not None:
         verdict: gate.Verdict = adapter.verdict(call, lambda c: _verdict(ctx, c),
                                                 lambda c: _features.held_effect(ctx, c))
-        plain = _plain_fire(call, verdict) if ctx.harness == "codex" else None
+        # Codex and Gemini keep smllm's store read-only to the agent's commands, so a plain
+        # fire runs here; Copilot's commands write it like its hooks (docs/harness/copilot.md)
+        plain = _plain_fire(call, verdict) if ctx.harness in ("codex", "gemini") else None
         if plain is not None:
             return _fire_in_hook(ctx, call, verdict, plain)
     else:
@@ -110,12 +117,13 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
             return _journal_in_hook(ctx, call, verdict, own)
     facts = verdict.facts
     tool_use_id = str(call.tool_use_id)
-    key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
     op = call.operation
     allowed = verdict.decision in ("allow", "abstain", "ask")  # no prompt: verdict() made ask deny
     host_tool = ctx.payload.get("tool_name") if ctx.payload.get("tool_name") != call.tool else None
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
+        tool_use_id = _unique_id(ctx, txn, tool_use_id)
+        key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
         if verdict.pending_action_id is None:
             # the review chain, when one ran, ingested the transcript before its first record:
             # what the transcript gained since waits for the next hook, so the chain, the
@@ -181,6 +189,16 @@ def handle(ctx: HookContext) -> dict[str, Any] | None:
     return claude.pre_tool_use(verdict.decision, verdict.reason)
 
 
+def _unique_id(ctx: HookContext, txn: Transaction, tool_use_id: str) -> str:
+    """The call's id: Gemini CLI gives none, so smllm's (:func:`smllm.harness.gemini.call_id`)
+    is made unique among the open calls, under the journal's lock."""
+    if ctx.harness != "gemini":
+        return tool_use_id
+    from smllm.harness import gemini  # noqa: PLC0415 - Gemini CLI's hooks only
+
+    return gemini.unique(tool_use_id, txn.state.get("open_intents") or {})
+
+
 def _smllm_command(call: ToolCall, verdict: gate.Verdict) -> str | None:
     """The command line of a Bash call that names ``smllm`` and that the gate lets run (a
     candidate for a command smllm runs from this hook), else None."""
@@ -192,8 +210,8 @@ def _smllm_command(call: ToolCall, verdict: gate.Verdict) -> str | None:
 
 
 def _plain_fire(call: ToolCall, verdict: gate.Verdict) -> Plain | None:
-    """Codex: the plain ``smllm fire``/``status`` this call is, when the gate lets it run
-    (:mod:`smllm.harness.codex_fire`), else None."""
+    """Codex and Gemini CLI: the plain ``smllm fire``/``status`` this call is, when the gate
+    lets it run (:mod:`smllm.harness.codex_fire`), else None."""
     command = _smllm_command(call, verdict)
     if command is None:
         return None
@@ -232,11 +250,15 @@ def _journal_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
 
 def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
                   plain: Plain) -> dict[str, Any]:
-    """Codex: run a plain fire or status here, outside Codex's sandbox (which keeps smllm's
-    store read-only to the agent's commands), and deny the call with what it printed. The
-    intent keeps the gate's decision under rule ``machine.fire-in-hook``; the terminal says
-    what the fire did (``fire: accepted|refused``), run by smllm, not by Codex."""
-    from smllm.harness import codex, codex_fire  # noqa: PLC0415 - Codex's hooks only
+    """Codex and Gemini CLI: run a plain fire or status here, outside the host's sandbox
+    (which keeps smllm's store read-only to the agent's commands), and deny the call with
+    what it printed. The intent keeps the gate's decision under rule
+    ``machine.fire-in-hook``; the terminal says what the fire did (``fire:
+    accepted|refused``), run by smllm, not by the host."""
+    from smllm.harness import codex_fire  # noqa: PLC0415 - Codex's and Gemini's hooks only
+
+    host = _adapter(ctx)
+    assert host is not None  # a host without smllm's prompt: see handle()
 
     ran = _run_in_hook(
         ctx, call, verdict, refused=None, rule=codex_fire.RULE,
@@ -244,7 +266,8 @@ def _fire_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict,
         fields={"command": plain.command, "event": plain.event},
         outcome=lambda r: {"fire": None if plain.command != "fire" else
                            ("accepted" if r.ok else "refused"), "session": r.session})
-    return codex.deny(codex_fire.reason(ran))
+    answer: dict[str, Any] = host.deny(codex_fire.reason(ran, ctx.harness))
+    return answer
 
 
 def _run_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict, *,
@@ -259,11 +282,11 @@ def _run_in_hook(ctx: HookContext, call: ToolCall, verdict: gate.Verdict, *,
     gate's answer to the host, authorized running it. Returns what it gave (nothing ran
     when ``refused``)."""
     decision = allowed_as or verdict.policy_decision
-    tool_use_id = str(call.tool_use_id)
-    key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
     op = call.operation
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
+        tool_use_id = _unique_id(ctx, txn, str(call.tool_use_id))
+        key = sidecar.idempotency_key(ctx.session_id, tool_use_id)
         transcript.ingest(txn, ctx.transcript)
         intent = txn.append(records.new(
             "side_effect_intent", operation=op, tool_name=call.tool, tool_use_id=tool_use_id,

@@ -20,7 +20,8 @@ PREVIEW = 2000
 
 def handle(ctx: HookContext) -> dict[str, Any] | None:
     block = _features.machine_stop(ctx)
-    last = ctx.payload.get("last_assistant_message")
+    # Claude Code and Codex say what the agent said last; Gemini CLI calls it prompt_response
+    last = ctx.payload.get("last_assistant_message", ctx.payload.get("prompt_response"))
     with ctx.transaction() as txn:
         sidecar.ensure(txn)
         transcript.ingest(txn, ctx.transcript)

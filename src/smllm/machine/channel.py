@@ -87,9 +87,12 @@ def _our_hooks(data: dict[str, Any]) -> bool:
     return False
 
 
-def detect(cwd: str, env: Mapping[str, str]) -> str:
+def detect(cwd: str, env: Mapping[str, str], harness: str = "claude") -> str:
     """``bash`` where smllm's hooks come from a settings file and no MCP server named
-    smllm is registered for the session; ``mcp`` otherwise."""
+    smllm is registered for the session, and on Gemini CLI (no smllm MCP tool there: its
+    hook runs a plain ``smllm fire --session KEY EVENT`` itself); ``mcp`` otherwise."""
+    if harness == "gemini":
+        return BASH
     if env.get("CLAUDE_PLUGIN_ROOT"):
         return MCP
     root = paths.declared_project(env) or cwd

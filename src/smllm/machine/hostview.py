@@ -71,7 +71,8 @@ def on_session_start(ctx: HostEvent, project: str) -> str | None:
 
     try:
         bound = session.bind(_harness(ctx), ctx.session_id, ctx.cwd, project=project,
-                             now_ms=ctx.now_ms, channel=channel.detect(ctx.cwd, ctx.env))
+                             now_ms=ctx.now_ms,
+                             channel=channel.detect(ctx.cwd, ctx.env, _harness(ctx)))
     except SmllmError as exc:
         return f"smllm: the state machines cannot be loaded: {exc.render()}"
     if bound is None:

@@ -32,7 +32,8 @@ class NoSession(SmllmError):
 #: they run: (harness, the variable holding the host session's id, the host's name)
 HOSTS = (("claude", "CLAUDE_CODE_SESSION_ID", "Claude Code"),
          ("codex", "CODEX_THREAD_ID", "Codex"),
-         ("copilot", "COPILOT_AGENT_SESSION_ID", "Copilot"))
+         ("copilot", "COPILOT_AGENT_SESSION_ID", "Copilot"),
+         ("gemini", "GEMINI_SESSION_ID", "Gemini CLI"))
 
 
 def hosted(env: Mapping[str, str]) -> str | None:
@@ -47,8 +48,9 @@ def hosted(env: Mapping[str, str]) -> str | None:
 def resolve_key(explicit: str | None, env: Mapping[str, str]) -> str | None:
     """The session a command means: given, else ``$SMLLM_SESSION``, else the one bound to
     the Claude Code session it runs in (``$CLAUDE_CODE_SESSION_ID``), the Codex thread
-    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands) or the Copilot session
-    (``$COPILOT_AGENT_SESSION_ID``, likewise), else none."""
+    (``$CODEX_THREAD_ID``, which Codex gives the agent's commands), the Copilot session
+    (``$COPILOT_AGENT_SESSION_ID``, likewise) or the Gemini CLI session
+    (``$GEMINI_SESSION_ID``, which Gemini gives its hooks), else none."""
     if explicit:
         return explicit
     if env.get("SMLLM_SESSION"):

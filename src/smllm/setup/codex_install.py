@@ -29,13 +29,12 @@ import hashlib
 import json
 import os
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from smllm.base import paths
-from smllm.base.errors import InstallError, UsageError
+from smllm.base.errors import InstallError
 from smllm.hooks import INSTALLED
 from smllm.setup import install, settings
 
@@ -105,13 +104,9 @@ class Target:
 def resolve_target(project: str | None, user: bool) -> Target:
     """The hooks file ``--project DIR | --user`` names, and the config.toml of trust."""
     config = codex_home() / "config.toml"
-    if user:
-        if project is not None:
-            raise UsageError("--user and --project name different files", "give one of them")
+    root = install.project_root(project, user)
+    if root is None:
         return Target("user", codex_home() / "hooks.json", config)
-    root = Path(project).expanduser().absolute() if project else Path.cwd()
-    if not root.is_dir():
-        raise InstallError(f"project folder {root} does not exist", "create it or fix the path")
     return Target("project", root / ".codex" / "hooks.json", config)
 
 
@@ -150,15 +145,23 @@ def loads(text: str) -> Any:
     return json.loads(body) if body.strip() else {}
 
 
+def read_text(path: Path) -> str | None:
+    """A host's file as text (None when there is none); an :class:`InstallError` when it
+    cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstallError(f"cannot read {path}: {exc}") from None
+
+
 def read_object(path: Path) -> tuple[str | None, dict[str, Any]]:
     """A JSON object file's text and object (``(None, {})`` when there is none); an
     :class:`InstallError` at ``file:line`` when it cannot be read or is not one."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    text = read_text(path)
+    if text is None:
         return None, {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstallError(f"cannot read {path}: {exc}") from None
     try:
         data = loads(text)
     except ValueError as exc:
@@ -193,9 +196,12 @@ def ours(path: Path, data: dict[str, Any]) -> dict[str, tuple[str, str | None, d
     return found
 
 
-def strip(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without smllm's hooks (a group, an event or ``hooks`` only when removing
-    ours left it empty)."""
+def strip(data: dict[str, Any], event_of: Callable[[Any], str | None] | None = None
+          ) -> dict[str, Any]:
+    """``data`` without smllm's hooks (``event_of``: which hook objects are smllm's, by
+    default Codex's; a group, an event or ``hooks`` only when removing ours left it
+    empty)."""
+    mine = codex_event_of if event_of is None else event_of
     out = copy.deepcopy(data)
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
@@ -203,7 +209,7 @@ def strip(data: dict[str, Any]) -> dict[str, Any]:
     for event in list(hooks):
         groups = []
         for group in hooks[event]:
-            kept = [h for h in group.get("hooks", []) if codex_event_of(h) is None]
+            kept = [h for h in group.get("hooks", []) if mine(h) is None]
             if kept or not group.get("hooks"):
                 groups.append({**group, "hooks": kept})
         if groups or not hooks[event]:
@@ -365,10 +371,23 @@ class Change:
     after: str | None  # None: remove the file
 
 
+class Located(Protocol):
+    """What a plan needs of its target: the file it is about (and its scope)."""
+
+    @property
+    def scope(self) -> str: ...
+
+    @property
+    def path(self) -> Path: ...
+
+
 @dataclass(frozen=True)
 class Plan:
+    """Whole-file changes to a host's files (Codex's here; Gemini CLI's too,
+    :mod:`smllm.setup.gemini_install`), and the install record to keep."""
+
     action: Literal["install", "uninstall"]
-    target: Target
+    target: Located
     changes: tuple[Change, ...]
     summary: str
     record: dict[str, Any] | None
@@ -379,14 +398,15 @@ class Plan:
         return self.executable is not None or any(c.before != c.after for c in self.changes)
 
 
-def _record_path(target: Target) -> Path:
-    key = hashlib.sha256(f"codex:{target.path}".encode()).hexdigest()[:32]
+def _record_path(target: Located, harness: str = "codex") -> Path:
+    key = hashlib.sha256(f"{harness}:{target.path}".encode()).hexdigest()[:32]
     return paths.state_dir() / "installs" / f"{key}.json"
 
 
-def load_record(target: Target) -> dict[str, Any] | None:
+def load_record(target: Located, harness: str = "codex") -> dict[str, Any] | None:
+    """What install recorded about ``target`` (the bytes it found), if anything."""
     try:
-        rec = json.loads(_record_path(target).read_text())
+        rec = json.loads(_record_path(target, harness).read_text())
     except (OSError, ValueError):
         return None
     return rec if isinstance(rec, dict) and rec.get("path") == str(target.path) else None
@@ -451,13 +471,6 @@ def plan_install(target: Target, python: str, flags: list[str], *, sandbox: bool
                 install.executable_plan(python, flags))
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-
-
 def _toml_undone(path: Path, current: str | None, undo: Callable[[str], str],
                  record: dict[str, Any], first_key: str) -> Change:
     """The change that takes smllm's part (``undo``) out of a TOML file: its bytes from
@@ -472,10 +485,13 @@ def _toml_undone(path: Path, current: str | None, undo: Callable[[str], str],
     return Change(path, current, after)
 
 
-def _hooks_undone(target: Target, before: str | None, data: dict[str, Any],
-                  record: dict[str, Any]) -> Change:
-    stripped = strip(data)
-    original = record.get("hooks_before")
+def json_undone(path: Path, before: str | None, data: dict[str, Any], *,
+                stripped: dict[str, Any], original: str | None, record: dict[str, Any],
+                dump: Callable[[dict[str, Any]], str]) -> Change:
+    """The change that takes smllm's part out of a JSON file (``data`` as read, ``stripped``
+    without smllm's part): its bytes from before install (``original``) when the rest is as
+    it was then, no file when install made it and nothing else is in it, else the rest
+    (``dump``)."""
     if before is None:
         after = None
     elif original is not None and json.loads(original or "{}") == stripped:
@@ -485,8 +501,14 @@ def _hooks_undone(target: Target, before: str | None, data: dict[str, Any],
     elif stripped == data:
         after = before
     else:
-        after = _dump(stripped)
-    return Change(target.path, before, after)
+        after = dump(stripped)
+    return Change(path, before, after)
+
+
+def _hooks_undone(target: Target, before: str | None, data: dict[str, Any],
+                  record: dict[str, Any]) -> Change:
+    return json_undone(target.path, before, data, stripped=strip(data),
+                       original=record.get("hooks_before"), record=record, dump=_dump)
 
 
 def plan_uninstall(target: Target) -> Plan:
@@ -495,12 +517,12 @@ def plan_uninstall(target: Target) -> Plan:
     record = load_record(target) or {}
     keys = set(ours(target.path, data)) | set(record.get("trusted") or {})
     hooks = _hooks_undone(target, before, data, record)
-    trust = _toml_undone(target.config, _read_text(target.config),
+    trust = _toml_undone(target.config, read_text(target.config),
                          lambda text: without_tables(text, keys), record, "config_before")
     changes: tuple[Change, ...] = ()
     if record.get("profile"):
         box = target.path.parent / "config.toml"
-        changes = (_toml_undone(box, _read_text(box), without_profile, record,
+        changes = (_toml_undone(box, read_text(box), without_profile, record,
                                 "profile_before"),)
     removed = len(ours(target.path, data))
     summary = (f"uninstalled: {removed} smllm hook(s) from {target.path} and their trust "
@@ -509,11 +531,11 @@ def plan_uninstall(target: Target) -> Plan:
     return Plan("uninstall", target, (*changes, hooks, trust), summary, record or None)
 
 
-def apply(plan: Plan) -> None:
+def apply(plan: Plan, harness: str = "codex") -> None:
     """Write the plan: atomic replacements of what changes, the install record."""
     if plan.executable is not None:
         install.write_executable(*plan.executable)
-    rp = _record_path(plan.target)
+    rp = _record_path(plan.target, harness)
     if plan.action == "install" and plan.record is not None and plan.changed:
         paths.ensure_private_tree(rp.parent, paths.state_dir())
         settings.write_atomic(rp, json.dumps(plan.record, ensure_ascii=False) + "\n",
@@ -625,9 +647,9 @@ def _sandbox_finding(box: Path, config: Path) -> tuple[Status, str]:
     """Is smllm's permission profile the project's sandbox (a warning, not an error: the
     gate still refuses the writes into the protected set it can see)?"""
     try:
-        text = _read_text(box)
+        text = read_text(box)
         data = _load_toml(box, text) if text else {}
-        user = _load_toml(config, _read_text(config) or "")
+        user = _load_toml(config, read_text(config) or "")
     except InstallError as exc:
         return ("error", f"  {exc.render()}")
     if data.get("default_permissions") != PROFILE or PROFILE not in (
@@ -641,10 +663,3 @@ def _sandbox_finding(box: Path, config: Path) -> tuple[Status, str]:
                         f"over smllm's permission profile in {box}")
     return ("ok", f"  sandbox: smllm's permission profile in {box} keeps its protected set "
                   f"read-only to the agent's commands")
-
-
-def interpreter() -> tuple[str, list[str]]:
-    """The interpreter and flags the hooks run (those of Claude Code's install)."""
-    if not sys.executable:
-        raise InstallError("cannot tell which Python runs smllm")
-    return install.interpreter()

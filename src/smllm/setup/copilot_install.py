@@ -35,12 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from smllm.base.errors import InstallError, UsageError
+from smllm.base.errors import InstallError
 from smllm.harness import copilot
 from smllm.hooks import INSTALLED
 from smllm.setup import codex_install, install
 from smllm.setup.codex_install import Change, Plan, Status
 
+HARNESS = copilot.HARNESS
 #: the flag that makes a hook command Copilot's (after the event)
 MARK = "--harness copilot"
 #: the hook file smllm owns, in the project's .github/hooks or the user's hooks folder
@@ -68,13 +69,9 @@ class Target(codex_install.Target):
 def resolve_target(project: str | None, user: bool) -> Target:
     """The hook file ``--project DIR | --user`` names, and the config.json of trust."""
     config = home() / "config.json"
-    if user:
-        if project is not None:
-            raise UsageError("--user and --project name different files", "give one of them")
+    root = install.project_root(project, user)
+    if root is None:
         return Target("user", home() / "hooks" / FILE_NAME, config)
-    root = Path(project).expanduser().absolute() if project else Path.cwd()
-    if not root.is_dir():
-        raise InstallError(f"project folder {root} does not exist", "create it or fix the path")
     return Target("project", root / ".github" / "hooks" / FILE_NAME, config)
 
 
@@ -177,7 +174,7 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
                            f"move them to another file in {target.path.parent}, then install")
     want = desired(python, flags)
     after = before if before is not None and data == want else _dump(want)
-    record = codex_install.load_record(target) or {
+    record = codex_install.load_record(target, HARNESS) or {
         "path": str(target.path), "hooks_before": before, "config": str(target.config),
         "created_dirs": [str(p) for p in (target.path.parent, target.path.parent.parent)
                          if not p.exists()]}
@@ -204,7 +201,7 @@ def plan_install(target: Target, python: str, flags: list[str]) -> Plan:
 def plan_uninstall(target: Target) -> Plan:
     """Exactly what install added, out again."""
     before, data = codex_install.read_object(target.path)
-    record = codex_install.load_record(target) or {}
+    record = codex_install.load_record(target, HARNESS) or {}
     mine = before is not None and not _foreign(data)
     changes: tuple[Change, ...] = (Change(target.path, before, None if mine else before),)
     folder = record.get("trusted")
@@ -229,32 +226,51 @@ def plan_uninstall(target: Target) -> Plan:
 
 def apply(plan: Plan) -> None:
     """Write the plan (:func:`smllm.setup.codex_install.apply`), then remove the folders
-    install made that are empty again."""
-    codex_install.apply(plan)
+    install made that are empty again; arm the tripwire with Copilot's files, or stop
+    watching them (:func:`smllm.setup.install.protect_for`)."""
+    codex_install.apply(plan, HARNESS)
     if plan.action == "uninstall" and plan.record:
         for folder in plan.record.get("created_dirs") or []:
             with contextlib.suppress(OSError):  # not empty: something else lives there
                 Path(folder).rmdir()
+    target = plan.target
+    assert isinstance(target, Target)
+    install.protect_for(HARNESS, plan.action, target.scope, target.project or Path.cwd())
 
 
 # ------------------------------------------------------------------ doctor
 
-#: the guarantees smllm gives on Copilot, and why (docs/security.md, the guarantees table)
-GUARANTEES: tuple[tuple[str, Status, str], ...] = (
-    ("journal before effect", "ok", "the preToolUse hook journals the intent (fsynced) "
-     "before it answers, and Copilot runs no tool before its preToolUse hooks return"),
-    ("gate", "ok", "a deny, a crash (exit 1/2/3, or smllm's own fail-closed deny) and smllm's "
-     "own deadline (270 s, under the 300 s timeoutSec) block the call; Copilot runs a call "
-     "whose hook times out or prints garbage, which smllm's hook never does on its own"),
-    ("stop enforcement", "ok", "agentStop's block is a new user turn; Copilot caps a turn "
-     "at 8 consecutive blocks, after which the turn ends with the machine's state unchanged "
-     "(journaled: the refusals, no 'completed' past the cap)"),
-    ("protected set", "warn", "Copilot's hooks run inside its sandbox, so any "
-     "folder read-only to the agent is read-only to smllm's hooks too; the gate denies the "
-     "writes it can see, the tripwire detects and restores the rest"),
-    ("resume", "ok", "`copilot --resume` sends sessionStart source=resume with the same "
-     "session id: the crash inference and unknown effects run as on Claude Code"),
-)
+def guarantees(project: Path) -> list[tuple[str, Status, str]]:
+    """The guarantees smllm gives on Copilot in ``project``, and why: ``(name, status,
+    "standing: why")`` (docs/security.md, the guarantees table)."""
+    from smllm.setup import doctor  # noqa: PLC0415 - doctor only
+
+    if doctor.tripwire_armed(project, HARNESS):
+        protected = ("advisory + tripwire: Copilot's hooks run inside its sandbox, so smllm's "
+                     "store (the tripwire's record among it) stays writable to the agent's "
+                     "commands; the gate denies the writes it can see, and the tripwire puts "
+                     "back smllm's files, its hook file, the folder's trust and Copilot's "
+                     "settings after a change it could not see, and denies every call until "
+                     "a person answers")
+    else:
+        protected = ("advisory: Copilot's hooks run inside its sandbox, so smllm's store stays "
+                     "writable to the agent's commands; only the gate stands, denying the "
+                     "writes it can see (`smllm install --harness copilot` arms the tripwire)")
+    return [
+        ("journal before effect", "ok", "holds: the preToolUse hook journals the intent "
+         "(fsynced) before it answers, and Copilot runs no tool before its preToolUse hooks "
+         "return"),
+        ("gate", "ok", "holds: a deny, a crash (exit 1/2/3, or smllm's own fail-closed deny) "
+         "and smllm's own deadline (270 s, under the 300 s timeoutSec) block the call; "
+         "Copilot runs a call whose hook times out or prints garbage, which smllm's hook "
+         "never does on its own"),
+        ("stop enforcement", "ok", "holds: agentStop's block is a new user turn; smllm ends "
+         "a chain of refusals at 4, before Copilot's cap of 8 blocks in a row"),
+        ("protected set", "warn", protected),
+        ("resume", "ok", "holds: `copilot --resume` sends sessionStart source=resume with "
+         "the same session id: the crash inference and unknown effects run as on Claude "
+         "Code"),
+    ]
 
 
 def _disabled(project: Path) -> list[Path]:
@@ -371,11 +387,6 @@ def diagnose(project: Path) -> list[tuple[Status, str]]:
                              f"install --harness copilot --project {project}`)"))
         return out
     out.append(_sandbox(project))
-    out += [(status, f"  guarantee: {name}: {'holds' if status == 'ok' else 'advisory'}: {why}")
-            for name, status, why in GUARANTEES]
-    return out
+    from smllm.setup import doctor  # noqa: PLC0415 - doctor only
 
-
-def interpreter() -> tuple[str, list[str]]:
-    """The interpreter and flags the hooks run (those of Claude Code's install)."""
-    return codex_install.interpreter()
+    return out + doctor.guarantee_lines(guarantees(project))

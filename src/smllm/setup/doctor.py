@@ -511,16 +511,18 @@ def mcp_server(project: Path) -> list[Finding]:
                             f"{firing.MCP_TOOL} fires state-machine events")]
 
 
-def tripwire(project: Path) -> list[Finding]:
-    """The tripwire: armed or not, and every violation still open (gated calls are denied
-    until a person answers it)."""
+def tripwire(project: Path, harness: str = "claude") -> list[Finding]:
+    """The tripwire: armed or not (for another host: with that host's files among the
+    watched ones), and every violation still open (gated calls are denied until a person
+    answers it)."""
     from smllm import tripwire as wire  # noqa: PLC0415 - doctor only
-    from smllm.tripwire import keeper  # noqa: PLC0415 - doctor only
+    from smllm.tripwire import keeper, watched  # noqa: PLC0415 - doctor only
 
     manifest = wire.read_manifest(wire.scope_of(str(project)))
+    flag = "" if harness == "claude" else f" --harness {harness}"
     if manifest is None:
-        return [Finding("info", "tripwire: not armed for this project (`smllm install` arms "
-                                "it: changes to the protected files are then noticed)")]
+        return [Finding("info", f"tripwire: not armed for this project (`smllm install{flag}` "
+                                f"arms it: changes to the protected files are then noticed)")]
     if "damaged" in manifest:
         return [Finding("error", f"tripwire: its record is damaged ({manifest['damaged']}), "
                                  "so every tool call is denied (re-record it: `smllm tripwire "
@@ -537,10 +539,34 @@ def tripwire(project: Path) -> list[Finding]:
                                       "call is denied until you answer: `smllm tripwire "
                                       "revert` keeps smllm's copy, `smllm tripwire accept` "
                                       "keeps the change"))
+    if not found and harness in watched.HOSTS and harness not in keeper.hosts_of(manifest):
+        found.append(Finding("warn", f"tripwire: armed, but not for {harness}'s own files "
+                                     f"(its hooks and settings): a change to them is not "
+                                     f"noticed (re-run `smllm install{flag}`)"))
     if not found:
         found.append(Finding("ok", f"tripwire: armed, {len(manifest.get('files', {}))} "
                                    "protected files watched, no change outside smllm"))
     return found
+
+
+#: the rows of the guarantees table (docs/security.md, "Guarantees by harness"), in order
+GUARANTEES = ("journal before effect", "gate", "stop enforcement", "protected set", "resume")
+
+
+def tripwire_armed(project: Path, harness: str) -> bool:
+    """Is the tripwire armed in ``project`` with ``harness``'s own files among the watched
+    ones (``smllm install --harness NAME`` arms it)?"""
+    from smllm import tripwire as wire  # noqa: PLC0415 - doctor only
+    from smllm.tripwire import keeper  # noqa: PLC0415 - doctor only
+
+    return harness in keeper.hosts_of(wire.read_manifest(wire.scope_of(str(project))))
+
+
+def guarantee_lines(found: list[tuple[str, Status, str]]) -> list[tuple[Status, str]]:
+    """Another host's doctor lines for its guarantees, given as ``(name, status,
+    "standing: why")`` in the table's order: ``guarantee: NAME: STANDING: why``."""
+    assert [name for name, _, _ in found] == list(GUARANTEES)
+    return [(status, f"  guarantee: {name}: {text}") for name, status, text in found]
 
 
 def store_folders() -> list[Finding]:

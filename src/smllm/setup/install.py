@@ -99,18 +99,28 @@ class Plan:
         return [self, *([self.companion] if self.companion is not None else [])]
 
 
-def resolve_target(project: str | None, user: bool, local: bool) -> Target:
-    """The settings file named by ``--project DIR | --user`` and ``--local``."""
-    if user and project is not None:
-        raise UsageError("--user and --project name different files", "give one of them")
-    if user and local:
-        raise UsageError("--local applies to a project",
-                         "use --project DIR --local, or --user alone")
+def project_root(project: str | None, user: bool) -> Path | None:
+    """The project folder ``--project DIR`` names (the cwd without it), None for
+    ``--user``; an error for both, or for a folder that does not exist. Every host's
+    install reads its flags with this."""
     if user:
-        return Target("user", settings.settings_path("user"))
+        if project is not None:
+            raise UsageError("--user and --project name different files", "give one of them")
+        return None
     root = Path(project).expanduser().absolute() if project else Path.cwd()
     if not root.is_dir():
         raise InstallError(f"project folder {root} does not exist", "create it or fix the path")
+    return root
+
+
+def resolve_target(project: str | None, user: bool, local: bool) -> Target:
+    """The settings file named by ``--project DIR | --user`` and ``--local``."""
+    if user and local and project is None:
+        raise UsageError("--local applies to a project",
+                         "use --project DIR --local, or --user alone")
+    root = project_root(project, user)
+    if root is None:
+        return Target("user", settings.settings_path("user"))
     scope: settings.Scope = "local" if local else "project"
     return Target(scope, settings.settings_path(scope, root))
 
@@ -698,13 +708,20 @@ def record_command() -> str | None:
 def protect(plan: Plan) -> None:
     """After an install: arm the tripwire with the files as they now are (smllm's own
     change, made by a person); after an uninstall: stop watching the project."""
+    protect_for("claude", plan.action, plan.target.scope, project_of(plan.target))
+
+
+def protect_for(host: str, action: str, scope: str, project: Path) -> None:
+    """:func:`protect` for ``host``'s install or uninstall (``scope`` ``project`` or
+    ``user``; ``project`` the folder, the cwd for the user's): arm the tripwire, ``host``'s
+    own files among the watched ones; after a project's uninstall, stop watching them (and
+    the project once no host is installed there)."""
     from smllm.tripwire import keeper  # noqa: PLC0415 - install and uninstall only
 
-    project = str(project_of(plan.target))
-    if plan.action == "install":
-        keeper.arm(project)
-    elif plan.target.scope == "project":
-        keeper.disarm(project)
+    if action == "install":
+        keeper.arm(str(project), host)
+    elif scope == "project":
+        keeper.disarm(str(project), host)
 
 
 def _apply_one(plan: Plan) -> None:

@@ -97,47 +97,94 @@ def _entry(path: str, view: str, data: bytes | None) -> dict[str, Any]:
 # ------------------------------------------------------------------ arming
 
 
-def _build(scope: str, project: str | None, open_: list[dict[str, Any]]) -> dict[str, Any]:
-    """A fresh manifest of ``scope``: every watched file as it is now."""
+def _build(scope: str, project: str | None, open_: list[dict[str, Any]],
+           hosts: list[str]) -> dict[str, Any]:
+    """A fresh manifest of ``scope``: every watched file as it is now, ``hosts``' own
+    files among them (:func:`smllm.tripwire.watched.host_files`)."""
     trees: list[str] = []
     if scope == tripwire.USER:
         files = watched.user_files()
     else:
         assert project is not None
         trees, files = watched.project_files(project)
+    for host in hosts:
+        files.update(watched.host_files(host, project))
     dirs: dict[str, Any] = {}
     for tree in trees:
         found, inside = watched.walk(tree)
         dirs.update(found)
         files.update({f: watched.view_of(f, "bytes") for f in inside})
     return {"v": tripwire.VERSION, "scope": scope, "project": project, "trees": trees,
-            "dirs": dirs, "open": open_,
+            "dirs": dirs, "open": open_, "hosts": hosts,
             "files": {p: _entry(p, v, watched.read(p)) for p, v in sorted(files.items())}}
 
 
-def arm(project: str) -> list[str]:
+def hosts_of(manifest: dict[str, Any] | None) -> list[str]:
+    """The hosts a manifest watches for: those install armed it for (a manifest from before
+    other hosts were watched is Claude Code's)."""
+    if manifest is None or "damaged" in manifest:
+        return []
+    found = manifest.get("hosts")
+    return [h for h in found if isinstance(h, str)] if isinstance(found, list) else ["claude"]
+
+
+def arm(project: str, host: str = "claude") -> list[str]:
     """Record the watched files of the user's scope and ``project``'s as they are now
-    (``smllm install``: smllm's own change, and a person's); violations still open stay
-    open. The manifests written."""
+    (``smllm install``, for ``host``: smllm's own change, and a person's), ``host``'s own
+    files among them; violations still open stay open. The manifests written."""
     project = os.path.abspath(project)
     out = []
     with _lock():
         for scope in tripwire.scopes(project):
             old = tripwire.read_manifest(scope) or {}
+            hosts = sorted({*hosts_of(old or None), host})
             manifest = _build(scope, None if scope == tripwire.USER else project,
-                              list(old.get("open") or []))
+                              list(old.get("open") or []), hosts)
             _save(manifest)
             out.append(tripwire.manifest_path(scope))
     return out
 
 
-def disarm(project: str) -> bool:
-    """Stop watching ``project`` (``smllm uninstall``); True if it was armed."""
+def _project_manifests() -> list[dict[str, Any]]:
+    """Every armed project's manifest (readable ones)."""
+    try:
+        names = sorted(os.listdir(tripwire.root()))
+    except OSError:
+        return []
+    found = [tripwire.read_manifest(n[:-len(".json")]) for n in names
+             if n.startswith("p-") and n.endswith(".json")]
+    return [m for m in found if m is not None and "damaged" not in m]
+
+
+def _unwatch(manifest: dict[str, Any], host: str) -> None:
+    """``host`` no longer in ``manifest``: its own files leave it (the others stay as
+    recorded, a change to them still to be settled)."""
+    manifest["hosts"] = [h for h in hosts_of(manifest) if h != host]
+    project = manifest.get("project")
+    for path in watched.host_files(host, project if isinstance(project, str) else None):
+        manifest["files"].pop(path, None)
+
+
+def disarm(project: str, host: str = "claude") -> bool:
+    """``smllm uninstall`` for ``host``: stop watching its files in ``project``, and the
+    project once no host is installed there (and the user's files of a host no armed
+    project has any more); True if the project was armed for it."""
+    project = os.path.abspath(project)
+    scope = tripwire.scope_of(project)
     with _lock():
-        try:
-            os.unlink(tripwire.manifest_path(tripwire.scope_of(os.path.abspath(project))))
-        except FileNotFoundError:
+        manifest = tripwire.read_manifest(scope)
+        if manifest is None or host not in hosts_of(manifest):
             return False
+        _unwatch(manifest, host)
+        if manifest["hosts"]:
+            _save(manifest)
+        else:
+            os.unlink(tripwire.manifest_path(scope))
+        user = tripwire.read_manifest(tripwire.USER)
+        if user is not None and host in hosts_of(user) and not any(
+                host in hosts_of(m) for m in _project_manifests()):
+            _unwatch(user, host)
+            _save(user)
     return True
 
 
@@ -159,7 +206,11 @@ def _real_folder(folder: str, stop: str) -> None:
 
 def _put(path: str, data: bytes | None, view: str, sig: list[int] | None,
          stop: str) -> None:
-    """Make ``path`` hold ``data`` (None: not exist), never writing through a link."""
+    """Make ``path`` hold ``data`` (None: not exist; for a host's state file, none of what
+    counts of it), never writing through a link."""
+    if data is None and watched.host_state(view) and os.path.isfile(path) \
+            and not os.path.islink(path):
+        data = watched.merged(watched.read(path), None, view)
     if data is None:
         if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path)):
             os.unlink(path)
@@ -170,7 +221,7 @@ def _put(path: str, data: bytes | None, view: str, sig: list[int] | None,
     if view == "link" and data.startswith(b"link:"):
         os.symlink(os.fsdecode(data[len(b"link:"):]), path)
         return
-    paths.write_private(path, watched.merged(watched.read(path), data, view))
+    paths.write_private(path, watched.merged(watched.read(path), data, view) or data)
     if sig is not None and sig[4] > 0:
         os.chmod(path, sig[4] & 0o7777)
 
@@ -293,7 +344,7 @@ def _settle_scope(manifest: dict[str, Any], adopt: bool, ctx: dict[str, Any]) ->
         if rec is not None and sig == rec.get("sig"):
             continue
         data = _read_settled(path, view)
-        if not watched.parses(data, view) and view == "claude-json":
+        if not watched.parses(data, view) and watched.host_state(view):
             continue  # still being written: never restore over the host's own state file
         if _nothing_counts(manifest, path, view, data, sig):
             continue
@@ -462,8 +513,9 @@ def resolve(project: str, how: str, ids: list[str] | None = None) -> list[dict[s
             if manifest is None:
                 continue
             if "damaged" in manifest:
-                if how == "accept":
-                    _save(_build(scope, None if scope == tripwire.USER else project, []))
+                if how == "accept":  # which hosts it was armed for is lost: all of them
+                    _save(_build(scope, None if scope == tripwire.USER else project, [],
+                                 ["claude", *watched.HOSTS]))
                     done.append({"id": None, "path": tripwire.manifest_path(scope),
                                  "change": "damaged", "journal": None})
                 continue

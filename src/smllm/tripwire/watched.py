@@ -6,7 +6,13 @@ The watched files are the protected set's *files* (:mod:`smllm.base.protected`):
   skills, commands, hooks scripts; the policy, configs and machines), and ``.mcp.json``;
 * the user's Claude Code settings (``~/.claude/settings.json``) and the MCP servers of
   ``~/.claude.json``; smllm's user ``config.toml`` and ``policy.toml``; the hook
-  executable; the ``smllm`` command where install recorded it (a link: its target).
+  executable; the ``smllm`` command where install recorded it (a link: its target);
+* once smllm is installed for another host there (:data:`HOSTS`, the manifest's
+  ``hosts``), that host's own files that decide whether smllm's hooks run
+  (:func:`host_files`): Gemini CLI's ``.gemini/settings.json``, ``.geminiignore`` and
+  ``~/.gemini/settings.json``; GitHub Copilot CLI's ``.github/hooks/smllm.json``,
+  ``.github/copilot/settings.json``, the project's trust in ``~/.copilot/config.json``,
+  ``~/.copilot/settings.json`` and ``~/.copilot/hooks/smllm.json``.
 
 A file's *view* is what the tripwire compares once its bytes changed:
 
@@ -23,6 +29,19 @@ A file's *view* is what the tripwire compares once its bytes changed:
     ``~/.claude.json``, which Claude Code rewrites all the time: only the MCP servers it
     starts (``mcpServers`` at the top and per project, the per-project approvals of
     ``.mcp.json`` servers) count.
+``gemini-settings``
+    a Gemini CLI settings file, less what Gemini writes on a person's harmless choice
+    (``ui``: the theme and the like; ``security.auth``: the sign-in method). Everything
+    else (``hooks``, ``hooksConfig``, ``security.toolSandboxing``, ``tools``,
+    ``mcpServers``…) counts.
+``copilot``
+    a Copilot CLI settings file: only what switches hooks off or adds some
+    (``disableAllHooks``, ``hooks``) counts.
+``copilot-trust:<project>``
+    Copilot's ``config.json``, which Copilot rewrites for its own state (and rewrites
+    ``trusted_folders`` as ``trustedFolders``): the same keys, and whether ``<project>`` is
+    a trusted folder (Copilot skips an untrusted folder's hooks silently); another folder
+    trusted meanwhile (a person's answer in another session) does not count.
 ``bytes``
     every byte counts (``.mcp.json``, TOML, Markdown, the hook executable).
 ``link``
@@ -44,11 +63,27 @@ if TYPE_CHECKING:
 
 #: folders of the project watched as trees (every file in them), and single files
 PROJECT_TREES = (".claude", ".smllm")
-#: settings keys Claude Code itself writes on a person's answer at its prompt
-HOST_WRITTEN = {"permissions": ("allow", "additionalDirectories")}
+#: the hosts besides Claude Code whose own files are watched where smllm is installed for
+#: them (:func:`host_files`)
+HOSTS = ("copilot", "gemini")
+#: what a host itself writes into a settings file on a person's answer, by view: key ->
+#: its inner keys the host writes (None: the whole key). Claude Code: "don't ask again" at
+#: its permission prompt; Gemini CLI: /theme (and the other ``ui`` settings) and /auth
+HOST_WRITTEN: dict[str, dict[str, tuple[str, ...] | None]] = {
+    "settings": {"permissions": ("allow", "additionalDirectories")},
+    "gemini-settings": {"ui": None, "security": ("auth",)},
+}
 #: the keys of ``~/.claude.json`` that start programs (top level and per project)
 MCP_KEYS = ("mcpServers", "enabledMcpjsonServers", "disabledMcpjsonServers",
             "enableAllProjectMcpServers")
+#: the keys of a Copilot CLI settings or config file that switch hooks off or add some
+COPILOT_KEYS = ("disableAllHooks", "hooks")
+#: the keys under which Copilot keeps its trusted folders (the documented one, its rewrite)
+TRUST_KEYS = ("trusted_folders", "trustedFolders")
+#: the views of files the host rewrites for its own state, of which only these keys count
+#: (a restore puts back these and keeps the rest of the host's state)
+KEPT_KEYS: dict[str, tuple[str, ...]] = {
+    "claude-json": MCP_KEYS, "copilot": COPILOT_KEYS, "copilot-trust": COPILOT_KEYS}
 #: a tree holding more files than this is watched at its top level only (a checkout kept
 #: under .claude/, say): the tripwire stays cheap; the sandbox still protects all of it
 MAX_TREE_FILES = 400
@@ -77,6 +112,29 @@ def user_files() -> dict[str, str]:
     for command in protected.recorded_commands():
         out[command] = "link"
     return out
+
+
+def host_files(host: str, project: str | None) -> dict[str, str]:
+    """``host``'s own files the tripwire watches where smllm is installed for it, each with
+    its view: the project's (in its scope, ``project``) or the user's (None)."""
+    if host == "gemini":
+        from smllm.harness import gemini  # noqa: PLC0415 - the keeper's slow path only
+
+        if project is None:
+            return {os.path.join(gemini.gemini_home(), "settings.json"): "gemini-settings"}
+        return {os.path.join(project, ".gemini", "settings.json"): "gemini-settings",
+                os.path.join(project, ".geminiignore"): "bytes"}
+    if host == "copilot":
+        from smllm.harness import copilot  # noqa: PLC0415 - the keeper's slow path only
+
+        home = copilot.copilot_home()
+        if project is None:
+            return {os.path.join(home, "settings.json"): "copilot",
+                    os.path.join(home, "hooks", "smllm.json"): "bytes"}
+        return {os.path.join(project, ".github", "hooks", "smllm.json"): "bytes",
+                os.path.join(project, ".github", "copilot", "settings.json"): "copilot",
+                os.path.join(home, "config.json"): "copilot-trust:" + project}
+    return {}
 
 
 def view_of(path: str, kind: str) -> str:
@@ -125,9 +183,20 @@ def read(path: str) -> bytes | None:
     return tripwire.read_all(fd)
 
 
+def _head(data: bytes) -> bytes:
+    """The ``//`` lines that open a file Copilot writes (its ``config.json`` is JSON with
+    comments: "// This file is managed automatically.")."""
+    end = 0
+    for line in data.splitlines(keepends=True):
+        if not line.lstrip().startswith(b"//"):
+            break
+        end += len(line)
+    return data[:end]
+
+
 def _json(data: bytes) -> Any:
     try:
-        return jsonfast.loads(data)
+        return jsonfast.loads(data[len(_head(data)):])
     except (ValueError, RecursionError):
         return None
 
@@ -142,7 +211,52 @@ def _sorted(value: Any) -> Any:
 
 
 #: the views read from a JSON document, where an absent file says what an empty one says
-JSON_VIEWS = ("settings", "claude-json")
+JSON_VIEWS = ("settings", "claude-json", "gemini-settings", "copilot", "copilot-trust")
+
+
+def _name(kind: str) -> tuple[str, str]:
+    """A view's name and its argument (``copilot-trust:/p`` -> ``("copilot-trust", "/p")``)."""
+    name, _, arg = kind.partition(":")
+    return name, arg
+
+
+def host_state(kind: str) -> bool:
+    """Is a file of view ``kind`` one its host rewrites for its own state (never restored
+    over while half-written; a restore keeps the host's state)?"""
+    return _name(kind)[0] in KEPT_KEYS
+
+
+def trusted(doc: dict[str, Any]) -> list[str]:
+    """The folders a Copilot ``config.json`` trusts, under either key."""
+    return [f for key in TRUST_KEYS for f in doc.get(key) or [] if isinstance(f, str)]
+
+
+def _without(doc: dict[str, Any], written: dict[str, tuple[str, ...] | None]
+             ) -> dict[str, Any]:
+    """``doc`` less what its host writes itself (:data:`HOST_WRITTEN`)."""
+    kept = dict(doc)
+    for key, inner in written.items():
+        if inner is None:
+            kept.pop(key, None)
+        elif isinstance(kept.get(key), dict):
+            kept[key] = {k: v for k, v in kept[key].items() if k not in inner}
+            if not kept[key]:
+                del kept[key]
+    return kept
+
+
+def _kept(doc: dict[str, Any], name: str, arg: str) -> dict[str, Any]:
+    """What counts of a host's state file (:data:`KEPT_KEYS`)."""
+    keys = KEPT_KEYS[name]
+    view: dict[str, Any] = {k: doc.get(k) for k in keys if k in doc}
+    projects = doc.get("projects")
+    if name == "claude-json" and isinstance(projects, dict):
+        view["projects"] = {p: {k: v.get(k) for k in keys if k in v}
+                            for p, v in sorted(projects.items()) if isinstance(v, dict)
+                            and any(k in v for k in keys)}
+    if name == "copilot-trust":
+        view["trusted"] = arg.rstrip("/") in {f.rstrip("/") for f in trusted(doc)}
+    return view
 
 
 def security_view(data: bytes | None, kind: str) -> bytes | None:
@@ -150,60 +264,73 @@ def security_view(data: bytes | None, kind: str) -> bytes | None:
     view an absent or empty file counts as an empty document: Claude Code creating
     ``~/.claude.json`` with no MCP server, or ``settings.local.json`` holding only a
     person's "don't ask again", changes nothing that counts."""
-    if (data is None or data == b"") and kind in JSON_VIEWS:
-        return jsonfast.dumps_utf8({})
-    if data is None or kind in ("bytes", "link") or data.startswith((b"link:", b"unreadable:")):
+    name, arg = _name(kind)
+    if data == b"" and name in JSON_VIEWS:
+        data = None  # an empty file: an empty document
+    if data is None and name not in JSON_VIEWS:
+        return None
+    if data is not None and (name in ("bytes", "link")
+                             or data.startswith((b"link:", b"unreadable:"))):
         return data
-    doc = _json(data)
+    doc = {} if data is None else _json(data)
     if not isinstance(doc, dict):
         return data  # not a JSON object: every byte counts
-    if kind == "settings":
-        kept = dict(doc)
-        for key, inner in HOST_WRITTEN.items():
-            if isinstance(kept.get(key), dict):
-                kept[key] = {k: v for k, v in kept[key].items() if k not in inner}
-                if not kept[key]:
-                    del kept[key]
-        return jsonfast.dumps_utf8(_sorted(kept))
-    view: dict[str, Any] = {k: doc.get(k) for k in MCP_KEYS if k in doc}
-    projects = doc.get("projects")
-    if isinstance(projects, dict):
-        view["projects"] = {name: {k: v.get(k) for k in MCP_KEYS if k in v}
-                            for name, v in sorted(projects.items()) if isinstance(v, dict)
-                            and any(k in v for k in MCP_KEYS)}
-    return jsonfast.dumps_utf8(_sorted(view))
+    if name in HOST_WRITTEN:
+        return jsonfast.dumps_utf8(_sorted(_without(doc, HOST_WRITTEN[name])))
+    return jsonfast.dumps_utf8(_sorted(_kept(doc, name, arg)))
 
 
-def merged(current: bytes | None, kept: bytes, kind: str) -> bytes:
+def _with_trust(doc: dict[str, Any], folder: str, on: bool) -> dict[str, Any]:
+    """``doc`` (a Copilot ``config.json``) trusting ``folder`` or not, the rest as it is."""
+    out = dict(doc)
+    for key in TRUST_KEYS:
+        if isinstance(out.get(key), list):
+            out[key] = [f for f in out[key] if not (isinstance(f, str)
+                                                    and f.rstrip("/") == folder.rstrip("/"))]
+    if on:
+        key = next((k for k in reversed(TRUST_KEYS) if isinstance(out.get(k), list)),
+                   TRUST_KEYS[0])
+        out[key] = [*(out.get(key) or []), folder]
+    return out
+
+
+def merged(current: bytes | None, kept: bytes | None, kind: str) -> bytes | None:
     """The content that puts ``kept``'s view back while keeping the rest of ``current``:
-    for ``claude-json``, Claude Code's other state stays; any other view restores
-    ``kept`` whole."""
-    if kind != "claude-json" or current is None:
+    for a host's state file (:func:`host_state`), the host's other state stays (``kept``
+    None: its counted keys go, and the file when nothing else is in it); any other view
+    restores ``kept`` whole."""
+    name, arg = _name(kind)
+    if name not in KEPT_KEYS or current is None:
         return kept
-    now, before = _json(current), _json(kept)
+    now, before = _json(current), {} if kept is None else _json(kept)
     if not isinstance(now, dict) or not isinstance(before, dict):
         return kept
-    out = {k: v for k, v in now.items() if k not in MCP_KEYS}
-    out.update({k: before[k] for k in MCP_KEYS if k in before})
+    keys = KEPT_KEYS[name]
+    out = {k: v for k, v in now.items() if k not in keys}
+    out.update({k: before[k] for k in keys if k in before})
     found_now, found_before = now.get("projects"), before.get("projects")
     projects_now: dict[str, Any] = found_now if isinstance(found_now, dict) else {}
     projects_before: dict[str, Any] = found_before if isinstance(found_before, dict) else {}
-    if projects_now or projects_before:
+    if name == "claude-json" and (projects_now or projects_before):
         projects = {}
-        for name in {*projects_now, *projects_before}:
-            entry = {k: v for k, v in (projects_now.get(name) or {}).items()
-                     if k not in MCP_KEYS}
-            old = projects_before.get(name) or {}
-            entry.update({k: old[k] for k in MCP_KEYS if k in old})
-            projects[name] = entry
+        for project in {*projects_now, *projects_before}:
+            entry = {k: v for k, v in (projects_now.get(project) or {}).items()
+                     if k not in keys}
+            old = projects_before.get(project) or {}
+            entry.update({k: old[k] for k in keys if k in old})
+            projects[project] = entry
         out["projects"] = projects
-    return jsonfast.dumps_utf8(out) + b"\n"
+    if name == "copilot-trust":
+        out = _with_trust(out, arg, _kept(before, name, arg)["trusted"])
+    if kept is None and not out:
+        return None  # the file held only what counts, and was not there: it goes
+    return _head(current) + jsonfast.dumps_utf8(out) + b"\n"
 
 
 def parses(data: bytes | None, kind: str) -> bool:
     """Is ``data`` what a view of ``kind`` can read: absent, not JSON-read, or a JSON
     document (bytes that do not parse may be a write the host has not finished)?"""
-    return not data or kind not in JSON_VIEWS or _json(data) is not None
+    return not data or _name(kind)[0] not in JSON_VIEWS or _json(data) is not None
 
 
 def sha(data: bytes | None) -> str | None:
