@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -345,10 +346,11 @@ def test_pre_tool_use_waits_for_a_transcript_the_host_has_not_created_yet(
     assert [["toolu_3"]] == [c["tool_use_ids"] for c in _calls()]
 
 
-def test_a_transcript_that_never_appears_stops_the_waits_after_the_miss_limit(
+def test_a_transcript_that_never_appears_is_waited_for_once_and_briefly(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A host that names a transcript it never writes costs MISS_LIMIT bounded waits, then
-    none: the misses are counted although there is nothing to ingest."""
+    """A host that names a transcript it never writes (no session persistence) costs one
+    wait of at most ABSENT_SECONDS, then none for the rest of the session; a transcript
+    that is there but lacks the tool use keeps the longer wait."""
     s = Session(tmp_path)
     s.hook("SessionStart", source="startup")
     s.transcript.unlink(missing_ok=True)
@@ -362,17 +364,46 @@ def test_a_transcript_that_never_appears_stops_the_waits_after_the_miss_limit(
 
     monkeypatch.setattr(transcript, "_read_from", read_from)
     monkeypatch.setattr(transcript, "_WAITED", set())
-    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.05")
+    monkeypatch.setattr(transcript, "ABSENT_SECONDS", 0.05)
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "30")
     per_call = []
-    for n in range(transcript.MISS_LIMIT + 2):
+    for n in range(3):
         before = len(reads)
         transcript.prefetch(log, str(s.transcript), tool_use_id=f"toolu_{n}")
         with journal.transaction(log) as txn:
             transcript.ingest(txn, str(s.transcript))
         per_call.append(len(reads) - before)
-    assert all(n > 2 for n in per_call[:transcript.MISS_LIMIT]), per_call
-    # past the limit: one read by the prefetch, one by the ingest, no wait
-    assert [2, 2] == per_call[transcript.MISS_LIMIT:], per_call
+    # polled every 10 ms until ABSENT_SECONDS, not for SMLLM_TRANSCRIPT_WAIT's 30 s
+    assert 2 < per_call[0] < 200, per_call
+    # then: one read by the prefetch, one by the ingest, no wait
+    assert [2, 2] == per_call[1:], per_call
+
+
+def test_a_transcript_path_that_is_no_file_is_not_waited_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A FIFO, a folder or a device named as the transcript never becomes one: a read and
+    a last look, no wait (and nothing blocks on the FIFO)."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    log = str(journal.log_path(SID))
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.jsonl"
+    folder.mkdir()
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        reads.append(offset)
+        return real(path, offset)
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "30")
+    for n, path in enumerate((fifo, folder, Path("/dev/null"))):
+        before = len(reads)
+        transcript.prefetch(log, str(path), tool_use_id=f"toolu_{n}")
+        assert 2 == len(reads) - before, path
 
 
 SECRETS: list[dict[str, str]] = json.loads(

@@ -9,6 +9,7 @@ must end by itself: an ``ask`` would hang a headless Gemini run."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -114,13 +115,18 @@ def test_a_hook_that_crashes_or_runs_out_of_time_still_blocks(gemini: Any, tmp_p
     deadline passing: Gemini still blocks the call with the reason, which the model
     receives (Gemini would run it on exit 1, garbage or a hook it times out itself)."""
     gemini.install_smllm()
-    blocker = tmp_path / "not-a-folder"
-    blocker.write_text("")
+    # a file where the home install pinned should be (the hooks' own SMLLM_HOME would not
+    # move it), then the home put back for the second run
+    home = Path(gemini.smllm_home)
+    shutil.move(home, tmp_path / "moved-away")
+    home.write_text("")
     script = [{"shell": "echo ran > marker.txt", "call_id": "c1"}, {"text": "done"}]
-    crashed = gemini.run("go", script, extra={"SMLLM_HOME": str(blocker)})
+    crashed = gemini.run("go", script)
     assert (True, 0) == (crashed.ended, crashed.returncode), crashed.stderr[-2000:]
     assert "smllm could not decide on this call and denies it (fail closed)" in \
         crashed.tool_outputs()["c1"]
+    home.unlink()
+    shutil.move(tmp_path / "moved-away", home)
     late = gemini.run("go", script, extra={"SMLLM_HOOK_DEADLINE": "0.000001"})
     assert (True, 0) == (late.ended, late.returncode), late.stderr[-2000:]
     assert "the hook ran out of time" in late.tool_outputs()["c1"]

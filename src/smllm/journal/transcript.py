@@ -23,7 +23,11 @@ Causal order: a model call is journaled before the tool calls it chose.
   holds its ``tool_use_id`` (:func:`prefetch`; a line still being written does not
   count). Past the wait the call goes on, and its model call lands after its intent
   (``tool_use_ids`` still links them); after :data:`MISS_LIMIT` such waits in a row, the
-  session's PreToolUse no longer waits.
+  session's PreToolUse no longer waits. A transcript that is not there yet is waited for
+  at most :data:`ABSENT_SECONDS` (Claude Code creates a new session's file with its first
+  queued write, which can come after the first tool starts); one still absent then (no
+  session persistence) ends the session's waits; a path that is no regular file is not
+  waited for.
 * Lines of a message that arrive after it was recorded (a response written in two
   reads) become one more ``model.call`` of the same ``message_id`` with ``part`` 2, 3,
   …, holding only what is new.
@@ -56,6 +60,10 @@ WAIT_SECONDS = 10.0
 #: after this many waits in a row that ended without the tool use, a session's transcript
 #: is taken not to show them in time, and PreToolUse stops waiting for it
 MISS_LIMIT = 3
+#: how long PreToolUse waits for a transcript that is not there at all: Claude Code creates
+#: a new session's file with its first queued write, well within this; one that is still
+#: absent is not being written (no session persistence), and the session stops waiting
+ABSENT_SECONDS = 1.0
 _POLL_SECONDS = 0.01
 _WAIT_MAX = 60.0
 #: the model of an assistant message Claude Code writes itself, with no model call behind
@@ -289,8 +297,9 @@ class _Ingest:
 _PREFETCHED: dict[str, tuple[int, bytes, int]] = {}
 #: tool uses this process already waited for (:func:`prefetch`)
 _WAITED: set[str] = set()
-#: transcript -> did the wait find its tool use (:func:`ingest` counts the misses)
-_WAIT_FOUND: dict[str, bool] = {}
+#: transcript -> how the wait ended, "found", "missed" or "absent" (:func:`ingest` counts
+#: the misses)
+_WAIT_FOUND: dict[str, str] = {}
 
 
 def _read_from(transcript: str, offset: int) -> tuple[int, bytes, int] | None:
@@ -354,14 +363,25 @@ def _wait_for(transcript: str, offset: int, tool_use_id: str,
               got: tuple[int, bytes, int] | None) -> tuple[int, bytes, int] | None:
     """Read again until a whole new line holds ``tool_use_id`` or the wait is over.
 
-    A transcript that is not there yet is waited for too: Claude Code creates a new
-    session's file when it first writes it, which may be after the first tool starts.
+    A transcript that is not there yet is waited for too, for at most
+    :data:`ABSENT_SECONDS`: Claude Code creates a new session's file when it first writes
+    it, which may be after the first tool starts.
     """
     needle = tool_use_id.encode("utf-8", "replace")
-    deadline = time.monotonic() + _wait_seconds()
+    start = time.monotonic()
+    deadline = start + _wait_seconds()
+    absent = start + min(ABSENT_SECONDS, _wait_seconds())
     while got is None or (not _shows(got[1], needle) and len(got[1]) < READ_LIMIT):
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if now >= deadline:
             break
+        if got is None and (now >= absent or os.path.lexists(transcript)):
+            # a last look: the file is there now, or the path will not become one (past
+            # the bound, or a FIFO, folder or device)
+            got = _read_from(transcript, offset)
+            if got is None:
+                break
+            continue
         time.sleep(_POLL_SECONDS)
         got = _read_from(transcript, offset)
     return got
@@ -392,8 +412,8 @@ def prefetch(log: str, transcript: str | None, *, tool_use_id: str | None = None
         _WAITED.add(tool_use_id)  # once per hook, however many transactions it takes
         if not isinstance(st.get("missed"), int) or st["missed"] < MISS_LIMIT:
             got = _wait_for(transcript, offset, tool_use_id, got)
-            _WAIT_FOUND[transcript] = got is not None and _shows(
-                got[1], tool_use_id.encode("utf-8", "replace"))
+            _WAIT_FOUND[transcript] = "absent" if got is None else "found" if _shows(
+                got[1], tool_use_id.encode("utf-8", "replace")) else "missed"
     if got is not None:
         _PREFETCHED[transcript] = got
 
@@ -431,10 +451,12 @@ def settle_call(txn: journal.Transaction, tid: str) -> bool:
     return True
 
 
-def _count_miss(st: dict[str, Any], found: bool) -> dict[str, Any]:
-    """``st`` after a wait: a found tool use resets the misses in a row, a miss adds one."""
+def _count_miss(st: dict[str, Any], ended: str) -> dict[str, Any]:
+    """``st`` after a wait that ``ended`` so: a found tool use resets the misses in a row, a
+    miss adds one, a transcript still absent ends the waits of the session."""
     missed = st.get("missed")
-    return {**st, "missed": 0 if found else (missed if isinstance(missed, int) else 0) + 1}
+    count = (missed if isinstance(missed, int) else 0) + 1
+    return {**st, "missed": {"found": 0, "absent": MISS_LIMIT}.get(ended, count)}
 
 
 def ingest(txn: journal.Transaction, transcript: str | None, *, flush: bool = False) -> None:
