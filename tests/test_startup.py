@@ -89,7 +89,10 @@ CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.b
         "smllm.journal.keyed", "smllm.journal.hostcall",
         # the tests set SMLLM_HOME: a hook looks for SMLLM_* variables the project's
         # settings set (and drops them) only when one is set
-        "smllm.base.knobs"}
+        "smllm.base.knobs",
+        # the code bundle every other smllm module of a hook is loaded from (one read
+        # instead of the import system's search and .pyc read per module)
+        "smllm.hooks._bundle"}
 #: a tool event: the call as Claude Code's adapter reads it, of a catalogued tool
 TOOL = {"smllm.base.catalogue", "smllm.harness", "smllm.harness.claude"}
 #: a decision: the gate, its one analysis and the policy

@@ -241,6 +241,23 @@ def _take_no_orders() -> None:
                  "(hooks take no orders from the project)\n").encode("utf-8", "replace"))
 
 
+def _bundled() -> None:
+    """Import the rest of smllm from the hooks' code bundle (:mod:`smllm.hooks._bundle`)."""
+    try:
+        from smllm.hooks import _bundle  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+        _bundle.install()
+    except BaseException:  # noqa: S110 - an optimisation: modules then load as usual
+        pass
+
+
+def _refresh_bundle() -> None:
+    """Once the output is written: keep the bundle in step with what this hook imported."""
+    bundle = sys.modules.get("smllm.hooks._bundle")
+    if bundle is not None:
+        bundle.refresh()
+
+
 def _deadline(event: str) -> float:
     raw = os.environ.get("SMLLM_HOOK_DEADLINE", "")
     try:
@@ -330,6 +347,7 @@ def main(argv: list[str]) -> int:
     harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
+    _bundled()
     _take_no_orders()
     _arm_deadline(event, gating)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
@@ -357,6 +375,7 @@ def main(argv: list[str]) -> int:
     if data is not None and not _write_out(data) and gating:
         _stderr(b"smllm denies this call: its decision could not be written to stdout\n")
         code = 2
+    _refresh_bundle()
     # the process ends next, and the interpreter's teardown would make one more full
     # cyclic-garbage pass over every object the imports made (about 1 ms, more than the
     # hook's own work): frozen objects are left out of it; memory goes back as the
