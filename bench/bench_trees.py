@@ -1,9 +1,11 @@
 """The hooks' CPU time against a bare interpreter, for one or more checkouts side by side.
 
-    .venv/bin/python bench/bench_trees.py [--tree NAME=PATH ...] [--rounds N]
+    .venv/bin/python bench/bench_trees.py [--tree NAME=PATH[,VAR=VALUE...] ...] [--rounds N]
 
 Each ``--tree`` is a checkout with its own ``.venv`` (``python -m pip install -e .``); without
-one, this checkout alone. Every tree runs its hooks exactly as its own ``smllm install``
+one, this checkout alone. ``VAR=VALUE`` after the path sets a variable for that tree's
+hooks (e.g. ``here-inproc=.,SMLLM_WORKER=0``: the same checkout with its resident worker
+off, beside ``here=.`` with it on). Every tree runs its hooks exactly as its own ``smllm install``
 writes them (the ``smllm-hook`` executable, or the inline ``python -I -S -c`` form of
 older versions), with its own scratch ``SMLLM_HOME``, ``HOME`` and project, over one
 realistic turn per round: ``UserPromptSubmit``, ``PreToolUse`` Bash (a compound command:
@@ -14,7 +16,10 @@ waits for it, and each ingests one new model call).
 
 The measure is the child's CPU time (user + system, from ``os.wait4``), not wall time: on
 a shared machine the CPU a process needs varies far less than how long it waits for a
-core (:func:`measure.cpu_seconds`). Each hook's sample is divided by the no-op with the
+core (:func:`measure.cpu_seconds`). Where a tree's hooks hand their calls to a resident
+worker (``smllm.worker``), the CPU the worker and its child spent on each call is added
+to the hook's: the worker counts both in its stats file (``worker-*.json`` in the key
+folder), read before and after each hook, once the child that served it has ended. Each hook's sample is divided by the no-op with the
 same interpreter and flags (``python -I -S -c pass``, as :func:`measure.baseline_argv`
 gives it for this checkout) measured in the same round, so that a change of the
 machine's load hits both. The steps are interleaved: at each step every tree runs in
@@ -25,6 +30,7 @@ median of those ratios and, in brackets, their 25th and 75th percentiles (the no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -32,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +94,7 @@ class Tree:
         return self.scratch / "transcript.jsonl"
 
 
-def _prepare(name: str, root: Path, scratch: Path) -> Tree:
+def _prepare(name: str, root: Path, scratch: Path, extra: dict[str, str]) -> Tree:
     python = root / ".venv" / "bin" / "python"
     if not python.exists():
         raise SystemExit(f"{root}: no .venv/bin/python (python3 -m venv .venv && "
@@ -102,7 +109,7 @@ def _prepare(name: str, root: Path, scratch: Path) -> Tree:
            if not k.startswith(("SMLLM_", "PYTHON", "CLAUDE"))}
     # Claude Code runs every hook with the project folder in CLAUDE_PROJECT_DIR
     env.update(HOME=str(scratch / "home"), SMLLM_HOME=str(scratch / "smllm"),
-               CLAUDE_PROJECT_DIR=str(tree.project))
+               CLAUDE_PROJECT_DIR=str(tree.project), **extra)
     tree.env = env
     out = subprocess.run([str(python), "-c", _ARGV], env=env, cwd=root, check=True,
                          capture_output=True, text=True).stdout
@@ -161,10 +168,35 @@ def run_round(trees: list[Tree], i: int, keep: bool) -> None:
             tree.samples["baseline"].append(t)
     for label, event, tool in STEPS:
         for tree in order:
+            before = _worker_stats(tree)
             t = cpu_seconds([*tree.hook, event], _payload(tree, event, tool, i), tree.env,
                             str(tree.project))
+            t += _worker_cpu(tree, before)
             if keep:
                 tree.samples[label].append(t)
+
+
+def _worker_stats(tree: Tree) -> tuple[int, float]:
+    """(calls served, CPU seconds) of the tree's resident worker, if one runs."""
+    for path in (tree.scratch / "smllm" / "key").glob("worker-*.json"):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        return int(data["calls"]), float(data["cpu"]) + float(data["children_cpu"])
+    return 0, 0.0
+
+
+def _worker_cpu(tree: Tree, before: tuple[int, float]) -> float:
+    """The CPU the worker spent on the hook just run: waits (up to a second) for the child
+    that served it to end and be counted; 0 when the hook ran in-process."""
+    deadline = time.monotonic() + 1.0
+    while True:
+        calls, cpu = _worker_stats(tree)
+        if calls > before[0] or time.monotonic() > deadline:
+            break
+        time.sleep(0.002)
+    return cpu - before[1] if calls > before[0] else 0.0
 
 
 def _quantile(samples: Sequence[float], q: float) -> float:
@@ -215,12 +247,15 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=3)
     args = ap.parse_args()
-    specs = [t.split("=", 1) if "=" in t else [Path(t).name, t] for t in args.tree] \
-        or [["here", str(HERE)]]
+    specs = [t.split("=", 1) if "=" in t.split(",")[0] else [Path(t).name, t]
+             for t in args.tree] or [["here", str(HERE)]]
     scratch = Path(tempfile.mkdtemp(prefix="smllm-bench-trees-"))
+    trees: list[Tree] = []
     try:
-        trees = [_prepare(name, Path(path).resolve(), scratch / f"t{n}")
-                 for n, (name, path) in enumerate(specs)]
+        for n, (name, spec) in enumerate(specs):
+            path, *sets = spec.split(",")
+            extra = dict(item.split("=", 1) for item in sets)
+            trees.append(_prepare(name, Path(path).resolve(), scratch / f"t{n}", extra))
         for t in trees:
             print(f"{t.name}: {t.root} (git {_head(t.root)}): {' '.join(t.hook)} EVENT")
         for i in range(args.warmup):  # bytecode, the compiled policy cache, the journal
@@ -229,8 +264,17 @@ def main() -> int:
             run_round(trees, i, keep=True)
         report(trees, args.rounds)
     finally:
+        for tree in trees:
+            _stop_worker(tree)
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _stop_worker(tree: Tree) -> None:
+    """End the tree's resident worker (the pid its stats file names), if one runs."""
+    for path in (tree.scratch / "smllm" / "key").glob("worker-*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            os.kill(int(json.loads(path.read_text())["pid"]), 15)
 
 
 def _head(root: Path) -> str:

@@ -41,8 +41,9 @@ def key_folder() -> str:
     return paths.key_root()
 
 
-def key_file() -> str:
-    return os.path.join(key_folder(), KEY_NAME)
+def key_file(folder: str | None = None) -> str:
+    """The key in ``folder`` (default: this process's key folder)."""
+    return os.path.join(folder or key_folder(), KEY_NAME)
 
 
 def _parse(data: bytes, where: str) -> bytes:
@@ -91,10 +92,11 @@ def _create(path: str) -> bytes:
     return found
 
 
-def key(*, create: bool) -> bytes | None:
+def key(*, create: bool, folder: str | None = None) -> bytes | None:
     """This user's key, read once per process (``create``: make it when missing;
-    otherwise None when there is none)."""
-    path = key_file()
+    otherwise None when there is none); ``folder``: the key folder, when not this
+    process's."""
+    path = key_file(folder)
     found = _KEY.get(path)
     if found is not None:
         return found
