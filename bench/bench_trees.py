@@ -17,9 +17,10 @@ waits for it, and each ingests one new model call).
 The measure is the child's CPU time (user + system, from ``os.wait4``), not wall time: on
 a shared machine the CPU a process needs varies far less than how long it waits for a
 core (:func:`measure.cpu_seconds`). Where a tree's hooks hand their calls to a resident
-worker (``smllm.worker``), the CPU the worker and its child spent on each call is added
-to the hook's: the worker counts both in its stats file (``worker-*.json`` in the key
-folder), read before and after each hook, once the child that served it has ended. Each hook's sample is divided by the no-op with the
+worker (the prototype measured and not adopted, commit 167a9d1: ARCHITECTURE.md, "Why
+the hooks have no resident worker"), the CPU the worker and its child spent on each call
+is added to the hook's: that worker counts both in its stats file (``worker-*.json`` in
+the key folder), read before and after each hook, once the child that served it ended. Each hook's sample is divided by the no-op with the
 same interpreter and flags (``python -I -S -c pass``, as :func:`measure.baseline_argv`
 gives it for this checkout) measured in the same round, so that a change of the
 machine's load hits both. The steps are interleaved: at each step every tree runs in

@@ -84,9 +84,9 @@ CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.b
         "smllm.hooks._context", "smllm.journal", "smllm.journal.codec",
         "smllm.journal.folders", "smllm.journal.log", "smllm.journal.records",
         "smllm.journal.sidecar", "smllm.journal.transcript",
-        # the keyed chain (every append MACs its record under smllm's per-user key); the
-        # closing of calls Claude Code decides (the transcript's permissionDecision closes them)
-        "smllm.journal.keyed", "smllm.base.userkey", "smllm.journal.hostcall",
+        # the keyed chain (every append MACs its record); the closing of calls Claude Code
+        # decides (the transcript's permissionDecision closes them)
+        "smllm.journal.keyed", "smllm.journal.hostcall",
         # the tests set SMLLM_HOME: a hook looks for SMLLM_* variables the project's
         # settings set (and drops them) only when one is set
         "smllm.base.knobs",

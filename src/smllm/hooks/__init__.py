@@ -116,11 +116,8 @@ def _read_stdin(limit: int) -> bytes:
     return stream.read(limit + 1)
 
 
-def run(event: str, raw: bytes, harness: str = "claude", *,
-        refusal: str | None = None) -> dict[str, Any] | None:
-    """Handle one event of ``harness``'s hooks; return the JSON output object (or None).
-    ``refusal``: a gating call is denied with this reason whatever the gate says (and
-    journaled as such): the worker's socket was not smllm's (:func:`_relay`)."""
+def run(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
+    """Handle one event of ``harness``'s hooks; return the JSON output object (or None)."""
     gating = event in GATING
     try:
         from smllm.hooks._context import HookInputError  # noqa: PLC0415 - importing smllm.hooks must never fail
@@ -128,7 +125,7 @@ def run(event: str, raw: bytes, harness: str = "claude", *,
         where = _report(event, exc)
         return _crash_deny(exc, where) if gating else None
     try:
-        return _handle(event, raw, harness, refusal)
+        return _handle(event, raw, harness)
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
         return deny(f"smllm refused this call: {exc.render()}") if gating else None
@@ -142,8 +139,7 @@ def _crash_deny(exc: BaseException, where: str) -> dict[str, Any]:
                 f"{type(exc).__name__}: {exc} (report: {where})")
 
 
-def _handle(event: str, raw: bytes, harness: str = "claude",
-            refusal: str | None = None) -> dict[str, Any] | None:
+def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
     from smllm.hooks._context import (  # noqa: PLC0415 - importing smllm.hooks must never fail
         HookContext,
         HookInputError,
@@ -164,7 +160,6 @@ def _handle(event: str, raw: bytes, harness: str = "claude",
         )
     payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS)
     ctx = HookContext.create(event, payload, harness)
-    ctx.refusal = refusal if event in GATING else None
     name = f"smllm.hooks.{HANDLERS[event]}"
     __import__(name)
     result: dict[str, Any] | None = sys.modules[name].handle(ctx)
@@ -244,32 +239,6 @@ def _take_no_orders() -> None:
     if dropped:
         _stderr(("smllm: ignoring " + ", ".join(dropped) + " set by the project's settings "
                  "(hooks take no orders from the project)\n").encode("utf-8", "replace"))
-
-
-def _relay(argv: list[str], event: str, gating: bool) -> int | str | None:
-    """Hand the hook to the resident worker (:mod:`smllm.worker`): the exit status when
-    its child ran it (its output is on stdout already); when the call was handed over and
-    lost, 2 for a gating hook (a block, the reason on stderr: it must not be decided
-    twice, and stdout may hold the child's part) and 0 for an observing one; when
-    whatever listens is not smllm's worker, the reason a gating call is denied for (then
-    the hook runs here); None when no worker took the call (then it runs here)."""
-    try:
-        from smllm import worker  # noqa: PLC0415 - importing smllm.hooks must never fail
-
-        if not worker.enabled():
-            return None
-        answer = worker.relay(argv, _deadline(event))
-    except Exception:  # before a call is handed over: it runs here
-        return None
-    if answer is None or isinstance(answer, int):
-        return answer
-    _stderr(f"smllm: {answer.reason}\n".encode("utf-8", "replace"))
-    if isinstance(answer, worker.Lost):
-        if gating:
-            _stderr(b"smllm denies this call (fail closed)\n")
-            return 2
-        return 0
-    return answer.reason if gating else None
 
 
 def _bundled() -> None:
@@ -363,13 +332,11 @@ def _encode(result: dict[str, Any]) -> bytes:
         return _plain_json(result).encode("ascii")
 
 
-def main(argv: list[str], *, relay: bool = True) -> int:
+def main(argv: list[str]) -> int:
     """``smllm hook EVENT``: exit 0 with at most one JSON object on stdout.
 
     A gating hook that cannot print its decision exits 2 (Claude Code blocks the call and
-    shows stderr): never 1, never a traceback. With ``relay``, the resident worker runs
-    the hook when one answers (:func:`_relay`); else (and in the worker's child) it runs
-    here.
+    shows stderr): never 1, never a traceback.
     """
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(
@@ -377,17 +344,11 @@ def main(argv: list[str], *, relay: bool = True) -> int:
             "Run one Claude Code hook event. Events: " + ", ".join(HANDLERS) + ".\n"
         )
         return 0 if argv else 2
-    harness, rest = split_argv(argv)
-    event = rest[0]
+    harness, argv = split_argv(argv)
+    event = argv[0]
     gating = event in GATING
-    _take_no_orders()
-    refusal = None
-    if relay:
-        handed = _relay(argv, event, gating)
-        if isinstance(handed, int):
-            return handed
-        refusal = handed
     _bundled()
+    _take_no_orders()
     _arm_deadline(event, gating)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
     # have made enough objects) is pure cost; reference counting still frees what it can
@@ -400,7 +361,7 @@ def main(argv: list[str], *, relay: bool = True) -> int:
             raw = _read_stdin(_max_input())
         except Exception:
             raw = b""
-        result = run(event, raw, harness, refusal=refusal)
+        result = run(event, raw, harness)
         data = None if result is None else _encode(result)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, MemoryError in a handler
         if gating:
@@ -430,27 +391,22 @@ def _stderr(data: bytes) -> None:
         pass
 
 
-def guarded(argv: list[str], *, relay: bool = False) -> int:
-    """:func:`main`, and whatever escapes it still ends a gating hook with a deny, never a
-    traceback (the installed hook's and the worker's child's last line of defence)."""
-    try:
-        return main(argv, relay=relay)
-    except BaseException:
-        code = 0
-        if argv[:1] and argv[0] in GATING and not _done[0]:
-            _done[0] = True
-            reason = b"an internal error in the hook"
-            if not _write_out(FALLBACK_DENY.replace(b"REASON", reason)):
-                code = 2
-        return code
-
-
 def cli() -> None:
     """What an installed hook runs: ``python -c "from smllm.hooks import cli; cli()" EVENT``.
 
     ``python -c`` skips ``runpy``, which ``python -m smllm hook`` would import on every call.
+    Whatever escapes :func:`main` still ends a gating hook with a deny, never a traceback.
     """
-    leave(guarded(sys.argv[1:], relay=True))
+    try:
+        code = main(sys.argv[1:])
+    except BaseException:  # the last line of defence
+        code = 0
+        if sys.argv[1:2] and sys.argv[1] in GATING and not _done[0]:
+            _done[0] = True
+            reason = b"an internal error in the hook"
+            if not _write_out(FALLBACK_DENY.replace(b"REASON", reason)):
+                code = 2
+    leave(code)
 
 
 def _nothing_left_to_run() -> bool:

@@ -118,8 +118,6 @@ class HookContext:
                 env = {k: v for k, v in env.items() if k != "CLAUDE_PROJECT_DIR"}
         self.env: Mapping[str, str] = env
         self._main_log: str | None = None
-        #: a gating call is denied with this reason whatever the gate says (smllm.hooks.run)
-        self.refusal: str | None = None
 
     @classmethod
     def create(cls, event: str, payload: dict[str, Any], harness: str = "claude") -> HookContext:

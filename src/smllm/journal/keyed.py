@@ -6,9 +6,9 @@ the log, one HMAC-SHA256 per record over the record's ``hash`` (which covers the
 line and, through ``prev``, every line before it), keyed with a secret that only smllm
 reads:
 
-* the key: smllm's per-user key (:mod:`smllm.base.userkey`), 32 random bytes in a folder
-  the agent's sandbox can neither read nor write; the first writer on a machine creates
-  it;
+* the key: :func:`key_file`, 32 random bytes (hex), mode 0600 in smllm's state folder,
+  in a folder the agent's sandbox can neither read nor write (``denyRead``, see
+  :mod:`smllm.setup.sandbox`); the first writer on a machine creates it;
 * the MACs: ``chain.mac`` beside the log (:data:`MAC_NAME`), one fixed-size slot per
   sequence (``<sequence> <hex>\\n``, :data:`SLOT` bytes), written with one ``pwrite``
   *before* the records themselves, so a writer killed in between leaves a slot that the
@@ -28,34 +28,116 @@ from __future__ import annotations
 
 import os
 
-from smllm.base import paths, userkey
-from smllm.base.userkey import key, key_file
+from smllm.base import paths
+from smllm.base.digest import sha256
+from smllm.base.errors import JournalError
 
-__all__ = ["MAC_NAME", "SLOT", "Slots", "key", "key_file", "key_folder", "mac", "mac_file",
-           "register", "register_file", "registered", "slots", "write_slots"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the MAC file beside a log
 MAC_NAME = "chain.mac"
 #: one slot: 20-digit sequence, a space, 64 hex digits, a newline
 SLOT = 20 + 1 + 64 + 1
 KEY_FOLDER = os.path.basename(paths.key_root())
-KEY_NAME = userkey.KEY_NAME
+KEY_NAME = "journal.key"
 REGISTER_NAME = "keyed-logs"
 _DOMAIN = b"smllm-journal-mac-v1\0"
+_BLOCK = 64
+
+#: key file -> the key, as this process read it
+_KEY: dict[str, bytes] = {}
+#: key -> (inner, outer) HMAC states, prepared once per process
+_PADS: dict[bytes, tuple[Any, Any]] = {}
 
 
 def key_folder() -> str:
     """The folder of the key and the register (hidden from the sandbox, read and write)."""
-    return userkey.key_folder()
+    return paths.key_root()
+
+
+def key_file() -> str:
+    return os.path.join(key_folder(), KEY_NAME)
 
 
 def register_file() -> str:
     return os.path.join(key_folder(), REGISTER_NAME)
 
 
+def _parse(data: bytes, where: str) -> bytes:
+    text = data.strip()
+    if len(text) != 64 or any(c not in b"0123456789abcdef" for c in text):
+        raise JournalError(f"{where}: not an smllm journal key (64 hex digits expected)",
+                           "restore it from a backup; a new key cannot vouch for old "
+                           "journals (remove it only to start a new one)")
+    return bytes.fromhex(text.decode("ascii"))
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        fd = paths.open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise JournalError(f"cannot read smllm's journal key {path}: {exc}",
+                           "it must be a regular file owned by you (mode 0600)") from None
+    try:
+        data = os.read(fd, 256)
+    finally:
+        os.close(fd)
+    return _parse(data, path)
+
+
+def _create(path: str) -> bytes:
+    """A new key, published atomically: of two writers racing, both get the one linked."""
+    paths.ensure_private_tree(os.path.dirname(path), paths.state_root())
+    tmp = f"{path}.{os.getpid()}.new"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, paths.FILE_MODE)
+    try:
+        os.write(fd, os.urandom(32).hex().encode("ascii") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(tmp)
+    found = _read(path)
+    if found is None:  # pragma: no cover - removed between link and read
+        raise JournalError(f"smllm's journal key {path} vanished while it was created")
+    return found
+
+
+def key(*, create: bool) -> bytes | None:
+    """This user's journal key, read once per process (``create``: make it when missing;
+    otherwise None when there is none)."""
+    path = key_file()
+    found = _KEY.get(path)
+    if found is not None:
+        return found
+    found = _read(path)
+    if found is None and create:
+        found = _create(path)
+    if found is not None:
+        _KEY[path] = found
+    return found
+
+
 def mac(secret: bytes, digest: str) -> str:
     """HMAC-SHA256 (RFC 2104) under ``secret`` of a record's ``hash``, as hex."""
-    return userkey.hmac(secret, _DOMAIN + digest.encode("ascii", "replace")).hex()
+    pads = _PADS.get(secret)
+    if pads is None:
+        k = secret.ljust(_BLOCK, b"\0")
+        pads = (sha256(bytes(b ^ 0x36 for b in k)), sha256(bytes(b ^ 0x5C for b in k)))
+        _PADS[secret] = pads
+    inner = pads[0].copy()
+    inner.update(_DOMAIN + digest.encode("ascii", "replace"))
+    outer = pads[1].copy()
+    outer.update(inner.digest())
+    return outer.hexdigest()
 
 
 def mac_file(log: str) -> str:
