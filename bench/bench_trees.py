@@ -7,7 +7,8 @@ one, this checkout alone. ``VAR=VALUE`` after the path sets a variable for that 
 hooks (e.g. ``here-inproc=.,SMLLM_WORKER=0``: the same checkout with its resident worker
 off, beside ``here=.`` with it on). Every tree runs its hooks exactly as its own ``smllm install``
 writes them (the ``smllm-hook`` executable, or the inline ``python -I -S -c`` form of
-older versions), with its own scratch ``SMLLM_HOME``, ``HOME`` and project, over one
+older versions), with its own scratch ``HOME`` (smllm's folders in it, no ``SMLLM_HOME``:
+as a user's hooks run) and project, over one
 realistic turn per round: ``UserPromptSubmit``, ``PreToolUse`` Bash (a compound command:
 the shell analysis), ``PostToolUse`` Bash (with its output), ``PreToolUse`` Read,
 ``PostToolUse`` Read, ``Stop``. Before each round the transcript gains the assistant line
@@ -101,16 +102,17 @@ def _prepare(name: str, root: Path, scratch: Path, extra: dict[str, str]) -> Tre
         raise SystemExit(f"{root}: no .venv/bin/python (python3 -m venv .venv && "
                          f".venv/bin/python -m pip install -e '.[dev]')")
     tree = Tree(name, root, scratch)
-    for sub in ("home", "smllm", "project/src", "project/.git"):
+    for sub in ("home", "project/src", "project/.git"):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
     (tree.project / "check_costs.py").write_text("print(round(1000 * 0.0417, 2))\n")
     (tree.project / "src" / "app.py").write_text("def main() -> None:\n    print('hi')\n")
     tree.transcript.write_text("")
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SMLLM_", "PYTHON", "CLAUDE"))}
-    # Claude Code runs every hook with the project folder in CLAUDE_PROJECT_DIR
-    env.update(HOME=str(scratch / "home"), SMLLM_HOME=str(scratch / "smllm"),
-               CLAUDE_PROJECT_DIR=str(tree.project), **extra)
+           if not k.startswith(("SMLLM_", "PYTHON", "CLAUDE", "XDG_"))}
+    # Claude Code runs every hook with the project folder in CLAUDE_PROJECT_DIR; smllm's
+    # folders are the scratch HOME's (~/.local/share/smllm, ...), as for a user's hooks: no
+    # SMLLM_HOME, which would make each hook look for it in the project's settings too
+    env.update(HOME=str(scratch / "home"), CLAUDE_PROJECT_DIR=str(tree.project), **extra)
     tree.env = env
     out = subprocess.run([str(python), "-c", _ARGV], env=env, cwd=root, check=True,
                          capture_output=True, text=True).stdout
@@ -177,27 +179,36 @@ def run_round(trees: list[Tree], i: int, keep: bool) -> None:
                 tree.samples[label].append(t)
 
 
-def _worker_stats(tree: Tree) -> tuple[int, float]:
-    """(calls served, CPU seconds) of the tree's resident worker, if one runs."""
-    for path in (tree.scratch / "smllm" / "key").glob("worker-*.json"):
+def _key_folder(tree: Tree) -> Path:
+    """smllm's key folder under the tree's scratch HOME (where a worker keeps its stats)."""
+    return tree.scratch / "home" / ".local" / "state" / "smllm" / "key"
+
+
+def _worker_stats(tree: Tree) -> tuple[int, float] | None:
+    """(calls served, CPU seconds) of the tree's resident worker; None when none runs."""
+    for path in _key_folder(tree).glob("worker-*.json"):
         try:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
         return int(data["calls"]), float(data["cpu"]) + float(data["children_cpu"])
-    return 0, 0.0
+    return None
 
 
-def _worker_cpu(tree: Tree, before: tuple[int, float]) -> float:
+def _worker_cpu(tree: Tree, before: tuple[int, float] | None) -> float:
     """The CPU the worker spent on the hook just run: waits (up to a second) for the child
-    that served it to end and be counted; 0 when the hook ran in-process."""
+    that served it to end and be counted; 0 when no worker runs or the hook ran
+    in-process."""
+    if before is None:
+        return 0.0
     deadline = time.monotonic() + 1.0
-    while True:
-        calls, cpu = _worker_stats(tree)
-        if calls > before[0] or time.monotonic() > deadline:
-            break
+    after = before
+    while time.monotonic() < deadline:
+        after = _worker_stats(tree) or before
+        if after[0] > before[0]:
+            return after[1] - before[1]
         time.sleep(0.002)
-    return cpu - before[1] if calls > before[0] else 0.0
+    return 0.0
 
 
 def _quantile(samples: Sequence[float], q: float) -> float:
@@ -273,7 +284,7 @@ def main() -> int:
 
 def _stop_worker(tree: Tree) -> None:
     """End the tree's resident worker (the pid its stats file names), if one runs."""
-    for path in (tree.scratch / "smllm" / "key").glob("worker-*.json"):
+    for path in _key_folder(tree).glob("worker-*.json"):
         with contextlib.suppress(OSError, ValueError, KeyError):
             os.kill(int(json.loads(path.read_text())["pid"]), 15)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,14 +36,17 @@ PAYLOADS = {
 }
 
 
-def _imported(event: str, tmp_path: Path, extra: dict[str, object] | None = None) -> set[str]:
+def _imported(event: str, tmp_path: Path, extra: dict[str, object] | None = None,
+              env: dict[str, str] | None = None) -> set[str]:
     fields = PAYLOADS[event] if extra is None else extra
     payload = json.dumps(base(event, SID, cwd=str(tmp_path), **fields)).encode()
     hook = [sys.executable, "-c", "from smllm.hooks import cli; cli()", event]
     # the first call may compile and cache the policy (the slow path); measure the next one
-    subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path)
+    subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path,
+                   env=env)
     proc = subprocess.run([sys.executable, "-X", "importtime", *hook[1:]],
-                          input=payload, capture_output=True, check=True, cwd=tmp_path)
+                          input=payload, capture_output=True, check=True, cwd=tmp_path,
+                          env=env)
     names = set()
     for line in proc.stderr.decode().splitlines():
         if line.startswith("import time:") and "|" in line:
@@ -88,7 +92,7 @@ CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.b
         # decides (the transcript's permissionDecision closes them)
         "smllm.journal.keyed", "smllm.journal.hostcall",
         # the tests set SMLLM_HOME: a hook looks for SMLLM_* variables the project's
-        # settings set (and drops them) only when one is set
+        # settings set (and drops them) only when one is set (below: not otherwise)
         "smllm.base.knobs",
         # the code bundle every other smllm module of a hook is loaded from (one read
         # instead of the import system's search and .pyc read per module)
@@ -137,3 +141,15 @@ def test_each_hook_loads_exactly_its_modules(event: str, extra: dict[str, object
     fails here until this list says why it belongs there."""
     names = {n for n in _imported(event, tmp_path, extra) if n.split(".")[0] == "smllm"}
     assert (set(), set()) == (names - expected, expected - names)
+
+
+def test_a_hook_without_smllm_variables_does_not_look_for_them(tmp_path: Path) -> None:
+    """As a user's hooks run (no ``SMLLM_*`` variable: smllm's folders are the platform's),
+    a hook does not load the module that finds the ones a project's settings set."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMLLM_")}
+    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "data"),
+               XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    names = _imported("UserPromptSubmit", tmp_path, env=env)
+    assert "smllm.hooks.user_prompt_submit" in names
+    assert "smllm.base.knobs" not in names
+    assert list((tmp_path / "data" / "smllm" / "sessions").rglob("session.jsonl"))

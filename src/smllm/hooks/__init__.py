@@ -227,7 +227,10 @@ def _report(event: str, exc: BaseException) -> str:
 
 def _take_no_orders() -> None:
     """Drop the ``SMLLM_*`` variables the project's settings set (:mod:`smllm.base.knobs`)
-    before anything reads them; a failure here drops every one of them."""
+    before anything reads them; a failure here drops every one of them. Where none is set
+    (a user's hooks, as a rule) the check loads nothing."""
+    if not any(k[:6] == b"SMLLM_" for k in _environ_keys()):
+        return
     try:
         from smllm.base import knobs  # noqa: PLC0415 - importing smllm.hooks must never fail
 
@@ -239,6 +242,14 @@ def _take_no_orders() -> None:
     if dropped:
         _stderr(("smllm: ignoring " + ", ".join(dropped) + " set by the project's settings "
                  "(hooks take no orders from the project)\n").encode("utf-8", "replace"))
+
+
+def _environ_keys() -> list[bytes]:
+    """The environment's names as bytes (no decoding of each, unlike ``os.environ``)."""
+    environb = getattr(os, "environb", None)
+    if environb is not None:
+        return list(environb)
+    return [k.encode("utf-8", "surrogateescape") for k in os.environ]  # pragma: no cover - Windows
 
 
 def _bundled() -> None:

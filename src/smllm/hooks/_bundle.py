@@ -63,9 +63,9 @@ _index: dict[str, tuple[str, int, int, bool, int, int]] = {}
 _fd = [-1]
 #: where the code starts in it (the index's offsets count from there)
 _base = [0]
-#: the smllm modules already imported when :func:`install` ran (never a miss)
-_before: set[str] = set()
-#: the modules whose code the bundle could not give (read from their files instead)
+#: the smllm modules a hook asked for that the bundle could not serve (not in it, or
+#: changed since), and those whose code it could not give (read from their files instead)
+_missing: set[str] = set()
 _unread: set[str] = set()
 _CODE = type((lambda: None).__code__)  # types.CodeType, without importing types
 #: the import statements' usual function, and the thread whose statements :func:`_import`
@@ -108,17 +108,21 @@ class _Loader(SourceFileLoader):
 
 
 def _spec(name: str) -> ModuleSpec | None:
-    """The spec of bundled module ``name`` when its source is unchanged, else None."""
+    """The spec of bundled module ``name`` when its source is unchanged, else None (a
+    module the bundle should hold is then remembered as missing)."""
     entry = _index.get(name)
     if entry is None:
+        if name[:6] == "smllm.":
+            _missing.add(name)
         return None
     rel, mtime, size, package, offset, length = entry
     file = os.path.join(_PACKAGE, rel)
     try:
         st = os.stat(file)
     except OSError:
-        return None
-    if st.st_mtime_ns != mtime or st.st_size != size:
+        st = None
+    if st is None or st.st_mtime_ns != mtime or st.st_size != size:
+        _missing.add(name)
         return None
     loader = _Loader(name, file)
     loader.where = (offset, length)
@@ -225,7 +229,6 @@ def _read_index(fd: int) -> dict[str, tuple[str, int, int, bool, int, int]]:
 
 def install() -> None:
     """Serve this process's smllm imports from the bundle, where there is one."""
-    _before.update(name for name in sys.modules if name.partition(".")[0] == "smllm")
     if _Finder in sys.meta_path:
         return
     path = bundle_file()
@@ -250,10 +253,9 @@ def _served(name: str) -> bool:
 
 
 def _missed() -> list[str]:
-    """The smllm modules this process imported from their files, though a hook loads them:
-    not in the bundle, or changed since it was written."""
-    return [name for name in list(sys.modules) if name.partition(".")[0] == "smllm"
-            and name not in _before and not _served(name)]
+    """The modules this process imported from their files though the bundle should have
+    served them: not in it, or changed since it was written."""
+    return sorted(name for name in _missing | _unread if name in sys.modules)
 
 
 def _code_of(name: str) -> tuple[str, int, int, bool, bytes] | None:
