@@ -21,10 +21,16 @@ core (:func:`measure.cpu_seconds`). Where a tree's hooks hand their calls to a r
 worker (the prototype measured and not adopted, commit 167a9d1: ARCHITECTURE.md, "Why
 the hooks have no resident worker"), the CPU the worker and its child spent on each call
 is added to the hook's: that worker counts both in its stats file (``worker-*.json`` in
-the key folder), read before and after each hook, once the child that served it ended. Each hook's sample is divided by the no-op with the
-same interpreter and flags (``python -I -S -c pass``, as :func:`measure.baseline_argv`
-gives it for this checkout) measured in the same round, so that a change of the
-machine's load hits both. The steps are interleaved: at each step every tree runs in
+the key folder), read before and after each hook, once the child that served it ended.
+Each hook's sample is divided by the no-op with the same interpreter and flags (``python
+-I -S -c pass``, as :func:`measure.baseline_argv` gives it for this checkout) measured in
+the same round, so that a change of the machine's load hits both.
+
+``--instructions`` counts the user-space instructions of each run instead
+(:func:`measure.instructions`, valgrind's callgrind, about 50 times slower): the same on
+a busy machine as on an idle one, so a few rounds give the ratio exactly, but without the
+kernel's share of the CPU time (system calls, page faults) that the default measure
+includes. The steps are interleaved: at each step every tree runs in
 turn (in an order that rotates per round), so load hits all of them alike. Printed: the
 median of those ratios and, in brackets, their 25th and 75th percentiles (the noise).
 """
@@ -47,7 +53,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE / "bench"))
-from measure import cpu_seconds
+from measure import cpu_seconds, instructions
 
 SID = "5d1e2c3b-0000-4000-8000-0000000b3e18"
 COMMAND = ("git status && ls -la src | grep -v '^d' > /dev/null; "
@@ -160,21 +166,23 @@ def _payload(tree: Tree, event: str, tool: str | None, i: int) -> bytes:
     return json.dumps(body).encode()
 
 
-def run_round(trees: list[Tree], i: int, keep: bool) -> None:
+def run_round(trees: list[Tree], i: int, keep: bool, counted: bool = False) -> None:
     for tree in trees:
         with tree.transcript.open("a") as fh:
             fh.write(_assistant_line(i, tree.project))
     order = trees[i % len(trees):] + trees[:i % len(trees)]
+    measure = instructions if counted else cpu_seconds
     for tree in order:
-        t = cpu_seconds(tree.baseline, b"", tree.env, str(tree.project))
+        t = measure(tree.baseline, b"", tree.env, str(tree.project))
         if keep:
             tree.samples["baseline"].append(t)
     for label, event, tool in STEPS:
         for tree in order:
             before = _worker_stats(tree)
-            t = cpu_seconds([*tree.hook, event], _payload(tree, event, tool, i), tree.env,
-                            str(tree.project))
-            t += _worker_cpu(tree, before)
+            t = measure([*tree.hook, event], _payload(tree, event, tool, i), tree.env,
+                        str(tree.project))
+            if not counted:
+                t += _worker_cpu(tree, before)
             if keep:
                 tree.samples[label].append(t)
 
@@ -216,16 +224,19 @@ def _quantile(samples: Sequence[float], q: float) -> float:
         else samples[0]
 
 
-def report(trees: list[Tree], rounds: int) -> None:
+def report(trees: list[Tree], rounds: int, counted: bool = False) -> None:
     """Each sample is divided by its own round's baseline (the load of that moment hits
     both), then the median and quartiles of those ratios are printed."""
-    print(f"\nCPU time per hook / CPU time of `python -I -S -c pass` in the same round, "
+    what = "instructions (callgrind)" if counted else "CPU time"
+    print(f"\n{what} per hook / {what} of `python -I -S -c pass` in the same round, "
           f"{rounds} rounds interleaved: median ratio [25th–75th percentile]")
     print(f"  {'case':<18}" + "".join(f"{t.name:>22}" for t in trees))
     cells = []
     for t in trees:
         b = t.samples["baseline"]
-        cells.append(f"{statistics.median(b) * 1e3:.2f} ms [{_quantile(b, 0) * 1e3:.1f}–"
+        cells.append(f"{statistics.median(b) / 1e6:.2f} M [{_quantile(b, 0) / 1e6:.1f}–"
+                     f"{_quantile(b, 2) / 1e6:.1f}]" if counted else
+                     f"{statistics.median(b) * 1e3:.2f} ms [{_quantile(b, 0) * 1e3:.1f}–"
                      f"{_quantile(b, 2) * 1e3:.1f}]")
     print(f"  {'baseline':<18}" + "".join(f"{c:>22}" for c in cells))
     for label, _, _ in STEPS:
@@ -258,6 +269,10 @@ def main() -> int:
                     help="a checkout with its own .venv (repeatable; default: this one)")
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--instructions", action="store_true",
+                    help="count user-space instructions (valgrind's callgrind) instead of "
+                         "CPU time: the same whatever the machine's load, without the "
+                         "kernel's share (system calls, page faults); in-process hooks only")
     args = ap.parse_args()
     specs = [t.split("=", 1) if "=" in t.split(",")[0] else [Path(t).name, t]
              for t in args.tree] or [["here", str(HERE)]]
@@ -273,8 +288,8 @@ def main() -> int:
         for i in range(args.warmup):  # bytecode, the compiled policy cache, the journal
             run_round(trees, i, keep=False)
         for i in range(args.warmup, args.warmup + args.rounds):
-            run_round(trees, i, keep=True)
-        report(trees, args.rounds)
+            run_round(trees, i, keep=True, counted=args.instructions)
+        report(trees, args.rounds, counted=args.instructions)
     finally:
         for tree in trees:
             _stop_worker(tree)
