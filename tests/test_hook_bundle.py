@@ -49,11 +49,11 @@ def _bundle_of(root: Path) -> Path:
 
 
 def _run(root: Path, event: str, payload: dict[str, object], cwd: Path,
-         report: bool = True) -> tuple[subprocess.CompletedProcess[bytes],
-                                       tuple[list[str], list[str]]]:
+         report: bool = True, flags: tuple[str, ...] = ()
+         ) -> tuple[subprocess.CompletedProcess[bytes], tuple[list[str], list[str]]]:
     code = f"import sys; sys.path[:0] = [{str(root)!r}]\n" + (
         REPORT if report else "from smllm.hooks import cli; cli()\n")
-    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, event],
+    proc = subprocess.run([sys.executable, "-I", "-S", *flags, "-c", code, event],
                           input=json.dumps(payload).encode(), capture_output=True,
                           env={**os.environ}, cwd=cwd, timeout=60, check=False)
     modules: tuple[list[str], list[str]] = ([], [])
@@ -176,6 +176,16 @@ def test_a_package_without_a_cache_folder_has_no_bundle_and_the_hook_works(
         assert out is not None
         assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert cache.read_bytes() == b""
+
+
+def test_no_bundle_is_written_where_no_bytecode_is(package: Path, tmp_path: Path) -> None:
+    """Under ``-B`` (Python writes no .pyc) a hook writes no bundle either."""
+    for n in (1, 2):
+        proc, (served, _) = _run(package, "PreToolUse", _bash("rm -rf ~", tmp_path, n),
+                                 tmp_path, flags=("-B",))
+        assert served == []
+        assert hook_output(proc) is not None
+    assert not _bundle_of(package).exists()
 
 
 def test_the_bundle_serves_only_the_modules_of_its_own_package(package: Path,

@@ -10,7 +10,8 @@ the marshalled code of those modules in one file, read with one ``read``:
   ``.pyc`` files Python itself loads from there, named for the interpreter's bytecode
   (``cache_tag``): it is smllm's code, in the protected set like the package
   (:mod:`smllm.base.protected`), and never depends on ``SMLLM_HOME``. Where the package
-  folder is not writable (no ``.pyc`` either), there is no bundle and imports go as usual.
+  folder is not writable (no ``.pyc`` either), or under ``-B`` (no ``.pyc`` written),
+  there is no bundle and imports go as usual.
 * **what**: per module, its source file (relative to the package), the source's
   ``st_mtime_ns`` and size, whether it is a package, and its code (the ``.pyc`` body when
   that matches the source, else the source compiled).
@@ -328,7 +329,7 @@ def refresh() -> None:
     try:
         missed = _missed()
         path = bundle_file()
-        if not missed or path is None:
+        if not missed or path is None or sys.dont_write_bytecode:  # -B: no .pyc, no bundle
             return
         entries: dict[str, tuple[str, int, int, bool, bytes]] = {}
         for name in _index:
