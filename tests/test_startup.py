@@ -153,3 +153,23 @@ def test_a_hook_without_smllm_variables_does_not_look_for_them(tmp_path: Path) -
     assert "smllm.hooks.user_prompt_submit" in names
     assert "smllm.base.knobs" not in names
     assert list((tmp_path / "data" / "smllm" / "sessions").rglob("session.jsonl"))
+
+
+def test_the_mcp_server_answers_before_loading_what_a_tool_call_needs(tmp_path: Path) -> None:
+    """Claude Code starts the MCP server with every session where it is registered: it
+    answers ``initialize`` and ``tools/list`` without argparse, typing, the json package or
+    the machine code (loaded at the first tool call)."""
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18"}},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "smllm", "mcp"],
+                          input="".join(json.dumps(m) + "\n" for m in messages).encode(),
+                          capture_output=True, check=True, cwd=tmp_path)
+    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert [1, 2] == [r["id"] for r in replies]
+    assert "smllm" == replies[1]["result"]["tools"][0]["name"]
+    names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
+             if line.startswith("import time:") and "|" in line}
+    assert "smllm.commands.mcp" in names
+    assert [] == sorted(n for n in names if n.split(".")[0] in ("argparse", "typing", "json")
+                        or n.startswith("smllm.machine"))
