@@ -229,7 +229,7 @@ def _take_no_orders() -> None:
     """Drop the ``SMLLM_*`` variables the project's settings set (:mod:`smllm.base.knobs`)
     before anything reads them; a failure here drops every one of them. Where none is set
     (a user's hooks, as a rule) the check loads nothing."""
-    if not any(k[:6] == b"SMLLM_" for k in _environ_keys()):
+    if not _knobs_set():
         return
     try:
         from smllm.base import knobs  # noqa: PLC0415 - importing smllm.hooks must never fail
@@ -244,12 +244,16 @@ def _take_no_orders() -> None:
                  "(hooks take no orders from the project)\n").encode("utf-8", "replace"))
 
 
-def _environ_keys() -> list[bytes]:
-    """The environment's names as bytes (no decoding of each, unlike ``os.environ``)."""
-    environb = getattr(os, "environb", None)
-    if environb is not None:
-        return list(environb)
-    return [k.encode("utf-8", "surrogateescape") for k in os.environ]  # pragma: no cover - Windows
+def _knobs_set() -> bool:
+    """Whether any ``SMLLM_*`` variable is set, the names searched in one joined string
+    (no per-name Python step: most hooks have none)."""
+    names = getattr(os.environ, "_data", None)  # the names as the OS gave them
+    if isinstance(names, dict):
+        try:
+            return b"\0SMLLM_" in b"\0" + b"\0".join(names)
+        except TypeError:  # pragma: no cover - str names (Windows)
+            pass
+    return any(k.startswith("SMLLM_") for k in os.environ)
 
 
 def _bundled() -> None:

@@ -73,6 +73,7 @@ _CODE = type((lambda: None).__code__)  # types.CodeType, without importing types
 #: serves
 _usual_import = builtins.__import__
 _main_thread = _thread.get_ident()
+_modules = sys.modules
 
 
 def bundle_file() -> str | None:
@@ -178,15 +179,16 @@ def _import(name: str, globals: Mapping[str, object] | None = None,
     """``builtins.__import__`` while a hook runs: the bundled smllm modules an absolute
     import statement of the main thread names (and the submodules of its ``from`` list)
     are run by :func:`_load` first; the usual ``__import__`` then finds them imported."""
-    if level == 0 and name[:5] == "smllm" and _thread.get_ident() == _main_thread:
-        if name not in sys.modules:
+    if not level and name[:5] == "smllm":
+        module = _modules.get(name)
+        if module is None and _thread.get_ident() == _main_thread:
             _load(name)
-        if fromlist:
-            module = sys.modules.get(name)
-            if module is not None and hasattr(module, "__path__"):
-                for sub in fromlist:
-                    if sub != "*" and not hasattr(module, sub):
-                        _load(f"{name}.{sub}")
+            module = _modules.get(name)
+        if fromlist and module is not None and hasattr(module, "__path__"):
+            for sub in fromlist:
+                if not hasattr(module, sub) and sub != "*" \
+                        and _thread.get_ident() == _main_thread:
+                    _load(f"{name}.{sub}")
     return _usual_import(name, globals, locals, fromlist, level)
 
 
