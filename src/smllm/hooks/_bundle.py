@@ -56,6 +56,7 @@ HEADER = b"smllm hook code bundle 1\n"
 #: a bundle larger than this is not read (the hooks' modules take about 0.7 MB)
 LIMIT = 16 << 20
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PREFIX = _PACKAGE + os.sep
 
 #: module name -> (source path relative to the package, st_mtime_ns, st_size, is a
 #: package, offset of its marshalled code in the bundle, its length): the bundle's index
@@ -118,7 +119,7 @@ def _spec(name: str) -> ModuleSpec | None:
             _missing.add(name)
         return None
     rel, mtime, size, package, offset, length = entry
-    file = os.path.join(_PACKAGE, rel)
+    file = _PREFIX + rel  # a path relative to the package (from os.path.relpath)
     try:
         st = os.stat(file)
     except OSError:
@@ -158,10 +159,12 @@ def _load(name: str) -> bool:
         return False
     module = type(sys)(name)
     attrs = module.__dict__
-    attrs.update(__spec__=spec, __loader__=spec.loader, __file__=spec.origin,
-                 __cached__=spec.cached, __package__=name if spec.parent == name else parent)
-    if spec.submodule_search_locations is not None:
-        attrs["__path__"] = spec.submodule_search_locations
+    search = spec.submodule_search_locations
+    # as the import system sets them
+    attrs.update(__spec__=spec, __loader__=loader, __file__=spec.origin,
+                 __cached__=spec.cached, __package__=name if search is not None else parent)
+    if search is not None:
+        attrs["__path__"] = search
     sys.modules[name] = module
     try:
         exec(loader.get_code(name), attrs)  # noqa: S102 - smllm's own code, as import runs it
