@@ -252,6 +252,42 @@ def test_pre_tool_use_waits_for_the_transcript_to_show_its_tool_use(
     assert [["toolu_9"]] == [c["tool_use_ids"] for c in _calls()]
 
 
+def test_pre_tool_use_waits_for_the_line_that_holds_its_tool_use_to_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host is still writing the line that chose the tool when PreToolUse first reads:
+    the tool use id is there but the line has no end yet. The wait goes on until the line
+    ends, so the model call is journaled before the tool's intent (a torn last line is
+    left for a later read, which would journal the call after the intent)."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    log = str(journal.log_path(SID))
+    line = json.dumps(_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_7",
+                                              "name": "Bash", "input": {}}], "tool_use")[0])
+    half = len(line) // 2 + line.index("toolu_7") // 2 + 10
+    assert "toolu_7" in line[:half]
+    with s.transcript.open("a") as fh:
+        fh.write(line[:half])
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        got = real(path, offset)
+        reads.append(len(got[1]) if got else -1)
+        if len(reads) == 2:  # the host ends the line after the second read
+            with s.transcript.open("a") as fh:
+                fh.write(line[half:] + "\n")
+        return got
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "5")
+    transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_7")
+    assert len(reads) >= 3
+    with journal.transaction(log) as txn:
+        transcript.ingest(txn, str(s.transcript))
+    assert [["toolu_7"]] == [c["tool_use_ids"] for c in _calls()]
+
+
 def test_the_wait_is_bounded_and_skipped_for_a_known_tool_use(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A tool use the transcript never shows ends the wait at SMLLM_TRANSCRIPT_WAIT; one an

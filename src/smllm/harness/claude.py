@@ -11,20 +11,19 @@ JSON it reads back (``hookSpecificOutput.permissionDecision``).
 >>> pre_tool_use("abstain", "Claude Code decides") is None
 True
 
-Hot path: ``os`` and smllm's base only.
+Hot path: smllm's base and :mod:`smllm.harness` only.
 """
 
 from __future__ import annotations
 
-import os
-
-from smllm.base import paths
-from smllm.base.catalogue import ToolCall
+from smllm import harness
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
+
+    from smllm.base.catalogue import ToolCall
 
 HARNESS = "claude"
 #: the one event whose answer gates a call
@@ -32,23 +31,9 @@ GATING_EVENT = "PreToolUse"
 
 
 def tool_call(payload: dict[str, Any], env: Mapping[str, str]) -> ToolCall:
-    """The call a (validated) PreToolUse or PermissionRequest payload asks for."""
-    cwd = payload.get("cwd")
-    where = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-    agent = payload.get("agent_id")
-    mode = payload.get("permission_mode")
-    use = payload.get("tool_use_id")
-    return ToolCall(
-        str(payload["tool_name"]),
-        payload["tool_input"],
-        cwd=where,
-        project=paths.project_root(where, env),
-        session_id=str(payload["session_id"]),
-        tool_use_id=use if isinstance(use, str) else None,
-        permission_mode=mode if isinstance(mode, str) else None,
-        agent_id=agent if isinstance(agent, str) else None,
-        harness=HARNESS,
-    )
+    """The call a (validated) PreToolUse or PermissionRequest payload asks for (the project
+    declared by ``CLAUDE_PROJECT_DIR`` in ``env``; Claude Code's own tool names)."""
+    return harness.tool_call(payload, HARNESS, env=env)
 
 
 def pre_tool_use(decision: str, reason: str) -> dict[str, Any] | None:

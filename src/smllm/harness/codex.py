@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import os
 
+from smllm import harness
 from smllm.base import catalogue, paths
 from smllm.base.catalogue import ToolCall
 from smllm.base.errors import SmllmError
@@ -122,23 +123,8 @@ def patch_files(text: str) -> list[tuple[str, str]]:
 def tool_call(payload: dict[str, Any], env: Mapping[str, str] | None = None) -> ToolCall:
     """The call a (validated) Codex PreToolUse, PermissionRequest or PostToolUse payload
     names, as it is journaled (Codex's own tool name and input). ``env`` is not read: Codex
-    declares no project folder."""
-    cwd = payload.get("cwd")
-    where = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-    agent = payload.get("agent_id")
-    mode = payload.get("permission_mode")
-    use = payload.get("tool_use_id")
-    return ToolCall(
-        str(payload["tool_name"]),
-        payload["tool_input"],
-        cwd=where,
-        project=project_of(where),
-        session_id=str(payload["session_id"]),
-        tool_use_id=use if isinstance(use, str) else None,
-        permission_mode=mode if isinstance(mode, str) else None,
-        agent_id=agent if isinstance(agent, str) else None,
-        harness=HARNESS,
-    )
+    declares no project folder, so the project comes from ``cwd`` alone."""
+    return harness.tool_call(payload, HARNESS, env={})
 
 
 def project_of(cwd: str) -> str:
@@ -169,11 +155,7 @@ def judged(call: ToolCall) -> list[ToolCall]:
     mapped = catalogue.JUDGED_AS.get(call.tool)
     if mapped is not None:
         tool, keys = mapped
-        tool_input = dict(call.input)
-        for theirs, ours in keys:
-            if theirs in tool_input:
-                tool_input[ours] = tool_input.pop(theirs)
-        return [_like(call, tool, tool_input)]
+        return [_like(call, tool, harness.renamed(call.input, keys))]
     return [call]
 
 

@@ -19,10 +19,11 @@ Causal order: a model call is journaled before the tool calls it chose.
 * Claude Code may start a tool before the response that chose it is in the transcript
   (it runs tools while the response streams, and it writes the transcript a little
   later). PreToolUse therefore waits, before taking the session lock and for at most
-  :data:`WAIT_SECONDS` (``SMLLM_TRANSCRIPT_WAIT``), until the transcript holds its
-  ``tool_use_id`` (:func:`prefetch`). Past the wait the call goes on, and its model call
-  lands after its intent (``tool_use_ids`` still links them); after :data:`MISS_LIMIT`
-  such waits in a row, the session's PreToolUse no longer waits.
+  :data:`WAIT_SECONDS` (``SMLLM_TRANSCRIPT_WAIT``), until a whole line of the transcript
+  holds its ``tool_use_id`` (:func:`prefetch`; a line still being written does not
+  count). Past the wait the call goes on, and its model call lands after its intent
+  (``tool_use_ids`` still links them); after :data:`MISS_LIMIT` such waits in a row, the
+  session's PreToolUse no longer waits.
 * Lines of a message that arrive after it was recorded (a response written in two
   reads) become one more ``model.call`` of the same ``message_id`` with ``part`` 2, 3,
   …, holding only what is new.
@@ -342,12 +343,19 @@ def _knows(st: Mapping[str, Any], tool_use_id: str) -> bool:
         for m in pending.values())
 
 
+def _shows(data: bytes, needle: bytes) -> bool:
+    """Does a whole line of ``data`` hold ``needle``? A line the host is still writing
+    (no newline yet) is not read until it ends, so it does not count."""
+    at = data.find(needle)
+    return at >= 0 and data.find(b"\n", at) >= 0
+
+
 def _wait_for(transcript: str, offset: int, tool_use_id: str,
               got: tuple[int, bytes, int] | None) -> tuple[int, bytes, int] | None:
-    """Read again until the new bytes hold ``tool_use_id`` or the wait is over."""
+    """Read again until a whole new line holds ``tool_use_id`` or the wait is over."""
     needle = tool_use_id.encode("utf-8", "replace")
     deadline = time.monotonic() + _wait_seconds()
-    while got is not None and needle not in got[1] and len(got[1]) < READ_LIMIT:
+    while got is not None and not _shows(got[1], needle) and len(got[1]) < READ_LIMIT:
         if time.monotonic() >= deadline:
             break
         time.sleep(_POLL_SECONDS)
@@ -380,8 +388,8 @@ def prefetch(log: str, transcript: str | None, *, tool_use_id: str | None = None
         _WAITED.add(tool_use_id)  # once per hook, however many transactions it takes
         if not isinstance(st.get("missed"), int) or st["missed"] < MISS_LIMIT:
             got = _wait_for(transcript, offset, tool_use_id, got)
-            _WAIT_FOUND[transcript] = got is not None and tool_use_id.encode(
-                "utf-8", "replace") in got[1]
+            _WAIT_FOUND[transcript] = got is not None and _shows(
+                got[1], tool_use_id.encode("utf-8", "replace"))
     if got is not None:
         _PREFETCHED[transcript] = got
 
