@@ -18,12 +18,13 @@ each):
   show what it costs);
 * the floors: the same hook events with a no-op command, ``/bin/true`` and
   ``python -I -S -c pass`` (the hooks' own interpreter and flags);
-* with ``--compare-with DIR`` (a checkout of another revision of smllm, e.g.
-  ``git worktree add DIR main`` or ``git archive REV | tar -x -C DIR``): ``as installed
-  from DIR``, that revision's ``smllm install`` (run with ``PYTHONPATH=DIR/src``, so its
-  hooks import DIR's code), in the same interleaved rounds: before and after side by side.
-  Its MCP server, where it registers one, runs ``-I -m smllm`` and so imports this
-  checkout's code: it costs the same to start.
+* with ``--compare-with DIR`` (a checkout of another revision of smllm with its own
+  virtual environment, ``python3 -m venv DIR/.venv && DIR/.venv/bin/python -m pip
+  install -e DIR``): ``as installed from DIR``, that revision's ``smllm install`` run by
+  DIR's interpreter, so its hooks, its hook executable and its MCP server are DIR's, in
+  the same interleaved rounds: before and after side by side. (A checkout without a
+  ``.venv`` cannot be compared: installed with this interpreter, its hooks would share this
+  checkout's hook executable and import this checkout's code.)
 
 Rounds are interleaved (every set-up once per round, the order rotating), after one
 warm-up round; printed are medians and ranges of the wall time of ``claude -p`` and,
@@ -125,8 +126,9 @@ def prepare(name: str, h: Harness, other: Path | None = None) -> None:
         return
     if name == BEFORE:
         assert other is not None
-        h.smllm("install", "--project", str(project), check=True,
-                env={"PYTHONPATH": str(other / "src")})
+        subprocess.run([str(other / ".venv" / "bin" / "python"), "-m", "smllm", "install",
+                        "--project", str(project)], env=h.env(), cwd=project, check=True,
+                       capture_output=True, stdin=subprocess.DEVNULL)
         return
     h.install_smllm()  # every other set-up starts from (or is cut out of) a real install
     settings_path = project / ".claude" / "settings.json"
@@ -321,6 +323,10 @@ def main() -> int:
         if not (other / "src" / "smllm" / "__init__.py").is_file():
             raise SystemExit(f"--compare-with {other}: no src/smllm there (give a checkout "
                              "of smllm)")
+        if not (other / ".venv" / "bin" / "python").exists():
+            raise SystemExit(f"--compare-with {other}: no .venv there (python3 -m venv "
+                             f"{other}/.venv && {other}/.venv/bin/python -m pip install -e "
+                             f"{other})")
         SETUPS[BEFORE] = f"as installed from {other.name}"
     try:
         for name in SETUPS:

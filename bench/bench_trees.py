@@ -1,12 +1,15 @@
 """The hooks' CPU time against a bare interpreter, for one or more checkouts side by side.
 
-    .venv/bin/python bench/bench_trees.py [--tree NAME=PATH ...] [--rounds N]
+    .venv/bin/python bench/bench_trees.py [--tree NAME=PATH[,VAR=VALUE...] ...] [--rounds N]
 
 Each ``--tree`` is a checkout with its own ``.venv`` (``python -m pip install -e .``); without
-one, this checkout alone. The project has a ``.claude/settings.json`` and, in a tree that
-has the tripwire, is armed as ``smllm install`` arms it. Every tree runs its hooks exactly as its own ``smllm install``
+one, this checkout alone. ``VAR=VALUE`` after the path sets a variable for that tree's
+hooks (e.g. ``here-inproc=.,SMLLM_WORKER=0``: a revision with a resident worker, with it
+off). The project has a ``.claude/settings.json`` and, in a tree that has the tripwire, is
+armed as ``smllm install`` arms it. Every tree runs its hooks exactly as its own ``smllm install``
 writes them (the ``smllm-hook`` executable, or the inline ``python -I -S -c`` form of
-older versions), with its own scratch ``SMLLM_HOME``, ``HOME`` and project, over one
+older versions), with its own scratch ``HOME`` (smllm's folders in it, no ``SMLLM_HOME``:
+as a user's hooks run) and project, over one
 realistic turn per round: ``UserPromptSubmit``, ``PreToolUse`` Bash (a compound command:
 the shell analysis), ``PostToolUse`` Bash (with its output), ``PreToolUse`` Read,
 ``PostToolUse`` Read, ``Stop``. Before each round the transcript gains the assistant line
@@ -15,10 +18,20 @@ waits for it, and each ingests one new model call).
 
 The measure is the child's CPU time (user + system, from ``os.wait4``), not wall time: on
 a shared machine the CPU a process needs varies far less than how long it waits for a
-core (:func:`measure.cpu_seconds`). Each hook's sample is divided by the no-op with the
-same interpreter and flags (``python -I -S -c pass``, as :func:`measure.baseline_argv`
-gives it for this checkout) measured in the same round, so that a change of the
-machine's load hits both. The steps are interleaved: at each step every tree runs in
+core (:func:`measure.cpu_seconds`). Where a tree's hooks hand their calls to a resident
+worker (the prototype measured and not adopted, commit 167a9d1: ARCHITECTURE.md, "Why
+the hooks have no resident worker"), the CPU the worker and its child spent on each call
+is added to the hook's: that worker counts both in its stats file (``worker-*.json`` in
+the key folder), read before and after each hook, once the child that served it ended.
+Each hook's sample is divided by the no-op with the same interpreter and flags (``python
+-I -S -c pass``, as :func:`measure.baseline_argv` gives it for this checkout) measured in
+the same round, so that a change of the machine's load hits both.
+
+``--instructions`` counts the user-space instructions of each run instead
+(:func:`measure.instructions`, valgrind's callgrind, about 50 times slower): the same on
+a busy machine as on an idle one, so a few rounds give the ratio exactly, but without the
+kernel's share of the CPU time (system calls, page faults) that the default measure
+includes. The steps are interleaved: at each step every tree runs in
 turn (in an order that rotates per round), so load hits all of them alike. Printed: the
 median of those ratios and, in brackets, their 25th and 75th percentiles (the noise).
 """
@@ -26,6 +39,7 @@ median of those ratios and, in brackets, their 25th and 75th percentiles (the no
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -33,13 +47,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE / "bench"))
-from measure import cpu_seconds
+from measure import cpu_seconds, instructions
 
 SID = "5d1e2c3b-0000-4000-8000-0000000b3e18"
 COMMAND = ("git status && ls -la src | grep -v '^d' > /dev/null; "
@@ -99,22 +114,23 @@ class Tree:
         return self.scratch / "transcript.jsonl"
 
 
-def _prepare(name: str, root: Path, scratch: Path) -> Tree:
+def _prepare(name: str, root: Path, scratch: Path, extra: dict[str, str]) -> Tree:
     python = root / ".venv" / "bin" / "python"
     if not python.exists():
         raise SystemExit(f"{root}: no .venv/bin/python (python3 -m venv .venv && "
                          f".venv/bin/python -m pip install -e '.[dev]')")
     tree = Tree(name, root, scratch)
-    for sub in ("home", "smllm", "project/src", "project/.git"):
+    for sub in ("home", "project/src", "project/.git"):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
     (tree.project / "check_costs.py").write_text("print(round(1000 * 0.0417, 2))\n")
     (tree.project / "src" / "app.py").write_text("def main() -> None:\n    print('hi')\n")
     tree.transcript.write_text("")
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("SMLLM_", "PYTHON", "CLAUDE"))}
-    # Claude Code runs every hook with the project folder in CLAUDE_PROJECT_DIR
-    env.update(HOME=str(scratch / "home"), SMLLM_HOME=str(scratch / "smllm"),
-               CLAUDE_PROJECT_DIR=str(tree.project))
+           if not k.startswith(("SMLLM_", "PYTHON", "CLAUDE", "XDG_"))}
+    # Claude Code runs every hook with the project folder in CLAUDE_PROJECT_DIR; smllm's
+    # folders are the scratch HOME's (~/.local/share/smllm, ...), as for a user's hooks: no
+    # SMLLM_HOME, which would make each hook look for it in the project's settings too
+    env.update(HOME=str(scratch / "home"), CLAUDE_PROJECT_DIR=str(tree.project), **extra)
     tree.env = env
     out = subprocess.run([str(python), "-c", _ARGV], env=env, cwd=root, check=True,
                          capture_output=True, text=True).stdout
@@ -166,22 +182,58 @@ def _payload(tree: Tree, event: str, tool: str | None, i: int) -> bytes:
     return json.dumps(body).encode()
 
 
-def run_round(trees: list[Tree], i: int, keep: bool) -> None:
+def run_round(trees: list[Tree], i: int, keep: bool, counted: bool = False) -> None:
     for tree in trees:
         with tree.transcript.open("a") as fh:
             fh.write(_assistant_line(i, tree.project))
     order = trees[i % len(trees):] + trees[:i % len(trees)]
+    measure = instructions if counted else cpu_seconds
     for tree in order:
-        t = cpu_seconds(tree.baseline, b"", tree.env, str(tree.project))
+        t = measure(tree.baseline, b"", tree.env, str(tree.project))
         if keep:
             tree.samples["baseline"].append(t)
     for label, event, tool in STEPS:
         for tree in order:
             argv = [event if w == "EVENT" else w for w in tree.hook]  # as installed
-            t = cpu_seconds(argv, _payload(tree, event, tool, i), tree.env,
-                            str(tree.project))
+            before = _worker_stats(tree)
+            t = measure(argv, _payload(tree, event, tool, i), tree.env,
+                        str(tree.project))
+            if not counted:
+                t += _worker_cpu(tree, before)
             if keep:
                 tree.samples[label].append(t)
+
+
+def _key_folder(tree: Tree) -> Path:
+    """smllm's key folder under the tree's scratch HOME (where a worker keeps its stats)."""
+    return tree.scratch / "home" / ".local" / "state" / "smllm" / "key"
+
+
+def _worker_stats(tree: Tree) -> tuple[int, float] | None:
+    """(calls served, CPU seconds) of the tree's resident worker; None when none runs."""
+    for path in _key_folder(tree).glob("worker-*.json"):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        return int(data["calls"]), float(data["cpu"]) + float(data["children_cpu"])
+    return None
+
+
+def _worker_cpu(tree: Tree, before: tuple[int, float] | None) -> float:
+    """The CPU the worker spent on the hook just run: waits (up to a second) for the child
+    that served it to end and be counted; 0 when no worker runs or the hook ran
+    in-process."""
+    if before is None:
+        return 0.0
+    deadline = time.monotonic() + 1.0
+    after = before
+    while time.monotonic() < deadline:
+        after = _worker_stats(tree) or before
+        if after[0] > before[0]:
+            return after[1] - before[1]
+        time.sleep(0.002)
+    return 0.0
 
 
 def _quantile(samples: Sequence[float], q: float) -> float:
@@ -189,16 +241,19 @@ def _quantile(samples: Sequence[float], q: float) -> float:
         else samples[0]
 
 
-def report(trees: list[Tree], rounds: int) -> None:
+def report(trees: list[Tree], rounds: int, counted: bool = False) -> None:
     """Each sample is divided by its own round's baseline (the load of that moment hits
     both), then the median and quartiles of those ratios are printed."""
-    print(f"\nCPU time per hook / CPU time of `python -I -S -c pass` in the same round, "
+    what = "instructions (callgrind)" if counted else "CPU time"
+    print(f"\n{what} per hook / {what} of `python -I -S -c pass` in the same round, "
           f"{rounds} rounds interleaved: median ratio [25th–75th percentile]")
     print(f"  {'case':<18}" + "".join(f"{t.name:>22}" for t in trees))
     cells = []
     for t in trees:
         b = t.samples["baseline"]
-        cells.append(f"{statistics.median(b) * 1e3:.2f} ms [{_quantile(b, 0) * 1e3:.1f}–"
+        cells.append(f"{statistics.median(b) / 1e6:.2f} M [{_quantile(b, 0) / 1e6:.1f}–"
+                     f"{_quantile(b, 2) / 1e6:.1f}]" if counted else
+                     f"{statistics.median(b) * 1e3:.2f} ms [{_quantile(b, 0) * 1e3:.1f}–"
                      f"{_quantile(b, 2) * 1e3:.1f}]")
     print(f"  {'baseline':<18}" + "".join(f"{c:>22}" for c in cells))
     for label, _, _ in STEPS:
@@ -231,23 +286,39 @@ def main() -> int:
                     help="a checkout with its own .venv (repeatable; default: this one)")
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--instructions", action="store_true",
+                    help="count user-space instructions (valgrind's callgrind) instead of "
+                         "CPU time: the same whatever the machine's load, without the "
+                         "kernel's share (system calls, page faults); in-process hooks only")
     args = ap.parse_args()
-    specs = [t.split("=", 1) if "=" in t else [Path(t).name, t] for t in args.tree] \
-        or [["here", str(HERE)]]
+    specs = [t.split("=", 1) if "=" in t.split(",")[0] else [Path(t).name, t]
+             for t in args.tree] or [["here", str(HERE)]]
     scratch = Path(tempfile.mkdtemp(prefix="smllm-bench-trees-"))
+    trees: list[Tree] = []
     try:
-        trees = [_prepare(name, Path(path).resolve(), scratch / f"t{n}")
-                 for n, (name, path) in enumerate(specs)]
+        for n, (name, spec) in enumerate(specs):
+            path, *sets = spec.split(",")
+            extra = dict(item.split("=", 1) for item in sets)
+            trees.append(_prepare(name, Path(path).resolve(), scratch / f"t{n}", extra))
         for t in trees:
             print(f"{t.name}: {t.root} (git {_head(t.root)}): {' '.join(t.hook)}")
         for i in range(args.warmup):  # bytecode, the compiled policy cache, the journal
             run_round(trees, i, keep=False)
         for i in range(args.warmup, args.warmup + args.rounds):
-            run_round(trees, i, keep=True)
-        report(trees, args.rounds)
+            run_round(trees, i, keep=True, counted=args.instructions)
+        report(trees, args.rounds, counted=args.instructions)
     finally:
+        for tree in trees:
+            _stop_worker(tree)
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _stop_worker(tree: Tree) -> None:
+    """End the tree's resident worker (the pid its stats file names), if one runs."""
+    for path in _key_folder(tree).glob("worker-*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            os.kill(int(json.loads(path.read_text())["pid"]), 15)
 
 
 def _head(root: Path) -> str:

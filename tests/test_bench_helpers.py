@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -106,3 +107,22 @@ def test_stats_median_and_range() -> None:
     s = measure.Stats.of([0.003, 0.001, 0.002, 0.010])
     assert (s.median, s.low, s.high, s.n) == (0.0025, 0.001, 0.010, 4)
     assert s.ms() == "    2.5 ms [1.0–10.0]"
+
+
+@pytest.mark.skipif(shutil.which(measure.VALGRIND) is None,
+                    reason="valgrind is not installed (tests/system-packages.txt)")
+def test_instructions_count_the_childs_work_the_same_each_time() -> None:
+    """callgrind's count: a loop of a million steps shows as millions more instructions than
+    the no-op, and the no-op counts (nearly) the same twice, whatever the machine does."""
+    noop = [sys.executable, "-I", "-S", "-c", "pass"]
+    busy = [sys.executable, "-I", "-S", "-c", "for _ in range(1_000_000): pass"]
+    first, again = measure.instructions(noop), measure.instructions(noop)
+    assert abs(first - again) < first * 0.01, (first, again)
+    assert measure.instructions(busy) - first > 5_000_000
+
+
+@pytest.mark.skipif(shutil.which(measure.VALGRIND) is None,
+                    reason="valgrind is not installed (tests/system-packages.txt)")
+def test_instructions_of_a_failing_child_is_an_error() -> None:
+    with pytest.raises(SystemExit, match="exit 3"):
+        measure.instructions([sys.executable, "-c", "raise SystemExit(3)"])

@@ -36,14 +36,17 @@ PAYLOADS = {
 }
 
 
-def _imported(event: str, tmp_path: Path, extra: dict[str, object] | None = None) -> set[str]:
+def _imported(event: str, tmp_path: Path, extra: dict[str, object] | None = None,
+              env: dict[str, str] | None = None) -> set[str]:
     fields = PAYLOADS[event] if extra is None else extra
     payload = json.dumps(base(event, SID, cwd=str(tmp_path), **fields)).encode()
     hook = [sys.executable, "-c", "from smllm.hooks import cli; cli()", event]
     # the first call may compile and cache the policy (the slow path); measure the next one
-    subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path)
+    subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path,
+                   env=env)
     proc = subprocess.run([sys.executable, "-X", "importtime", *hook[1:]],
-                          input=payload, capture_output=True, check=True, cwd=tmp_path)
+                          input=payload, capture_output=True, check=True, cwd=tmp_path,
+                          env=env)
     names = set()
     for line in proc.stderr.decode().splitlines():
         if line.startswith("import time:") and "|" in line:
@@ -94,7 +97,10 @@ CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.b
         # the tripwire's fast path: every hook compares the protected files' signatures
         # with its record (its keeper loads only when one changed), through the hooks'
         # seam to the features
-        "smllm.tripwire", "smllm.hooks._features"}
+        "smllm.tripwire", "smllm.hooks._features",
+        # the code bundle every other smllm module of a hook is loaded from (one read
+        # instead of the import system's search and .pyc read per module)
+        "smllm.hooks._bundle"}
 #: a tool event: the call as Claude Code's adapter reads it, of a catalogued tool
 TOOL = {"smllm.base.catalogue", "smllm.harness", "smllm.harness.claude"}
 #: a decision: the gate, its one analysis and the policy
@@ -227,3 +233,33 @@ def test_each_gemini_hook_loads_exactly_its_modules(event: str, extra: dict[str,
     mine = {n for n in loaded if n.split(".")[0] == "smllm"}
     assert ([], set(), set()) == (heavy, mine - expected, expected - mine)
 
+def test_a_hook_without_smllm_variables_does_not_look_for_them(tmp_path: Path) -> None:
+    """As a user's hooks run (no ``SMLLM_*`` variable: smllm's folders are the platform's),
+    a hook does not load the module that finds the ones a project's settings set."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMLLM_")}
+    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "data"),
+               XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    names = _imported("UserPromptSubmit", tmp_path, env=env)
+    assert "smllm.hooks.user_prompt_submit" in names
+    assert "smllm.base.knobs" not in names
+    assert list((tmp_path / "data" / "smllm" / "sessions").rglob("session.jsonl"))
+
+
+def test_the_mcp_server_answers_before_loading_what_a_tool_call_needs(tmp_path: Path) -> None:
+    """Claude Code starts the MCP server with every session where it is registered: it
+    answers ``initialize`` and ``tools/list`` without argparse, typing, the json package or
+    the machine code (loaded at the first tool call)."""
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18"}},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "smllm", "mcp"],
+                          input="".join(json.dumps(m) + "\n" for m in messages).encode(),
+                          capture_output=True, check=True, cwd=tmp_path)
+    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert [1, 2] == [r["id"] for r in replies]
+    assert "smllm" == replies[1]["result"]["tools"][0]["name"]
+    names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
+             if line.startswith("import time:") and "|" in line}
+    assert "smllm.commands.mcp" in names
+    assert [] == sorted(n for n in names if n.split(".")[0] in ("argparse", "typing", "json")
+                        or n.startswith("smllm.machine"))

@@ -111,6 +111,10 @@ def _dispatch(argv: list[str]) -> int:
         from smllm.hooks import main as hook_main  # noqa: PLC0415 - only the command that runs
 
         return hook_main(rest)
+    if name == "mcp" and not rest:  # Claude Code starts it with every session: no argparse
+        from smllm.commands.mcp import serve  # noqa: PLC0415 - only the command that runs
+
+        return serve()
     if name == "fire":
         from smllm.commands.fire import fast  # noqa: PLC0415 - only the command that runs
 

@@ -7,15 +7,17 @@ comes back with ``isError: true`` and the text that says what is offered.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from typing import Any
 
 from smllm import VERSION
+from smllm.base import jsonfast
 from smllm.base.errors import SmllmError
-from smllm.machine import session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 PROTOCOL = "2025-06-18"
 TOOL = {
@@ -41,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _call(arguments: dict[str, Any]) -> dict[str, Any]:
+    # the machine code loads at the first call: Claude Code starts this server with every
+    # session, and most sessions fire nothing
+    from smllm.machine import session  # noqa: PLC0415 - see above
+
     event = arguments.get("event")
     params = arguments.get("params") or {}
     given = arguments.get("session")
@@ -93,12 +99,17 @@ def handle(message: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    return serve()
+
+
+def serve() -> int:
+    """Answer JSON-RPC messages on stdin until it closes."""
     for raw in sys.stdin:
         if not raw.strip():
             continue
         try:
-            message = json.loads(raw)
-        except ValueError:
+            message = jsonfast.loads(raw)
+        except (ValueError, RecursionError):
             reply: dict[str, Any] | None = {
                 "jsonrpc": "2.0", "id": None,
                 "error": {"code": -32700, "message": "parse error"}}
@@ -107,6 +118,6 @@ def run(args: argparse.Namespace) -> int:
                 "jsonrpc": "2.0", "id": None,
                 "error": {"code": -32600, "message": "invalid request"}}
         if reply is not None:
-            sys.stdout.write(json.dumps(reply, ensure_ascii=False) + "\n")
+            sys.stdout.write(jsonfast.dumps(reply) + "\n")
             sys.stdout.flush()
     return 0

@@ -285,7 +285,11 @@ def _take_no_orders(home: str | None, harness: str = "claude") -> None:
     """Drop the ``SMLLM_*`` variables the project's settings set (:mod:`smllm.base.knobs`)
     before anything reads them, pin smllm's home (``--home``: :func:`pin_home`), then drop
     the test knobs unless smllm's own config allows them (:func:`smllm.base.knobs.untested`);
-    a failure here drops every ``SMLLM_*`` variable."""
+    a failure here drops every ``SMLLM_*`` variable. Where none is set (a user's hooks, as a
+    rule) the check loads nothing."""
+    if not _knobs_set():
+        pin_home(home)
+        return
     try:
         from smllm.base import knobs  # noqa: PLC0415 - importing smllm.hooks must never fail
 
@@ -304,6 +308,35 @@ def _take_no_orders(home: str | None, harness: str = "claude") -> None:
     if untested:
         _stderr(("smllm: ignoring the test knobs " + ", ".join(untested) + " (smllm's "
                  "config does not allow them)\n").encode("utf-8", "replace"))
+
+
+def _knobs_set() -> bool:
+    """Whether any ``SMLLM_*`` variable is set, the names searched in one joined string
+    (no per-name Python step: most hooks have none)."""
+    names = getattr(os.environ, "_data", None)  # the names as the OS gave them
+    if isinstance(names, dict):
+        try:
+            return b"\0SMLLM_" in b"\0" + b"\0".join(names)
+        except TypeError:  # pragma: no cover - str names (Windows)
+            pass
+    return any(k.startswith("SMLLM_") for k in os.environ)
+
+
+def _bundled() -> None:
+    """Import the rest of smllm from the hooks' code bundle (:mod:`smllm.hooks._bundle`)."""
+    try:
+        from smllm.hooks import _bundle  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+        _bundle.install()
+    except BaseException:  # noqa: S110 - an optimisation: modules then load as usual
+        pass
+
+
+def _refresh_bundle() -> None:
+    """Once the output is written: keep the bundle in step with what this hook imported."""
+    bundle = sys.modules.get("smllm.hooks._bundle")
+    if bundle is not None:
+        bundle.refresh()
 
 
 def _deadline(event: str) -> float:
@@ -417,6 +450,7 @@ def main(argv: list[str]) -> int:
     harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
+    _bundled()
     _take_no_orders(home, harness)
     _arm_deadline(event, gating, harness)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
@@ -444,6 +478,7 @@ def main(argv: list[str]) -> int:
     if data is not None and not _write_out(data) and gating:
         _stderr(b"smllm denies this call: its decision could not be written to stdout\n")
         code = 2
+    _refresh_bundle()
     # the process ends next, and the interpreter's teardown would make one more full
     # cyclic-garbage pass over every object the imports made (about 1 ms, more than the
     # hook's own work): frozen objects are left out of it; memory goes back as the

@@ -173,7 +173,7 @@ def encode_record(
 ) -> tuple[bytes, str, str]:
     """The line (with newline), its id and its hash."""
     rid = rid or new_record_id()
-    payload, _ = omit_large(entry.payload)
+    payload = entry.payload
     body: dict[str, Any] = {
         "sequence": sequence,
         "recorded_at": recorded_at,
@@ -189,6 +189,12 @@ def encode_record(
         body["skipped"] = skipped
     body["prev"] = prev
     text = jsonfast.dumps_utf8(body)
+    # a string over STRING_LIMIT bytes in UTF-8 takes at least as many in the line: only a
+    # line that long can hold one (most lines are far shorter: no walk through the record)
+    if len(text) > STRING_LIMIT:
+        payload, _ = omit_large(payload)
+        body["payload"] = payload
+        text = jsonfast.dumps_utf8(body)
     if len(text) > LINE_LIMIT:
         body["payload"] = cap_payload(payload)
         text = jsonfast.dumps_utf8(body)

@@ -45,6 +45,9 @@ KEY_NAME = "journal.key"
 REGISTER_NAME = "keyed-logs"
 _DOMAIN = b"smllm-journal-mac-v1\0"
 _BLOCK = 64
+#: RFC 2104's inner and outer pads (0x36, 0x5C repeated), as integers to XOR the key with
+_IPAD = int.from_bytes(b"\x36" * _BLOCK, "big")
+_OPAD = int.from_bytes(b"\x5c" * _BLOCK, "big")
 
 #: key file -> the key, as this process read it
 _KEY: dict[str, bytes] = {}
@@ -67,7 +70,7 @@ def register_file() -> str:
 
 def _parse(data: bytes, where: str) -> bytes:
     text = data.strip()
-    if len(text) != 64 or any(c not in b"0123456789abcdef" for c in text):
+    if len(text) != 64 or text.translate(None, b"0123456789abcdef"):
         raise JournalError(f"{where}: not an smllm journal key (64 hex digits expected)",
                            "restore it from a backup; a new key cannot vouch for old "
                            "journals (remove it only to start a new one)")
@@ -130,8 +133,9 @@ def mac(secret: bytes, digest: str) -> str:
     """HMAC-SHA256 (RFC 2104) under ``secret`` of a record's ``hash``, as hex."""
     pads = _PADS.get(secret)
     if pads is None:
-        k = secret.ljust(_BLOCK, b"\0")
-        pads = (sha256(bytes(b ^ 0x36 for b in k)), sha256(bytes(b ^ 0x5C for b in k)))
+        k = int.from_bytes(secret.ljust(_BLOCK, b"\0"), "big")
+        pads = (sha256((k ^ _IPAD).to_bytes(_BLOCK, "big")),
+                sha256((k ^ _OPAD).to_bytes(_BLOCK, "big")))
         _PADS[secret] = pads
     inner = pads[0].copy()
     inner.update(_DOMAIN + digest.encode("ascii", "replace"))
