@@ -112,6 +112,29 @@ def test_a_change_outside_smllm_is_restored_journaled_and_gates_until_reverted(
     assert 0 == verify.returncode, verify.stdout
 
 
+def test_the_sandboxs_empty_placeholder_comes_and_goes_unnoticed(project: Project) -> None:
+    """Claude Code's sandbox mounts a missing protected file read-only by creating it empty
+    (measured on 2.1.332: ``.mcp.json`` after a sandboxed command) and removes it in a later
+    session: neither says anything a missing file does not, so neither is a violation; a
+    ``.mcp.json`` with content, created the same way, is one."""
+    mcp = project.root / ".mcp.json"
+    mcp.unlink(missing_ok=True)
+    project.start()
+    assert "none" == project.bash()[0]
+    mcp.write_bytes(b"")
+    project.done()
+    assert ("none", True) == (project.bash()[0], mcp.exists())
+    project.done()
+    mcp.unlink()
+    assert "none" == project.bash()[0]
+    project.done()
+    assert [] == project.kinds()
+    mcp.write_text('{"mcpServers": {"x": {"command": "sh"}}}')
+    project.done()
+    assert ("deny", False) == (project.bash()[0], mcp.exists())
+    assert ["tripwire.violation"] == [r["kind"] for r in project.kinds()]
+
+
 def test_accept_keeps_the_change_and_makes_it_the_baseline(project: Project) -> None:
     """A person accepts: the changed bytes go back in place, calls run, and the same bytes
     are no longer a change."""

@@ -323,14 +323,16 @@ def _nothing_counts(manifest: dict[str, Any], path: str, view: str,
                     data: bytes | None, sig: list[int] | None) -> bool:
     """Is the change at ``path`` none that counts, recorded as it is now when so: the
     recorded bytes (a ``touch``, the same content rewritten), or an empty file where there
-    was none (it says nothing a missing one does not: the placeholder Claude Code's sandbox
-    makes to mount a missing protected file read-only; measured on 2.1.332, an empty
-    ``.mcp.json`` after a sandboxed command)?"""
+    was none, or none where there was an empty file (either says nothing the other does
+    not: the placeholder Claude Code's sandbox makes to mount a missing protected file
+    read-only, and removes again; measured on 2.1.332, an empty ``.mcp.json`` after a
+    sandboxed command, gone in a later session)?"""
     rec = manifest["files"].get(path)
-    if rec is not None and watched.sha(data) == rec.get("sha"):
+    before = None if rec is None else rec.get("sha")
+    if rec is not None and watched.sha(data) == before:
         rec["sig"] = sig
         return True
-    if data == b"" and (rec is None or rec.get("sha") is None):
+    if (data == b"" and before is None) or (data is None and before == watched.sha(b"")):
         manifest["files"][path] = _entry(path, view, data)
         return True
     return False
