@@ -224,6 +224,20 @@ def test_a_large_text_is_capped_like_a_tool_output(tmp_path: Path) -> None:
         c["text"] for c in _calls()]
 
 
+def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The offsets of every transcript read from now on (no tool use waited for yet)."""
+    reads: list[int] = []
+    real = transcript._read_from
+
+    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
+        reads.append(offset)
+        return real(path, offset)
+
+    monkeypatch.setattr(transcript, "_read_from", read_from)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    return reads
+
+
 def test_pre_tool_use_waits_for_the_transcript_to_show_its_tool_use(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The host writes the response while PreToolUse reads the transcript: the prefetch
@@ -299,15 +313,7 @@ def test_the_wait_is_bounded_and_skipped_for_a_known_tool_use(
                                      "input": {}}], "tool_use"))
     s.hook("PreToolUse", **_bash("toolu_1"))
     log = str(journal.log_path(SID))
-    reads: list[int] = []
-    real = transcript._read_from
-
-    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
-        reads.append(offset)
-        return real(path, offset)
-
-    monkeypatch.setattr(transcript, "_read_from", read_from)
-    monkeypatch.setattr(transcript, "_WAITED", set())
+    reads = _counted_reads(monkeypatch)
     monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.05")
     transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_1")
     assert 1 == len(reads)
@@ -355,15 +361,7 @@ def test_a_transcript_that_never_appears_is_waited_for_once_and_briefly(
     s.hook("SessionStart", source="startup")
     s.transcript.unlink(missing_ok=True)
     log = str(journal.log_path(SID))
-    reads: list[int] = []
-    real = transcript._read_from
-
-    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
-        reads.append(offset)
-        return real(path, offset)
-
-    monkeypatch.setattr(transcript, "_read_from", read_from)
-    monkeypatch.setattr(transcript, "_WAITED", set())
+    reads = _counted_reads(monkeypatch)
     monkeypatch.setattr(transcript, "ABSENT_SECONDS", 0.05)
     monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "30")
     per_call = []
@@ -390,15 +388,7 @@ def test_a_transcript_path_that_is_no_file_is_not_waited_for(
     os.mkfifo(fifo)
     folder = tmp_path / "folder.jsonl"
     folder.mkdir()
-    reads: list[int] = []
-    real = transcript._read_from
-
-    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
-        reads.append(offset)
-        return real(path, offset)
-
-    monkeypatch.setattr(transcript, "_read_from", read_from)
-    monkeypatch.setattr(transcript, "_WAITED", set())
+    reads = _counted_reads(monkeypatch)
     monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "30")
     for n, path in enumerate((fifo, folder, Path("/dev/null"))):
         before = len(reads)
@@ -479,15 +469,7 @@ def test_waits_stop_after_misses_in_a_row(tmp_path: Path, monkeypatch: pytest.Mo
     s = Session(tmp_path)
     s.hook("SessionStart", source="startup")
     log = str(journal.log_path(SID))
-    reads: list[int] = []
-    real = transcript._read_from
-
-    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
-        reads.append(offset)
-        return real(path, offset)
-
-    monkeypatch.setattr(transcript, "_read_from", read_from)
-    monkeypatch.setattr(transcript, "_WAITED", set())
+    reads = _counted_reads(monkeypatch)
     monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.03")
 
     def pre_tool_use(tid: str) -> int:
