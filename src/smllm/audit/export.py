@@ -363,7 +363,9 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR
     sj = stream_json if stream_json is not None else _dumps(stream)
     head = f'{{"kind":"record","stream":{sj},"line":{line.number},"envelope":'
     if line.complete:
-        if redaction == "raw" or (clean and not known):
+        # a line the screen passes holds nothing to mask: written as the raw export would
+        as_is = clean and (not known or (unmasked is not None and unmasked.passes(line.raw)))
+        if redaction == "raw" or as_is:
             declared, actual = journal.line_hash(line.raw)
             if declared is not None and declared == actual:
                 text = _utf8(line.raw)
@@ -371,11 +373,10 @@ def event_element(stream: str, line: RawLine, redaction: Redaction,  # noqa: PLR
                     return head + text + "}"
         rec = journal.parse_line(line.raw)
         if rec is not None:
-            if redaction == "raw" or (clean and not known):
+            if redaction == "raw" or as_is:
                 return head + _dumps(rec) + "}"
             if "payload" in rec and clean and known:
-                if unmasked is None or not unmasked.passes(line.raw):
-                    rec["payload"] = known.mask_value(rec["payload"])
+                rec["payload"] = known.mask_value(rec["payload"])
             elif "payload" in rec:
                 rec["payload"] = redact.redact_value(rec["payload"], known=known)
             return head + _dumps(rec) + "}"
