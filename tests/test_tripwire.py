@@ -112,7 +112,7 @@ def test_a_change_outside_smllm_is_restored_journaled_and_gates_until_reverted(
     assert 0 == verify.returncode, verify.stdout
 
 
-def test_the_sandboxs_empty_placeholder_comes_and_goes_unnoticed(project: Project) -> None:
+def test_the_sandboxs_empty_mcp_json_comes_and_goes_unnoticed(project: Project) -> None:
     """Claude Code's sandbox mounts a missing protected file read-only by creating it empty
     (measured on 2.1.332: ``.mcp.json`` after a sandboxed command) and removes it in a later
     session: neither says anything a missing file does not, so neither is a violation; a
@@ -133,6 +133,21 @@ def test_the_sandboxs_empty_placeholder_comes_and_goes_unnoticed(project: Projec
     project.done()
     assert ("deny", False) == (project.bash()[0], mcp.exists())
     assert ["tripwire.violation"] == [r["kind"] for r in project.kinds()]
+
+
+def test_an_empty_file_is_no_file_only_for_a_document(project: Project) -> None:
+    """The equivalence is the ``document`` view's (``.mcp.json``), not a rule for every
+    file: an empty file planted in a watched tree (``.claude/hooks/``) is a change outside
+    smllm, taken away and journaled, and gated calls wait for a person."""
+    project.start()
+    assert "none" == project.bash()[0]
+    planted = project.root / ".claude" / "hooks" / "pre.sh"
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_bytes(b"")
+    project.done()
+    assert ("deny", False) == (project.bash()[0], planted.exists())
+    assert [("tripwire.violation", str(planted), "created")] == [
+        (r["kind"], r["path"], r["change"]) for r in project.kinds()]
 
 
 def test_accept_keeps_the_change_and_makes_it_the_baseline(project: Project) -> None:

@@ -319,21 +319,13 @@ def _read_settled(path: str, view: str) -> bytes | None:
     return data
 
 
-def _nothing_counts(manifest: dict[str, Any], path: str, view: str,
-                    data: bytes | None, sig: list[int] | None) -> bool:
-    """Is the change at ``path`` none that counts, recorded as it is now when so: the
-    recorded bytes (a ``touch``, the same content rewritten), or an empty file where there
-    was none, or none where there was an empty file (either says nothing the other does
-    not: the placeholder Claude Code's sandbox makes to mount a missing protected file
-    read-only, and removes again; measured on 2.1.332, an empty ``.mcp.json`` after a
-    sandboxed command, gone in a later session)?"""
+def _same_bytes(manifest: dict[str, Any], path: str, data: bytes | None,
+                sig: list[int] | None) -> bool:
+    """Are the bytes at ``path`` the recorded ones (a ``touch``, the same content
+    rewritten)? Then the new signature is recorded."""
     rec = manifest["files"].get(path)
-    before = None if rec is None else rec.get("sha")
-    if rec is not None and watched.sha(data) == before:
+    if rec is not None and watched.sha(data) == rec.get("sha"):
         rec["sig"] = sig
-        return True
-    if (data == b"" and before is None) or (data is None and before == watched.sha(b"")):
-        manifest["files"][path] = _entry(path, view, data)
         return True
     return False
 
@@ -348,14 +340,15 @@ def _settle_scope(manifest: dict[str, Any], adopt: bool, ctx: dict[str, Any]) ->
         data = _read_settled(path, view)
         if not watched.parses(data, view) and watched.host_state(view):
             continue  # still being written: never restore over the host's own state file
-        if _nothing_counts(manifest, path, view, data, sig):
+        if _same_bytes(manifest, path, data, sig):
             continue
         digest = watched.sha(data)
-        before_view = rec.get("vsha") if rec is not None else None
+        # a file never recorded was absent: its view then is the view of no file
+        before_view = rec.get("vsha") if rec is not None else \
+            watched.sha(watched.security_view(None, view))
         now_view = watched.sha(watched.security_view(data, view))
         change = {"path": path, "before": rec.get("sha") if rec else None, "after": digest}
-        if data is not None and (before_view == now_view if rec is not None else
-                                 view == "settings" and now_view == watched.EMPTY_VIEW):
+        if before_view == now_view:  # nothing that counts changed (an empty .mcp.json made)
             manifest["files"][path] = _entry(path, view, data)
             if view == "settings":
                 out.host.append(change)

@@ -43,7 +43,11 @@ A file's *view* is what the tripwire compares once its bytes changed:
     a trusted folder (Copilot skips an untrusted folder's hooks silently); another folder
     trusted meanwhile (a person's answer in another session) does not count.
 ``bytes``
-    every byte counts (``.mcp.json``, TOML, Markdown, the hook executable).
+    every byte counts (TOML, Markdown, the hook executable).
+``document``
+    every byte counts, but an empty file is no file (``.mcp.json``, which Claude Code reads
+    as no servers either way; its sandbox creates it empty to mount a missing one
+    read-only, measured on 2.1.332, and removes it in a later session).
 ``link``
     where the link points.
 
@@ -97,7 +101,7 @@ def project_files(project: str) -> tuple[list[str], dict[str, str]]:
     their view."""
     assert set(PROJECT_TREES) <= set(protected.PROJECT_PARTS)
     trees = [os.path.join(project, t) for t in PROJECT_TREES]
-    files = {os.path.join(project, p): "bytes" for p in protected.PROJECT_PARTS
+    files = {os.path.join(project, p): "document" for p in protected.PROJECT_PARTS
              if p not in PROJECT_TREES}
     return trees, files
 
@@ -265,11 +269,11 @@ def security_view(data: bytes | None, kind: str) -> bytes | None:
     ``~/.claude.json`` with no MCP server, or ``settings.local.json`` holding only a
     person's "don't ask again", changes nothing that counts."""
     name, arg = _name(kind)
-    if data == b"" and name in JSON_VIEWS:
-        data = None  # an empty file: an empty document
+    if data == b"" and name in (*JSON_VIEWS, "document"):
+        data = None  # an empty file: an empty document, or none
     if data is None and name not in JSON_VIEWS:
         return None
-    if data is not None and (name in ("bytes", "link")
+    if data is not None and (name in ("bytes", "document", "link")
                              or data.startswith((b"link:", b"unreadable:"))):
         return data
     doc = {} if data is None else _json(data)
