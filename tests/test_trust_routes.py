@@ -93,6 +93,17 @@ def test_the_installed_command_pins_smllms_home(tmp_path: Path, smllm_home: Path
                               check=False, timeout=30)
         assert 0 == proc.returncode, proc.stderr
         assert (True, False) == (any(expected.rglob("session.jsonl")), elsewhere.exists())
+    # no SMLLM_* variable at all (a user's hooks: the knob module is not even loaded): the
+    # pin still holds
+    pinned = tmp_path / "pinned-home"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMLLM_")}
+    env["HOME"] = str(tmp_path / "h2")
+    proc = subprocess.run([sys.executable, "-c", entry, "SessionStart", "--home", str(pinned)],
+                          input=payload.encode(), capture_output=True, env=env, check=False,
+                          timeout=30)
+    assert 0 == proc.returncode, proc.stderr
+    assert (True, False) == (any((pinned / "sessions").rglob("session.jsonl")),
+                             (tmp_path / "h2" / ".local" / "share" / "smllm").exists())
 
 
 def test_fire_from_a_subfolder_with_a_planted_machine_is_denied(tmp_path: Path) -> None:
