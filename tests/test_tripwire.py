@@ -197,6 +197,29 @@ def test_a_persons_edit_between_sessions_is_adopted_and_journaled(project: Proje
         for r in adopted]
 
 
+def test_a_prompt_hook_ahead_of_the_start_adopts_a_persons_edit_until_the_first_call(
+        project: Project) -> None:
+    """Copilot CLI runs sessionStart and the prompt's hook at once, so the prompt's may see
+    a person's edit first: before any tool call of the session (its agent has not acted)
+    it adopts it as the start would; once the session has made a call, an edit the prompt's
+    hook sees is a violation."""
+    policy = project.root / ".smllm" / "policy.toml"
+    policy.write_text('mode = "on-request"\n# tightened by a person\n')
+    project.hook("UserPromptSubmit", prompt="go")
+    project.start()
+    assert "# tightened" in policy.read_text()
+    assert "none" == project.bash()[0]
+    project.done()
+    assert [("tripwire.adopted", "between-sessions", "UserPromptSubmit")] == [
+        (r["kind"], r["reason"], r["observed_via"]) for r in project.kinds()]
+    policy.write_text('mode = "yolo"\n')
+    project.hook("UserPromptSubmit", prompt="again")
+    assert ("deny", 'mode = "on-request"\n# tightened by a person\n') == (
+        project.bash()[0], policy.read_text())
+    assert ("tripwire.violation", "UserPromptSubmit") == (
+        project.kinds()[-1]["kind"], project.kinds()[-1]["observed_via"])
+
+
 def test_an_edit_while_another_session_is_live_is_not_adopted(project: Project) -> None:
     """Another session of the project is live (its agent may have made the change): the
     start of a second session restores the policy instead of adopting it; once that

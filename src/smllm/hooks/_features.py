@@ -138,8 +138,9 @@ def tripwire_watch(ctx: HookContext) -> None:
     denied on ``ctx.tripped``. A failure denies a gated call (fail closed) and leaves an
     observing hook alone (fail open)."""
     try:
-        _journal_tripwire(ctx, tripwire.watch(_tripwire_project(ctx), event=ctx.event,
-                                              log=ctx.main_log_path))
+        _journal_tripwire(ctx, tripwire.watch(
+            _tripwire_project(ctx), event=ctx.event, log=ctx.main_log_path,
+            session=ctx.session_id if ctx.agent_id is None else None))
     except Exception as exc:
         ctx.tripped = (f"smllm's tripwire could not check the protected files and denies "
                        f"this call (fail closed): {type(exc).__name__}: {exc}")

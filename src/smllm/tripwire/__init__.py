@@ -13,8 +13,9 @@ copy of its bytes. Every hook calls :func:`watch` first:
 * a signature that changed, or a violation still open, loads :mod:`smllm.tripwire.keeper`,
   which hashes, classifies and answers: a change the host makes on a person's answer
   (``permissions.allow`` in a settings file) or that leaves the security view as it was is
-  adopted; a person's edit between sessions is adopted at SessionStart when no other
-  session of the project is live; anything else is a **violation**: smllm's copy is put
+  adopted; a person's edit between sessions is adopted at SessionStart (or at the
+  session's UserPromptSubmit before its first tool call, which a host may run first)
+  when no other session of the project is live; anything else is a **violation**: smllm's copy is put
   back, the changed bytes are kept aside, ``tripwire.violation`` is journaled with the tool
   call that preceded it, and every further gated call is denied until a person runs
   ``smllm tripwire accept`` or ``smllm tripwire revert`` (a command the gate denies to
@@ -128,12 +129,14 @@ def scopes(project: str | None) -> list[str]:
 
 
 def watch(project: str | None, *, event: str, log: str | None,
-          starting: str | None = None) -> Watch:
+          starting: str | None = None, session: str | None = None) -> Watch:
     """Compare the watched files of the user's scope and ``project``'s with the manifests
     (one ``lstat`` each); when something changed or a violation is open, let the keeper
     settle it (``starting``: the session whose clean start may adopt a person's edits
     between sessions). ``event`` and ``log`` say where it was observed and which journal
-    shows the calls before it."""
+    shows the calls before it. ``session``: the main session whose hook this is; its
+    UserPromptSubmit before any tool call of it adopts like its start (a host may run the
+    two hooks at once: Copilot CLI does, so the prompt's hook can see the edit first)."""
     loaded = []
     for scope in scopes(project):
         manifest = read_manifest(scope)
@@ -143,6 +146,9 @@ def watch(project: str | None, *, event: str, log: str | None,
         return QUIET
     from smllm.tripwire import keeper  # noqa: PLC0415 - something changed: the slow path
 
+    if starting is None and session is not None and event == "UserPromptSubmit" \
+            and keeper.before_any_call(log):
+        starting = session
     adopt = keeper.adoptable(starting, project) if starting is not None else False
     return keeper.settle([s for s, _ in loaded], event=event, log=log, adopt=adopt)
 

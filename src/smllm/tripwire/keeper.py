@@ -469,6 +469,11 @@ def _others_live(session_id: str, project: str | None) -> tuple[bool, bool]:
     return same, anywhere
 
 
+def before_any_call(log: str | None) -> bool:
+    """Has the session of ``log`` made no tool call yet (its agent has not acted)?"""
+    return log is not None and _preceding(log) is None
+
+
 def adoptable(session_id: str, project: str | None) -> frozenset[str]:
     """The scopes whose changes a clean SessionStart of ``session_id`` adopts as a person's
     edits between sessions: the project's when no other session of it is live, the
