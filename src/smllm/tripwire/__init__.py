@@ -15,11 +15,11 @@ copy of its bytes. Every hook calls :func:`watch` first:
   (``permissions.allow`` in a settings file) or that leaves the security view as it was is
   adopted; a person's edit between sessions is adopted at SessionStart (or at the
   session's UserPromptSubmit before its first tool call, which a host may run first)
-  when no other session of the project is live; anything else is a **violation**: smllm's copy is put
-  back, the changed bytes are kept aside, ``tripwire.violation`` is journaled with the tool
-  call that preceded it, and every further gated call is denied until a person runs
-  ``smllm tripwire accept`` or ``smllm tripwire revert`` (a command the gate denies to
-  the agent).
+  when no other session of the project is live; anything else is a **violation**:
+  smllm's copy is put back, the changed bytes are kept aside, ``tripwire.violation`` is
+  journaled with the tool call that preceded it, and every further gated call is denied
+  until a person runs ``smllm tripwire accept`` or ``smllm tripwire revert`` (a command
+  the gate denies to the agent).
 
 A project is watched once ``smllm install`` *armed* it (:func:`smllm.tripwire.keeper.arm`);
 without a manifest the hooks pay one failed ``open`` per scope. Other hosts' adapters use
