@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from machine_project import Project, machine_yaml
-from smllm.base import bwrap, credentials, paths, protected
+from smllm.base import bwrap, credentials, osfast, paths, protected
 from smllm.base.errors import ConfigError, SandboxUnavailable
 from smllm.machine import catalog, guards, locations
 
@@ -212,7 +212,7 @@ def test_a_link_swapped_in_while_the_sandbox_is_prepared_redirects_nothing(
             (project / "tests").symlink_to(target)
         return names
 
-    monkeypatch.setattr(os, "listdir", racing)
+    monkeypatch.setattr(osfast, "listdir", racing)  # bwrap calls os through it
     readonly, hidden = guards.boundary(str(project))
     done = bwrap.run(["/bin/sh", "-c", "echo x > tests/x"], bwrap=bwrap.find(),
                      project=str(project), readonly=readonly, hidden=hidden,

@@ -60,6 +60,8 @@ def test_stray_print_cannot_reach_stdout(event: str, tmp_path: Path) -> None:
         "    print('NOISE FROM A HANDLER')\n"
         "    return _fsync(fd)\n"
         "os.fsync = fsync\n"
+        "import posix\n"  # the hooks call posix's own (smllm.base.osfast)
+        "posix.fsync = fsync\n"
     )
     import os
 

@@ -84,7 +84,9 @@ def test_hook_modules_import_nothing_heavy_at_top_level(path: Path) -> None:
 #: what every hook loads of smllm: the journal (its codec, folders and transaction), the
 #: records, the sidecar, the transcript reader and the base they stand on
 CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.base.errors",
-        "smllm.base.jsonfast", "smllm.base.lockfile", "smllm.base.paths", "smllm.hooks",
+        "smllm.base.jsonfast", "smllm.base.lockfile",
+        # os over the posix builtin: the hooks never import os (see the test below)
+        "smllm.base.osfast", "smllm.base.paths", "smllm.hooks",
         "smllm.hooks._context", "smllm.journal", "smllm.journal.codec",
         "smllm.journal.folders", "smllm.journal.log", "smllm.journal.records",
         "smllm.journal.sidecar", "smllm.journal.transcript",
@@ -145,6 +147,30 @@ def test_each_hook_loads_exactly_its_modules(event: str, extra: dict[str, object
     fails here until this list says why it belongs there."""
     names = {n for n in _imported(event, tmp_path, extra) if n.split(".")[0] == "smllm"}
     assert (set(), set()) == (names - expected, expected - names)
+
+
+#: what ``import os`` would load: a quarter of ``python -I -S -c pass``, which has none of it
+OS = {"os", "_collections_abc", "posixpath", "genericpath", "stat"}
+
+
+@pytest.mark.parametrize(("event", "extra"), [(e, x) for e, x, _ in HOT_PATHS],
+                         ids=[f"{e}-{x.get('tool_name', '')}" for e, x, _ in HOT_PATHS])
+def test_a_hook_run_as_installed_never_imports_os(event: str, extra: dict[str, object],
+                                                  tmp_path: Path) -> None:
+    """Run as ``smllm-hook`` runs it (``-I -S``: no ``site``, which would import ``os``),
+    a hook on each hot path loads ``os`` nowhere: its modules use ``smllm.base.osfast``.
+    A module that imports ``os`` again on a hot path fails here."""
+    payload = json.dumps(base(event, SID, cwd=str(tmp_path), **extra)).encode()
+    where = [str(SRC.parent), *(p for p in sys.path if p.endswith("site-packages"))]
+    code = f"import sys; sys.path[:0] = {where!r}; from smllm.hooks import cli; cli()"
+    hook = [sys.executable, "-I", "-S", "-c", code, event]
+    subprocess.run(hook, input=payload, capture_output=True, check=True, cwd=tmp_path)
+    proc = subprocess.run([sys.executable, "-I", "-S", "-X", "importtime", *hook[3:]],
+                          input=payload, capture_output=True, check=True, cwd=tmp_path)
+    names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.decode().splitlines()
+             if line.startswith("import time:") and "|" in line}
+    assert "smllm.hooks" in names
+    assert set() == names & OS
 
 
 #: Copilot's hooks (``EVENT --harness copilot``): its adapter, and its events.jsonl reader

@@ -12,8 +12,9 @@ to import.
 
 from __future__ import annotations
 
-import os
 import sys
+
+from smllm.base import osfast as os
 
 _AT_FDCWD = -100
 _AT_SYMLINK_NOFOLLOW = 0x100

@@ -16,9 +16,8 @@ the viewer's export ask it, never a hook.
 
 from __future__ import annotations
 
-import os
-
 from smllm import VERSION
+from smllm.base import osfast as os
 
 #: the file the build step writes into the installed package (one line: the commit)
 COMMIT_FILE = "_commit"

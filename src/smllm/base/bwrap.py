@@ -33,13 +33,13 @@ imported here.
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import stat
 import subprocess
 import sys
 
 from smllm.base import jsonfast
+from smllm.base import osfast as os
 from smllm.base.errors import SandboxUnavailable
 
 TYPE_CHECKING = False

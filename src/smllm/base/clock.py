@@ -8,9 +8,9 @@ store, so a run of several processes hands them out in order.
 
 from __future__ import annotations
 
-import os
 import time
 
+from smllm.base import osfast as os
 from smllm.base import paths
 from smllm.base.errors import UsageError
 from smllm.base.lockfile import locked

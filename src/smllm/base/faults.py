@@ -6,7 +6,7 @@ hook process at exactly that step and check that every reader still accepts the 
 
 from __future__ import annotations
 
-import os
+from smllm.base import osfast as os
 
 POINTS = ("open", "locked", "before-write", "mid-write", "after-write", "after-fsync", "state")
 _SIGKILL = 9

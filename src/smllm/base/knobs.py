@@ -21,7 +21,7 @@ Hot path: ``os`` only, and the JSON decoder only when an ``SMLLM_*`` variable is
 
 from __future__ import annotations
 
-import os
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

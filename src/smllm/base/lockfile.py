@@ -6,8 +6,9 @@ POSIX uses ``flock``; Windows locks the first byte with ``msvcrt.locking``. The
 
 from __future__ import annotations
 
-import os
 import sys
+
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

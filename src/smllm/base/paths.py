@@ -13,9 +13,9 @@ everything else.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from smllm.base import osfast as os
 from smllm.base.errors import InvalidSessionId
 
 TYPE_CHECKING = False

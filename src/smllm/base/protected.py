@@ -25,9 +25,9 @@ Hot path: ``os`` and ``sys`` only.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from smllm.base import osfast as os
 from smllm.base import paths
 
 #: what ``smllm install`` adds to a project and the agent must not change

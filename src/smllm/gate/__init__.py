@@ -237,8 +237,7 @@ def hidden_read(call: ToolCall) -> str | None:
     path = catalogue.path_of(call.tool, call.input)
     if not path:
         return None
-    import os  # noqa: PLC0415 - loaded by the interpreter already; kept local to the check
-
+    from smllm.base import osfast as os  # noqa: PLC0415 - loaded on every hook's path already
     from smllm.base import paths  # noqa: PLC0415 - loaded on every hook's path already
 
     full = os.path.realpath(os.path.join(call.cwd, os.path.expanduser(path)))

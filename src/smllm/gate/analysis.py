@@ -13,9 +13,8 @@ Hot path: the analyser and the MCP judge load only for the calls that need them.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import catalogue as tools
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

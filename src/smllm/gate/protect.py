@@ -24,9 +24,8 @@ Hot path: standard library basics only (the analyser loads for Bash calls, as th
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import catalogue as tools
+from smllm.base import osfast as os
 from smllm.base import protected as protected_set
 
 TYPE_CHECKING = False

@@ -29,8 +29,7 @@ builder costs a hook no module of its own; the catalogue is loaded by tool event
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.base import paths
 
 TYPE_CHECKING = False

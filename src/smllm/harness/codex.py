@@ -37,10 +37,9 @@ Hot path: ``os`` and smllm's base only; loaded only by hooks that Codex runs.
 
 from __future__ import annotations
 
-import os
-
 from smllm import harness
 from smllm.base import catalogue
+from smllm.base import osfast as os
 from smllm.base.catalogue import ToolCall
 from smllm.base.errors import SmllmError
 

@@ -34,10 +34,10 @@ Hot path: :func:`parse` costs a substring test for a Bash call that does not nam
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import NamedTuple
 
+from smllm.base import osfast as os
 from smllm.base.errors import SmllmError
 
 TYPE_CHECKING = False

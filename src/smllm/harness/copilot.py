@@ -47,9 +47,8 @@ Hot path: ``os`` and smllm's base only; loaded only by hooks that Copilot runs.
 
 from __future__ import annotations
 
-import os
-
 from smllm import harness
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

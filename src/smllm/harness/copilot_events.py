@@ -140,7 +140,7 @@ def settle(path: str, st: dict[str, Any]) -> None:
 def _tail(path: str, size: int) -> tuple[bytes, bool] | None:
     """The whole lines of the last ``size`` bytes of ``path``, and whether that is the
     whole file."""
-    import os  # noqa: PLC0415 - loaded by every hook already (os.stat only here)
+    from smllm.base import osfast as os  # noqa: PLC0415 - loaded by every hook already
 
     try:
         length = os.stat(path).st_size

@@ -36,10 +36,9 @@ Gemini CLI runs.
 
 from __future__ import annotations
 
-import os
-
 from smllm import harness, hooks
 from smllm.base import catalogue, clock
+from smllm.base import osfast as os
 from smllm.journal import hostcall
 
 TYPE_CHECKING = False

@@ -46,13 +46,13 @@ Hot path: nothing here loads unless a Bash call names ``smllm``.
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
+from smllm.base import osfast as os
 from smllm.base import paths, protected
 from smllm.base.errors import SmllmError
 from smllm.harness.codex_fire import Ran, literal_words, programs

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # the builtin behind signal
 import gc
-import os
 import sys
+
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

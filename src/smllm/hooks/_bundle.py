@@ -38,13 +38,14 @@ from __future__ import annotations
 import _thread
 import builtins
 import marshal
-import os
 import sys
 
 # the import machinery's own module (frozen, always loaded): importlib.machinery would
 # import importlib and more, on every hook
 from _frozen_importlib import ModuleSpec
 from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader
+
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

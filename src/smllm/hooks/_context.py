@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 from smllm import journal
 from smllm.base import clock, jsonfast, paths
+from smllm.base import osfast as os
 from smllm.base.errors import InvalidSessionId, SmllmError
 from smllm.journal import transcript
 

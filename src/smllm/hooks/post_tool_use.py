@@ -16,8 +16,7 @@ hook lands first (:mod:`smllm.journal.hostcall`).
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.base.digest import tagged
 from smllm.hooks._context import HookContext
 from smllm.journal import hostcall, records, sidecar, transcript

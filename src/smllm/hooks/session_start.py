@@ -15,11 +15,11 @@ On a resume after a crash (the log's last start or resume has no ``session.end``
 
 from __future__ import annotations
 
-import os
 import time
 
 from smllm import VERSION, journal
 from smllm.base import clock
+from smllm.base import osfast as os
 from smllm.hooks import _features
 from smllm.journal import hostcall, records, sidecar, transcript
 

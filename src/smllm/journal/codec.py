@@ -21,9 +21,8 @@ Reading: :func:`iter_lines` yields every physical line (``record``, ``unparseabl
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import jsonfast
+from smllm.base import osfast as os
 from smllm.base.digest import tagged
 from smllm.base.errors import JournalError
 

@@ -4,9 +4,8 @@ session id is reused (:func:`locate`, :func:`session_folder`)."""
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import clock, paths
+from smllm.base import osfast as os
 from smllm.base.digest import sha256_hex as digest_hex
 from smllm.base.errors import InvalidSessionId, JournalError
 

@@ -26,8 +26,7 @@ Hot path: ``os`` and the built-in SHA-256 only; the key is read once per process
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.base import paths
 from smllm.base.digest import sha256
 from smllm.base.errors import JournalError

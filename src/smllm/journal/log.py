@@ -31,9 +31,8 @@ offset, open intents). It is a cache: the log is the record.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import clock, jsonfast, paths
+from smllm.base import osfast as os
 from smllm.base.errors import JournalError
 from smllm.base.lockfile import locked_fd
 from smllm.journal import keyed

@@ -6,11 +6,11 @@ call: no folder scan, however many sessions the store holds.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from smllm import index, journal
+from smllm.base import osfast as os
 from smllm.base import paths
 from smllm.base.clock import parse_iso_ms
 from smllm.base.errors import SessionNotFound

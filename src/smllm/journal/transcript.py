@@ -35,11 +35,11 @@ Causal order: a model call is journaled before the tool calls it chose.
 
 from __future__ import annotations
 
-import os
 import time
 
 from smllm import journal
 from smllm.base import jsonfast
+from smllm.base import osfast as os
 from smllm.base.digest import tagged
 from smllm.journal import hostcall, records
 

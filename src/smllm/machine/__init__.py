@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.base import paths
 from smllm.base.errors import SmllmError
 

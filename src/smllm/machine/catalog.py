@@ -8,9 +8,8 @@ the cache under ``<state dir>/cache/machines``.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import jsonfast, paths
+from smllm.base import osfast as os
 from smllm.base.digest import sha256_hex
 from smllm.base.errors import ConfigError, MachineDefinitionError
 from smllm.machine import CONFIG_DIR, locations

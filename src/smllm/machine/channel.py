@@ -15,10 +15,10 @@ else (the plugin, a registered server, hooks run by hand) keeps seed 001's MCP t
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from typing import Any
 
+from smllm.base import osfast as os
 from smllm.base import paths
 
 MCP = "mcp"

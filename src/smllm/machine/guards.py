@@ -17,8 +17,9 @@ started, and the guard fails. Every evaluation adds one entry to the audit's ``t
 
 from __future__ import annotations
 
-import os
 import time
+
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

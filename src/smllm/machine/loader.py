@@ -8,11 +8,11 @@ The result is the compiled form, plain JSON data the hot path reads from the cac
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
+from smllm.base import osfast as os
 from smllm.base.errors import MachineDefinitionError
 from smllm.machine import _schema, _yaml
 from smllm.machine._yaml import Marked, Path

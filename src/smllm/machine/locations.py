@@ -11,9 +11,8 @@ Hot path: plain ``os.path`` strings, no pathlib.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import faults, jsonfast, paths
+from smllm.base import osfast as os
 from smllm.base.errors import SessionNotFound
 from smllm.base.lockfile import locked
 from smllm.machine import binding_file

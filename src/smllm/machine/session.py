@@ -8,10 +8,9 @@ and the hooks all go through here.
 
 from __future__ import annotations
 
-import os
-
 from smllm import machine as machine_pkg
 from smllm.base import clock, paths
+from smllm.base import osfast as os
 from smllm.base.errors import ConfigError, SessionNotFound, SmllmError
 from smllm.machine import catalog, engine, locations
 

@@ -9,12 +9,12 @@ without shell operators), so that a state's rules can never trap the agent.
 
 from __future__ import annotations
 
-import os
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from smllm.base import catalogue
+from smllm.base import osfast as os
 
 if TYPE_CHECKING:
     from smllm.base.shapes import ToolRules

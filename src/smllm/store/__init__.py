@@ -18,8 +18,7 @@ on every call, and load :mod:`~smllm.store.trigger` only when a store is configu
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.base import paths
 
 ENV_URL = "SMLLM_STORE_URL"

@@ -11,9 +11,9 @@ lost; a store that is down is retried by the next hook, the journals being the o
 
 from __future__ import annotations
 
-import os
 import sys
 
+from smllm.base import osfast as os
 from smllm.base import paths
 
 

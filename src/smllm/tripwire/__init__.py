@@ -31,9 +31,8 @@ Hot path: ``os`` and smllm's standard-library-only base modules.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import digest, jsonfast, paths
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

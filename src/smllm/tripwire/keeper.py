@@ -25,11 +25,11 @@ A change is settled in this order (:func:`settle`):
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 
 from smllm import journal, tripwire
 from smllm.base import clock, jsonfast, lockfile, paths
+from smllm.base import osfast as os
 from smllm.journal import records
 from smllm.tripwire import watched
 

@@ -56,10 +56,9 @@ Slow path (the keeper's): imports what it needs.
 
 from __future__ import annotations
 
-import os
-
 from smllm import tripwire
 from smllm.base import digest, jsonfast, paths, protected
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,9 +16,8 @@ Only ``os`` and smllm's light ``jsonfast``/``digest`` are imported here.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import jsonfast, paths
+from smllm.base import osfast as os
 from smllm.base.digest import sha256_hex
 from smllm.base.errors import SmllmError
 

@@ -14,10 +14,9 @@ check (the protected set) can apply to all of them.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import catalogue as tools
 from smllm.base import credentials
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False  # typing, dataclasses and pathlib cost milliseconds per tool call
 if TYPE_CHECKING:

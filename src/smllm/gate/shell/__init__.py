@@ -15,8 +15,7 @@ anything it cannot resolve statically is ``ask``.
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.gate.shell._model import (
     SEVERITY,
     Analysis,

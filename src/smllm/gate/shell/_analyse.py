@@ -14,8 +14,7 @@ family's module on first use.
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.gate.shell import _flows, _programs
 from smllm.gate.shell._model import (
     VIRTUAL,

@@ -8,8 +8,7 @@ for every built-in rule: :mod:`smllm.gate.policy.assess`).
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.gate.shell._model import Finding
 
 TYPE_CHECKING = False

@@ -15,9 +15,8 @@ source, or when a source is read in a substitution and the sink has a run-time w
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import credentials
+from smllm.base import osfast as os
 from smllm.gate.shell._model import Finding
 
 TYPE_CHECKING = False

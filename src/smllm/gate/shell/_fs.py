@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.gate.shell import _flows
 from smllm.gate.shell._analyse import (
     delete_target,

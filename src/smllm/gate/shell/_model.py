@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import credentials, paths, protected
+from smllm.base import osfast as os
 from smllm.base.digest import tagged
 
 TYPE_CHECKING = False  # importing typing costs milliseconds on the hook's hot path

@@ -16,8 +16,7 @@
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.gate.shell import _tasks
 from smllm.gate.shell._analyse import judge_argv, nested
 from smllm.gate.shell._flags import Options, read, subcommand

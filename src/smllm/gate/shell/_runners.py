@@ -11,8 +11,7 @@ includes others, escalates; dry runs and listings run nothing.
 
 from __future__ import annotations
 
-import os
-
+from smllm.base import osfast as os
 from smllm.gate.shell import _tasks
 from smllm.gate.shell._analyse import judge_argv
 from smllm.gate.shell._model import Context, Finding

@@ -13,9 +13,9 @@ command is read-only when its operands start with a read-only prefix.
 
 from __future__ import annotations
 
-import os
 import sys
 
+from smllm.base import osfast as os
 from smllm.gate.shell._analyse import judge_argv, stdin_text, write_target
 from smllm.gate.shell._decisions import finding
 from smllm.gate.shell._syntax import Word

@@ -11,9 +11,8 @@ what it writes.
 
 from __future__ import annotations
 
-import os
-
 from smllm.base import jsonfast
+from smllm.base import osfast as os
 from smllm.gate.shell._analyse import judge_argv, nested
 from smllm.gate.shell._model import VIRTUAL, Context, Finding
 from smllm.gate.shell._parse import Simple, Word
