@@ -69,7 +69,7 @@ def _bash(command: str, tmp_path: Path, n: int = 1) -> dict[str, object]:
 
 
 #: loaded before the bundle can serve anything: the entry point itself
-ENTRY = ["smllm", "smllm.base", "smllm.base.osfast", "smllm.hooks", "smllm.hooks._bundle"]
+ENTRY = ["smllm", "smllm.hooks", "smllm.hooks._bundle"]
 
 
 def test_second_hook_loads_every_module_from_the_bundle(package: Path, tmp_path: Path) -> None:

@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import _signal  # type: ignore[import-not-found]  # the builtin behind signal
 import gc
+import posix  # the builtin behind os: smllm.base.osfast loads once the bundle serves it
 import sys
-
-from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,6 +133,8 @@ def pin_home(home: str | None) -> None:
     """Apply the installed command's ``--home``: ``SMLLM_HOME`` becomes that folder (or, for
     :data:`PLATFORM_HOME` or a value that is not an absolute folder, goes away), whatever the
     environment said. Nothing for a hook without ``--home``."""
+    from smllm.base import osfast as os  # noqa: PLC0415 - from the bundle (installed first)
+
     if home is None:
         return
     if home != PLATFORM_HOME and os.path.isabs(home):
@@ -143,6 +144,8 @@ def pin_home(home: str | None) -> None:
 
 
 def _max_input() -> int:
+    from smllm.base import osfast as os  # noqa: PLC0415 - from the bundle (installed first)
+
     raw = os.environ.get("SMLLM_MAX_INPUT")
     return int(raw) if raw and raw.isdigit() else MAX_INPUT
 
@@ -195,10 +198,11 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
     if harness not in HARNESSES:
         raise HookInputError(f"unknown harness {harness!r} (smllm answers the hooks of "
                              f"{', '.join(HARNESSES)})", "check the hook's command line")
-    if harness == "claude" and "COPILOT_CLI" in os.environ:
+    if harness == "claude" and b"COPILOT_CLI" in posix.environ:
+        from smllm.base import osfast  # noqa: PLC0415 - from the bundle (installed first)
         from smllm.harness import copilot  # noqa: PLC0415 - run from Copilot only
 
-        project = copilot.under_copilot(raw, os.environ)
+        project = copilot.under_copilot(raw, osfast.environ)
         if project is not None:  # Copilot runs Claude Code's file: its own hooks govern
             return None if copilot.installed(project) or event not in GATING \
                 else deny(copilot.NOT_INSTALLED)
@@ -269,6 +273,7 @@ def _report(event: str, exc: BaseException) -> str:
         import traceback  # noqa: PLC0415 - a crash only
 
         from smllm.base import clock, paths  # noqa: PLC0415 - importing smllm.hooks must never fail
+        from smllm.base import osfast as os  # noqa: PLC0415 - importing smllm.hooks must never fail
 
         logs = paths.ensure_private_tree(paths.logs_root(), paths.state_root())
         path = os.path.join(logs, f"hook-{event}-{clock.now_ms()}-{os.getpid()}.log")
@@ -298,9 +303,11 @@ def _take_no_orders(home: str | None, harness: str = "claude") -> None:
         pin_home(home)
         untested = knobs.untested()
     except BaseException:
-        dropped = [k for k in os.environ if k.startswith("SMLLM_")]
+        from smllm.base import osfast  # noqa: PLC0415 - from the bundle (installed first)
+
+        dropped = [k for k in osfast.environ if k.startswith("SMLLM_")]
         for k in dropped:
-            os.environ.pop(k, None)
+            osfast.environ.pop(k, None)
         pin_home(home)
         untested = []
     if dropped:
@@ -314,13 +321,7 @@ def _take_no_orders(home: str | None, harness: str = "claude") -> None:
 def _knobs_set() -> bool:
     """Whether any ``SMLLM_*`` variable is set, the names searched in one joined string
     (no per-name Python step: most hooks have none)."""
-    names = getattr(os.environ, "_data", None)  # the names as the OS gave them
-    if isinstance(names, dict):
-        try:
-            return b"\0SMLLM_" in b"\0" + b"\0".join(names)
-        except TypeError:  # pragma: no cover - str names (Windows)
-            pass
-    return any(k.startswith("SMLLM_") for k in os.environ)
+    return b"\0SMLLM_" in b"\0" + b"\0".join(posix.environ)  # the names as the OS gave them
 
 
 def _bundled() -> None:
@@ -341,6 +342,8 @@ def _refresh_bundle() -> None:
 
 
 def _deadline(event: str) -> float:
+    from smllm.base import osfast as os  # noqa: PLC0415 - from the bundle (installed first)
+
     raw = os.environ.get("SMLLM_HOOK_DEADLINE", "")
     try:
         value = float(raw) if raw else 0.0
@@ -388,7 +391,7 @@ def _arm_deadline(event: str, gating: bool, harness: str = "claude") -> None:
         if gating:
             _write_out(fallback_deny(harness).replace(
                 b"REASON", b"the hook ran out of time (%.0f s, SMLLM_HOOK_DEADLINE)" % seconds))
-        os._exit(0)
+        posix._exit(0)
 
     _signal.signal(_signal.SIGALRM, expired)
     _signal.setitimer(_signal.ITIMER_REAL, seconds)
@@ -399,7 +402,7 @@ def _write_out(data: bytes) -> bool:
     view = memoryview(data)
     try:
         while view:
-            view = view[os.write(1, view):]
+            view = view[posix.write(1, view):]
     except OSError:
         return False
     return True
@@ -498,7 +501,7 @@ def _host_crash_deny(harness: str, event: str, exc: BaseException) -> bytes:
 
 def _stderr(data: bytes) -> None:
     try:  # noqa: SIM105 - contextlib is too slow to import on the hot path
-        os.write(2, data)
+        posix.write(2, data)
     except OSError:
         pass
 
@@ -548,5 +551,5 @@ def leave(code: int) -> NoReturn:
         except BaseException:  # noqa: S110 - the usual exit reports it
             pass
         else:
-            os._exit(code)
+            posix._exit(code)
     raise SystemExit(code)

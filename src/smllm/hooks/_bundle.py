@@ -38,6 +38,7 @@ from __future__ import annotations
 import _thread
 import builtins
 import marshal
+import posix
 import sys
 
 # the import machinery's own module (frozen, always loaded): importlib.machinery would
@@ -45,19 +46,30 @@ import sys
 from _frozen_importlib import ModuleSpec
 from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader
 
-from smllm.base import osfast as os
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from os import stat_result
     from types import CodeType, ModuleType
 
 #: the first line of a bundle (its format) and, after it, the interpreter's bytecode magic
 HEADER = b"smllm hook code bundle 1\n"
 #: a bundle larger than this is not read (the hooks' modules take about 0.7 MB)
 LIMIT = 16 << 20
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_PREFIX = _PACKAGE + os.sep
+
+
+def _package_folder(here: str) -> str:
+    """``os.path.dirname(os.path.dirname(os.path.abspath(here)))``, with ``posix`` alone:
+    this module runs before the bundle can serve ``smllm.base.osfast`` (or anything)."""
+    if not here.startswith("/"):
+        here = posix.getcwd() + "/" + here
+    norm = getattr(posix, "_path_normpath", None)  # CPython 3.11.2+; else as it is
+    here = norm(here) if norm is not None else here
+    return here.rsplit("/", 2)[0] or "/"
+
+
+_PACKAGE = _package_folder(__file__)
+_PREFIX = _PACKAGE.rstrip("/") + "/"
 
 #: module name -> (source path relative to the package, st_mtime_ns, st_size, is a
 #: package, offset of its marshalled code in the bundle, its length): the bundle's index
@@ -83,7 +95,7 @@ def bundle_file() -> str | None:
     tag = sys.implementation.cache_tag
     if tag is None:  # pragma: no cover - an interpreter without bytecode caching
         return None
-    return os.path.join(_PACKAGE, "__pycache__", f"hooks.{tag}.bundle")
+    return f"{_PREFIX}__pycache__/hooks.{tag}.bundle"
 
 
 class _Loader(SourceFileLoader):
@@ -96,7 +108,7 @@ class _Loader(SourceFileLoader):
         cannot give it (cut short, damaged), which :func:`refresh` then mends."""
         offset, length = self.where
         try:
-            data = os.pread(_fd[0], length, _base[0] + offset)
+            data = posix.pread(_fd[0], length, _base[0] + offset)
             # S302: the bundle is smllm's own code, in its protected package folder
             code = marshal.loads(data) if len(data) == length else None  # noqa: S302
         except (OSError, EOFError, ValueError, TypeError):
@@ -122,7 +134,7 @@ def _spec(name: str) -> ModuleSpec | None:
     rel, mtime, size, package, offset, length = entry
     file = _PREFIX + rel  # a path relative to the package (from os.path.relpath)
     try:
-        st = os.stat(file)
+        st = posix.stat(file)
     except OSError:
         st = None
     if st is None or st.st_mtime_ns != mtime or st.st_size != size:
@@ -133,7 +145,7 @@ def _spec(name: str) -> ModuleSpec | None:
     spec = ModuleSpec(name, loader, origin=file, is_package=package)
     spec.has_location = True
     if package:
-        spec.submodule_search_locations = [os.path.dirname(file)]
+        spec.submodule_search_locations = [file.rpartition("/")[0]]
     return spec
 
 
@@ -199,16 +211,16 @@ def _import(name: str, globals: Mapping[str, object] | None = None,
 def _open(path: str) -> int:
     """The bundle open for reading (a regular file, not through a link), or -1."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-                     | getattr(os, "O_NONBLOCK", 0))
+        fd = posix.open(path, posix.O_RDONLY | getattr(posix, "O_NOFOLLOW", 0)
+                        | getattr(posix, "O_NONBLOCK", 0))
     except OSError:
         return -1
     try:
-        if (os.fstat(fd).st_mode & 0o170000) == 0o100000:
+        if (posix.fstat(fd).st_mode & 0o170000) == 0o100000:
             return fd
     except OSError:
         pass
-    os.close(fd)
+    posix.close(fd)
     return -1
 
 
@@ -216,7 +228,7 @@ def _read_index(fd: int) -> dict[str, tuple[str, int, int, bool, int, int]]:
     """The index at the head of the bundle: :data:`HEADER`, the bytecode magic, the
     index's length (4 bytes), the marshalled index; the code follows it."""
     head = HEADER + MAGIC_NUMBER
-    first = os.pread(fd, 1 << 14, 0)
+    first = posix.pread(fd, 1 << 14, 0)
     if not first.startswith(head) or len(first) < len(head) + 4:
         return {}
     start = len(head) + 4
@@ -225,7 +237,7 @@ def _read_index(fd: int) -> dict[str, tuple[str, int, int, bool, int, int]]:
         return {}
     data = first[start:start + size]
     if len(data) < size:
-        data += os.pread(fd, size - len(data), start + len(data))
+        data += posix.pread(fd, size - len(data), start + len(data))
     try:
         index = marshal.loads(data)  # noqa: S302 - smllm's own bundle (see _Loader)
     except (EOFError, ValueError, TypeError):
@@ -268,6 +280,8 @@ def _missed() -> list[str]:
 def _code_of(name: str) -> tuple[str, int, int, bool, bytes] | None:
     """A bundle entry for the imported module ``name``, from its ``.pyc`` when that matches
     the source, else from the source."""
+    from smllm.base import osfast as os  # noqa: PLC0415 - writing a bundle only (served by then)
+
     module = sys.modules.get(name)
     file = getattr(module, "__file__", None)
     if not isinstance(file, str) or not file.endswith(".py"):
@@ -288,6 +302,8 @@ def _code_of(name: str) -> tuple[str, int, int, bool, bytes] | None:
 
 def _kept(name: str) -> tuple[str, int, int, bool, bytes] | None:
     """The bundle's entry for ``name`` when its source has not changed since."""
+    from smllm.base import osfast as os  # noqa: PLC0415 - writing a bundle only (served by then)
+
     rel, mtime, size, package, offset, length = _index[name]
     try:
         st = os.stat(os.path.join(_PACKAGE, rel))
@@ -299,7 +315,7 @@ def _kept(name: str) -> tuple[str, int, int, bool, bytes] | None:
     return (rel, mtime, size, package, body) if len(body) == length else None
 
 
-def _pyc_body(cached: str, st: os.stat_result) -> bytes | None:
+def _pyc_body(cached: str, st: stat_result) -> bytes | None:
     """The marshalled code of a ``.pyc`` that Python would accept for a source with stat
     ``st`` (the timestamp form: flags 0, mtime and size of the source), else None."""
     try:
@@ -354,6 +370,8 @@ def refresh() -> None:
 
 def _write(path: str, data: bytes) -> None:
     """Replace the bundle atomically (a new temporary file beside it, then a rename)."""
+    from smllm.base import osfast as os  # noqa: PLC0415 - writing a bundle only (served by then)
+
     folder = os.path.dirname(path)
     if not os.path.isdir(folder):
         os.mkdir(folder)
