@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian installs some of the tools below in /usr/sbin (iptables, for Copilot CLI's sandbox),
+# which a user's PATH or a bare environment may lack
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin:/sbin" ;; esac
+export PATH
 PY="${PYTHON:-python3}"
 VENV="${SMLLM_TEST_VENV:-.venv}"
 "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "smllm needs Python >= 3.10")'

@@ -433,13 +433,20 @@ def test_a_config_file_with_a_password_must_be_private(tmp_path: Path, smllm_hom
                "~/.pgpass)\n") == (out.returncode, out.stderr)
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ship_follow_ships_what_the_journals_gain(team: dict[str, Any]) -> None:
     """`smllm ship --follow` keeps shipping: a session written after it started arrives."""
     alice = team["alice"]
     alice.write("a9-first", start_ms=T0)
+    # SIGINT as a terminal gives it: a suite started as a background job (`cmd &` in a
+    # script) passes SIGINT on ignored, and Python then leaves it ignored
     proc = subprocess.Popen([PYTHON, "-m", "smllm", "ship", "--to", alice.url, "--all",
                              "--follow", "--interval", "0.2"], env={**os.environ, **alice.env},
-                            cwd=alice.project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            cwd=alice.project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_sigint)  # noqa: PLW1509 - one signal call
     try:
         deadline = time.monotonic() + 30
         wrote = False

@@ -352,8 +352,8 @@ else:
 
 
 try:
-    from posix import _path_normpath  # type: ignore[attr-defined]  # CPython 3.11.2+
-except ImportError:  # pragma: no cover - Python 3.10 and early 3.11
+    from posix import _path_normpath  # type: ignore[attr-defined]  # where this CPython has it
+except ImportError:  # pragma: no cover - Python 3.10 (tests/test_osfast.py covers the loop)
     _path_normpath = None
 
 
