@@ -226,6 +226,13 @@ def _mode(p: StrPath, follow: bool) -> int | None:
         return None
 
 
+def _is(p: StrPath, kind: int, follow: bool) -> bool:
+    """Is ``p`` (its target when ``follow``) of file type ``kind``? False where it is not
+    there or cannot be asked (``os.path.isfile`` and the rest)."""
+    mode = _mode(p, follow)
+    return mode is not None and mode & _S_IFMT == kind
+
+
 class _Path:
     """``os.path`` (``posixpath``) for ``str`` paths."""
 
@@ -327,18 +334,15 @@ class _Path:
 
     @staticmethod
     def isfile(p: StrPath) -> bool:
-        mode = _mode(p, True)
-        return mode is not None and mode & _S_IFMT == _S_IFREG
+        return _is(p, _S_IFREG, True)
 
     @staticmethod
     def isdir(p: StrPath) -> bool:
-        mode = _mode(p, True)
-        return mode is not None and mode & _S_IFMT == _S_IFDIR
+        return _is(p, _S_IFDIR, True)
 
     @staticmethod
     def islink(p: StrPath) -> bool:
-        mode = _mode(p, False)
-        return mode is not None and mode & _S_IFMT == _S_IFLNK
+        return _is(p, _S_IFLNK, False)
 
     @staticmethod
     def getsize(p: StrPath) -> int:
