@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -238,6 +240,20 @@ def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return reads
 
 
+def _counted_polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes every look at the transcript's size (a wait's poll) compared with."""
+    polls: list[int] = []
+    real = transcript._grown
+
+    def grown(path: str, size: int) -> bool:
+        polls.append(size)
+        return real(path, size)
+
+    monkeypatch.setattr(transcript, "_grown", grown)
+    monkeypatch.setattr(transcript, "_WAITED", set())
+    return polls
+
+
 def test_pre_tool_use_waits_for_the_transcript_to_show_its_tool_use(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The host writes the response while PreToolUse reads the transcript: the prefetch
@@ -282,22 +298,23 @@ def test_pre_tool_use_waits_for_the_line_that_holds_its_tool_use_to_end(
     assert "toolu_7" in line[:half]
     with s.transcript.open("a") as fh:
         fh.write(line[:half])
-    reads: list[int] = []
-    real = transcript._read_from
+    reads = _counted_reads(monkeypatch)
 
-    def read_from(path: str, offset: int) -> tuple[int, bytes, int] | None:
-        got = real(path, offset)
-        reads.append(len(got[1]) if got else -1)
-        if len(reads) == 2:  # the host ends the line after the second read
-            with s.transcript.open("a") as fh:
-                fh.write(line[half:] + "\n")
-        return got
+    def end_line() -> None:  # the host ends the line a little later, as PreToolUse waits
+        with s.transcript.open("a") as fh:
+            fh.write(line[half:] + "\n")
 
-    monkeypatch.setattr(transcript, "_read_from", read_from)
-    monkeypatch.setattr(transcript, "_WAITED", set())
     monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "5")
-    transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_7")
-    assert len(reads) >= 3
+    later = threading.Timer(0.05, end_line)
+    later.start()
+    started = time.monotonic()
+    try:
+        transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_7")
+    finally:
+        later.join()
+    # read at first (half a line), then again once the size moved: not once per poll
+    assert 2 == len(reads), reads
+    assert time.monotonic() - started < 4
     with journal.transaction(log) as txn:
         transcript.ingest(txn, str(s.transcript))
     assert [["toolu_7"]] == [c["tool_use_ids"] for c in _calls()]
@@ -317,8 +334,14 @@ def test_the_wait_is_bounded_and_skipped_for_a_known_tool_use(
     monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.05")
     transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_1")
     assert 1 == len(reads)
+    sizes = _counted_polls(monkeypatch)
+    started = time.monotonic()
     transcript.prefetch(log, str(s.transcript), tool_use_id="toolu_never")
-    assert len(reads) > 2
+    waited = time.monotonic() - started
+    # looked at the size until the wait was over; read once, as nothing was written
+    assert 0.05 <= waited < 5, waited
+    assert len(sizes) > 2, sizes
+    assert 2 == len(reads), reads
 
 
 def test_pre_tool_use_waits_for_a_transcript_the_host_has_not_created_yet(
@@ -371,7 +394,7 @@ def test_a_transcript_that_never_appears_is_waited_for_once_and_briefly(
         with journal.transaction(log) as txn:
             transcript.ingest(txn, str(s.transcript))
         per_call.append(len(reads) - before)
-    # polled every 10 ms until ABSENT_SECONDS, not for SMLLM_TRANSCRIPT_WAIT's 30 s
+    # polled until ABSENT_SECONDS, not for SMLLM_TRANSCRIPT_WAIT's 30 s
     assert 2 < per_call[0] < 200, per_call
     # then: one read by the prefetch, one by the ingest, no wait
     assert [2, 2] == per_call[1:], per_call
@@ -469,22 +492,23 @@ def test_waits_stop_after_misses_in_a_row(tmp_path: Path, monkeypatch: pytest.Mo
     s = Session(tmp_path)
     s.hook("SessionStart", source="startup")
     log = str(journal.log_path(SID))
-    reads = _counted_reads(monkeypatch)
+    polls = _counted_polls(monkeypatch)
     monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "0.03")
 
     def pre_tool_use(tid: str) -> int:
-        reads.clear()
+        """How many times this PreToolUse looked at the transcript while it waited."""
+        polls.clear()
         transcript.prefetch(log, str(s.transcript), tool_use_id=tid)
         with journal.transaction(log) as txn:
             transcript.ingest(txn, str(s.transcript))
-        return len(reads)
+        return len(polls)
 
     s.write(*_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
                                      "input": {}}], "tool_use"))
-    assert 1 == pre_tool_use("toolu_1")  # found at once: no wait, the count at 0
+    assert 0 == pre_tool_use("toolu_1")  # found at once: no wait, the count at 0
     assert [True, True] == [pre_tool_use("toolu_x1") > 1, pre_tool_use("toolu_x2") > 1]
     s.write(*_block_lines("msg_B", [{"type": "tool_use", "id": "toolu_2", "name": "Bash",
                                      "input": {}}], "tool_use", 3))
-    assert 1 == pre_tool_use("toolu_2")  # found: the count starts again
+    assert 0 == pre_tool_use("toolu_2")  # found: the count starts again
     misses = [pre_tool_use(f"toolu_y{n}") > 1 for n in range(4)]
     assert [True, True, True, False] == misses

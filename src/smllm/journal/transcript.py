@@ -64,7 +64,10 @@ MISS_LIMIT = 3
 #: a new session's file with its first queued write, well within this; one that is still
 #: absent is not being written (no session persistence), and the session stops waiting
 ABSENT_SECONDS = 1.0
-_POLL_SECONDS = 0.01
+#: how often the wait looks at the transcript's size (a ``stat``; it reads only when the
+#: size moved): Claude Code writes its transcript every 100 ms, and each poll interval
+#: adds half of itself to the wait on average
+_POLL_SECONDS = 0.002
 _WAIT_MAX = 60.0
 #: the model of an assistant message Claude Code writes itself, with no model call behind
 #: it (an API error, "No response requested." after an interrupt or a crash)
@@ -383,8 +386,18 @@ def _wait_for(transcript: str, offset: int, tool_use_id: str,
                 break
             continue
         time.sleep(_POLL_SECONDS)
-        got = _read_from(transcript, offset)
+        if got is None or _grown(transcript, got[2]):
+            got = _read_from(transcript, offset)
     return got
+
+
+def _grown(transcript: str, size: int) -> bool:
+    """Is the transcript's size no longer ``size`` (or can it not be asked)? One ``stat``:
+    the wait reads again only when the host wrote."""
+    try:
+        return os.stat(transcript).st_size != size
+    except OSError:
+        return True
 
 
 def prefetch(log: str, transcript: str | None, *, tool_use_id: str | None = None) -> None:
