@@ -18,6 +18,12 @@ each):
   show what it costs);
 * the floors: the same hook events with a no-op command, ``/bin/true`` and
   ``python -I -S -c pass`` (the hooks' own interpreter and flags);
+* timed (run at the largest N only, left out of the tables over bare): smllm's hooks
+  (as in ``hooks only``) and the no-op Python hooks, each hook command run under
+  ``bench/hook_timer.py``, which records every hook process's own wall and CPU time as the
+  client runs it: the hook pair without the client's share of running a hook, steadier
+  than a difference of two sessions, and PreToolUse's time waiting (wall time beyond its
+  CPU time: for Claude Code to write the tool use into its transcript);
 * with ``--compare-with DIR`` (a checkout of another revision of smllm with its own
   virtual environment, ``python3 -m venv DIR/.venv && DIR/.venv/bin/python -m pip
   install -e DIR``): ``as installed from DIR``, that revision's ``smllm install`` run by
@@ -42,6 +48,7 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -78,6 +85,13 @@ SETUPS: dict[str, str] = {
     "noop-true": "no-op hooks: /bin/true",
     "noop-python": "no-op hooks: python -I -S -c pass",
 }
+#: timed set-up -> (what it is, the untimed set-up whose settings it times)
+TIMED: dict[str, tuple[str, str]] = {
+    "timed-hooks": ("smllm's hooks", "hooks"),
+    "timed-noop-python": ("no-op hooks: python -I -S -c pass", "noop-python"),
+}
+#: where a timed set-up's hook timer appends its lines (in the set-up's root)
+TIMER_LOG = "hook-times.jsonl"
 PARTS = ("hooks", "sandbox", "mcp")
 BEFORE = "installed-before"
 
@@ -118,9 +132,26 @@ def _noop_hooks(installed: dict[str, Any], command: str) -> dict[str, Any]:
     return {"hooks": hooks}
 
 
+def _timed_hooks(settings: dict[str, Any], log: Path) -> dict[str, Any]:
+    """``settings`` with each hook command run under ``bench/hook_timer.py`` (into ``log``)."""
+    python, _ = hook_interpreter()
+    timer = REPO / "bench" / "hook_timer.py"
+    hooks: dict[str, Any] = {}
+    for event, groups in settings.get("hooks", {}).items():
+        prefix = shlex.join([python, "-I", "-S", str(timer), str(log), event])
+        hooks[event] = [{**g, "hooks": [{**c, "command": f"{prefix} {c['command']}"}
+                                        for c in g["hooks"]]} for g in groups]
+    return {**settings, "hooks": hooks}
+
+
 def prepare(name: str, h: Harness, other: Path | None = None) -> None:
     """Lay out set-up ``name`` in ``h``'s project (``other``: the --compare-with tree)."""
     project = h.project
+    if name in TIMED:
+        prepare(TIMED[name][1], h)
+        settings_path = project / ".claude" / "settings.json"
+        _write(settings_path, _timed_hooks(_read(settings_path), h.root / TIMER_LOG))
+        return
     (project / "notes.txt").write_text("notes\n")
     if name == "bare":
         return
@@ -298,6 +329,59 @@ def _targets(what: str, med: dict[tuple[str, int], Stats],
               f"(per session and per call need two values of N)")
 
 
+# ------------------------------------------------------------------ the timed hooks
+
+#: Claude Code 2.1.332 writes its transcript from a queue that it drains 100 ms after the
+#: first line queued since the last drain (``FLUSH_INTERVAL_MS``); PreToolUse waits for
+#: the line that holds its tool use (journal/transcript.py)
+TRANSCRIPT_DRAIN_MS = 100
+
+
+def hook_times(log: Path) -> dict[str, list[tuple[float, float]]]:
+    """Event -> (wall, CPU) seconds of each hook process ``bench/hook_timer.py`` timed."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    if not log.exists():
+        return out
+    for line in log.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["status"] != 0:
+            raise SessionFailed(f"a timed hook ({rec['event']}) exited with status "
+                                f"{rec['status']}: {log}")
+        out.setdefault(rec["event"], []).append((rec["wall"], rec["user"] + rec["system"]))
+    return out
+
+
+PAIR = ("PreToolUse", "PostToolUse")
+
+
+def report_timed(times: dict[str, dict[str, list[tuple[float, float]]]], n: int,
+                 rounds: int) -> None:
+    """Per hook process, as the client ran it: smllm's hooks beside the no-op Python ones."""
+    ours, floor = times["timed-hooks"], times["timed-noop-python"]
+    print(f"\n=== each hook process, timed in the client (N = {n}, {rounds} round(s)) ===\n"
+          "its own wall and CPU time (bench/hook_timer.py: the client's share of running a "
+          "hook left out), median [range] per hook")
+    print(f"  {'event':<18} {'smllm CPU':>28} {'no-op Python CPU':>28}  ratio   smllm wall")
+    cpu: dict[str, dict[str, float]] = {"ours": {}, "floor": {}}
+    for event in sorted(set(ours) & set(floor), key=lambda e: (e not in PAIR, e)):
+        o = Stats.of([c for _, c in ours[event]])
+        f = Stats.of([c for _, c in floor[event]])
+        w = Stats.of([w for w, _ in ours[event]])
+        cpu["ours"][event], cpu["floor"][event] = o.median, f.median
+        print(f"  {event:<18} {o.ms(6):>28} {f.ms(6):>28}  {o.median / f.median:4.2f}x "
+              f"{w.ms(6)}")
+    if not all(e in cpu["ours"] for e in PAIR):
+        return
+    pair, noop = (sum(cpu[k][e] for e in PAIR) for k in ("ours", "floor"))
+    waits = Stats.of([w - c for w, c in ours["PreToolUse"]])
+    print(f"  the pair: smllm {pair * 1e3:.1f} ms of CPU against {noop * 1e3:.1f} ms for the "
+          f"no-op Python pair = {pair / noop:.2f}x (issue 25's target <= 1.2x)")
+    print(f"  PreToolUse's wall time beyond its CPU time {waits.ms(5)}: waiting until "
+          f"Claude Code writes the tool use into its transcript (it writes the transcript "
+          f"every {TRANSCRIPT_DRAIN_MS} ms), so that the model call is journaled before the "
+          "intent")
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -329,7 +413,7 @@ def main() -> int:
                              f"{other})")
         SETUPS[BEFORE] = f"as installed from {other.name}"
     try:
-        for name in SETUPS:
+        for name in [*SETUPS, *TIMED]:
             h = Harness(root / name, binary, root / name / "smllm-home")
             h._mock = mock  # one model for all: the runs are sequential
             prepare(name, h, other)
@@ -342,12 +426,16 @@ def main() -> int:
                 this_round: list[Sample] = []
                 for n in calls:
                     turn = r % len(names)  # each set-up takes each place in the order
-                    for name in names[turn:] + names[:turn]:
+                    timed = list(TIMED) if n == max(calls) else []
+                    for name in names[turn:] + names[:turn] + timed:
                         wall, cpu = _with_retry(name, harnesses[name], mock, n)
                         this_round.append(Sample(name, n, wall, cpu))
                 if r >= 0:
                     samples += this_round
                     done += 1
+                else:  # the warm-up round's hooks are not counted either
+                    for name in TIMED:
+                        (harnesses[name].root / TIMER_LOG).unlink(missing_ok=True)
                 print(f"round {r + 1}/{rounds} done" if r >= 0 else "warm-up round done",
                       file=sys.stderr, flush=True)
         except (SessionFailed, OSError) as exc:  # OSError: the model's port (URLError)
@@ -357,6 +445,8 @@ def main() -> int:
             print(f"(the report covers the {done} complete round(s) before that)")
         report(samples, calls, done, "wall")
         report(samples, calls, done, "cpu")
+        report_timed({name: hook_times(harnesses[name].root / TIMER_LOG) for name in TIMED},
+                     max(calls), done)
     finally:
         for h in harnesses.values():
             h._mock = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -126,3 +127,64 @@ def test_instructions_count_the_childs_work_the_same_each_time() -> None:
 def test_instructions_of_a_failing_child_is_an_error() -> None:
     with pytest.raises(SystemExit, match="exit 3"):
         measure.instructions([sys.executable, "-c", "raise SystemExit(3)"])
+
+
+# ------------------------------------------------------------------ bench/hook_timer.py
+
+TIMER = REPO / "bench" / "hook_timer.py"
+
+
+def _timed(tmp_path: Path, code: str, stdin: bytes = b""
+           ) -> tuple[subprocess.CompletedProcess[bytes], list[dict[str, object]]]:
+    log = tmp_path / "times.jsonl"
+    proc = subprocess.run([sys.executable, "-I", "-S", str(TIMER), str(log), "PreToolUse",
+                           sys.executable, "-c", code], input=stdin, capture_output=True,
+                          check=False, timeout=60)
+    lines = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return proc, lines
+
+
+def test_hook_timer_is_transparent_and_records_the_hooks_own_times(tmp_path: Path) -> None:
+    """The hook reads the client's stdin and answers on stdout and stderr through the timer,
+    whose exit status is the hook's; the line holds the hook's own CPU (a child that spins
+    50 ms of CPU) and wall time."""
+    code = ("import sys, time\ndata = sys.stdin.read()\n"
+            "while time.process_time() < 0.05:\n    pass\n"
+            "sys.stdout.write(data.upper()); sys.stderr.write('err'); sys.exit(3)")
+    proc, lines = _timed(tmp_path, code, b'{"hook": "x"}')
+    assert (3, b'{"HOOK": "X"}', b"err") == (proc.returncode, proc.stdout, proc.stderr)
+    [line] = lines
+    cpu = float(line["user"]) + float(line["system"])  # type: ignore[arg-type]
+    assert ("PreToolUse", 3 << 8) == (line["event"], line["status"])
+    assert 0.05 <= cpu < 0.5, line
+    assert float(line["wall"]) >= cpu * 0.9, line  # type: ignore[arg-type]
+
+
+def test_hook_timer_passes_on_a_signal_as_the_shell_would(tmp_path: Path) -> None:
+    proc, lines = _timed(tmp_path, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    assert 128 + 9 == proc.returncode
+    assert [9] == [line["status"] for line in lines]
+
+
+def test_session_benchmark_times_every_hook_command_it_wraps(tmp_path: Path) -> None:
+    """A timed set-up runs each hook command of the settings it times under the timer, with
+    the event it was installed for, and keeps every other key."""
+    import bench_session  # bench/ is on the path (above); it puts tests/e2e there itself
+
+    settings = {"permissions": {"allow": ["Bash"]}, "hooks": {
+        "PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": "/venv/bin/smllm-hook PreToolUse --home 'a b'",
+             "timeout": 300, "onFailure": "block"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "/bin/true"}]}]}}
+    log = tmp_path / "times.jsonl"
+    timed = bench_session._timed_hooks(settings, log)
+    assert settings["permissions"] == timed["permissions"]
+    pre = timed["hooks"]["PreToolUse"][0]
+    assert ("*", 300, "block") == (pre["matcher"], pre["hooks"][0]["timeout"],
+                                   pre["hooks"][0]["onFailure"])
+    words = shlex.split(pre["hooks"][0]["command"])
+    assert [str(TIMER), str(log), "PreToolUse", "/venv/bin/smllm-hook", "PreToolUse",
+            "--home", "a b"] == words[-7:]
+    assert ["-I", "-S"] == words[1:3]
+    assert shlex.split(timed["hooks"]["Stop"][0]["hooks"][0]["command"])[-3:] == [
+        str(log), "Stop", "/bin/true"]

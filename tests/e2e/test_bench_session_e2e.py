@@ -21,6 +21,9 @@ def test_session_benchmark_quick_completes_and_reports(claude_bin: Path, tmp_pat
     for line in ("N = 1 tool call(s)", "nothing installed", "smllm install --project P",
                  "hooks only", "sandbox only", "MCP server only", "no-op hooks: /bin/true",
                  "no-op hooks: python -I -S -c pass", "overhead over bare, per session and per call",
-                 "targets (issue 25", "x bare"):
+                 "targets (issue 25", "x bare",
+                 # each hook process timed in the client: the pair and PreToolUse's wait
+                 "each hook process, timed in the client", "the pair: smllm",
+                 "no-op Python pair", "PreToolUse's wall time beyond its CPU time"):
         assert line in out, out
     assert "round 1/1 done" in proc.stderr
