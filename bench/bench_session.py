@@ -90,6 +90,8 @@ TIMED: dict[str, tuple[str, str]] = {
     "timed-hooks": ("smllm's hooks", "hooks"),
     "timed-noop-python": ("no-op hooks: python -I -S -c pass", "noop-python"),
 }
+#: with --compare-with: the other revision's hooks (as it installs them), timed too
+TIMED_BEFORE = "timed-before"
 #: where a timed set-up's hook timer appends its lines (in the set-up's root)
 TIMER_LOG = "hook-times.jsonl"
 PARTS = ("hooks", "sandbox", "mcp")
@@ -148,7 +150,7 @@ def prepare(name: str, h: Harness, other: Path | None = None) -> None:
     """Lay out set-up ``name`` in ``h``'s project (``other``: the --compare-with tree)."""
     project = h.project
     if name in TIMED:
-        prepare(TIMED[name][1], h)
+        prepare(TIMED[name][1], h, other)
         settings_path = project / ".claude" / "settings.json"
         _write(settings_path, _timed_hooks(_read(settings_path), h.root / TIMER_LOG))
         return
@@ -362,24 +364,31 @@ def report_timed(times: dict[str, dict[str, list[tuple[float, float]]]], n: int,
           "its own wall and CPU time (bench/hook_timer.py: the client's share of running a "
           "hook left out), median [range] per hook")
     print(f"  {'event':<18} {'smllm CPU':>28} {'no-op Python CPU':>28}  ratio   smllm wall")
-    cpu: dict[str, dict[str, float]] = {"ours": {}, "floor": {}}
     for event in sorted(set(ours) & set(floor), key=lambda e: (e not in PAIR, e)):
         o = Stats.of([c for _, c in ours[event]])
         f = Stats.of([c for _, c in floor[event]])
         w = Stats.of([w for w, _ in ours[event]])
-        cpu["ours"][event], cpu["floor"][event] = o.median, f.median
         print(f"  {event:<18} {o.ms(6):>28} {f.ms(6):>28}  {o.median / f.median:4.2f}x "
               f"{w.ms(6)}")
-    if not all(e in cpu["ours"] for e in PAIR):
+    _report_pair("smllm", ours, floor)
+    if times.get(TIMED_BEFORE):
+        _report_pair(TIMED[TIMED_BEFORE][0], times[TIMED_BEFORE], floor)
+    print(f"  (PreToolUse waits until Claude Code writes the tool use into its transcript, "
+          f"which it writes every {TRANSCRIPT_DRAIN_MS} ms, so that the model call is "
+          "journaled before the intent)")
+
+
+def _report_pair(what: str, ours: dict[str, list[tuple[float, float]]],
+                 floor: dict[str, list[tuple[float, float]]]) -> None:
+    """The hook pair's CPU over the no-op Python pair, and PreToolUse's wait."""
+    if not all(e in ours and e in floor for e in PAIR):
         return
-    pair, noop = (sum(cpu[k][e] for e in PAIR) for k in ("ours", "floor"))
+    pair, noop = (sum(Stats.of([c for _, c in t[e]]).median for e in PAIR)
+                  for t in (ours, floor))
     waits = Stats.of([w - c for w, c in ours["PreToolUse"]])
-    print(f"  the pair: smllm {pair * 1e3:.1f} ms of CPU against {noop * 1e3:.1f} ms for the "
-          f"no-op Python pair = {pair / noop:.2f}x (issue 25's target <= 1.2x)")
-    print(f"  PreToolUse's wall time beyond its CPU time {waits.ms(5)}: waiting until "
-          f"Claude Code writes the tool use into its transcript (it writes the transcript "
-          f"every {TRANSCRIPT_DRAIN_MS} ms), so that the model call is journaled before the "
-          "intent")
+    print(f"  the pair: {what} {pair * 1e3:.1f} ms of CPU against {noop * 1e3:.1f} ms for "
+          f"the no-op Python pair = {pair / noop:.2f}x (issue 25's target <= 1.2x); "
+          f"PreToolUse's wall time beyond its CPU time {waits.ms(5)}")
 
 
 # ------------------------------------------------------------------ main
@@ -412,6 +421,7 @@ def main() -> int:
                              f"{other}/.venv && {other}/.venv/bin/python -m pip install -e "
                              f"{other})")
         SETUPS[BEFORE] = f"as installed from {other.name}"
+        TIMED[TIMED_BEFORE] = (f"smllm's hooks from {other.name}", BEFORE)
     try:
         for name in [*SETUPS, *TIMED]:
             h = Harness(root / name, binary, root / name / "smllm-home")
