@@ -83,7 +83,9 @@ def test_hook_modules_import_nothing_heavy_at_top_level(path: Path) -> None:
 
 #: what every hook loads of smllm: the journal (its codec, folders and transaction), the
 #: records, the sidecar, the transcript reader and the base they stand on
-CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest", "smllm.base.errors",
+CORE = {"smllm", "smllm.base", "smllm.base.clock", "smllm.base.digest",
+        # the error classes a hook can raise, without the rest of the hierarchy
+        "smllm.base.errors_hot",
         "smllm.base.jsonfast", "smllm.base.lockfile",
         # os over the posix builtin: the hooks never import os (see the test below)
         "smllm.base.osfast", "smllm.base.paths", "smllm.hooks",

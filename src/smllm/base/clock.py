@@ -12,7 +12,7 @@ import time
 
 from smllm.base import osfast as os
 from smllm.base import paths
-from smllm.base.errors import UsageError
+from smllm.base.errors_hot import UsageError
 from smllm.base.lockfile import locked
 
 

@@ -4,33 +4,19 @@ A user-facing error says what is wrong, how to fix it, and where (``file:line``)
 when a file is at fault::
 
     smllm: error: .smllm/policy.toml:3: unknown mode 'strict' (use one of: ...)
+
+The classes a hook can raise are defined in :mod:`smllm.base.errors_hot` (the modules on
+the hooks' hot path import them from there) and re-exported here; import every class from
+this module anywhere else.
 """
 
 from __future__ import annotations
 
+from smllm.base.errors_hot import InvalidSessionId, JournalError, SmllmError, UsageError
 
-class SmllmError(Exception):
-    """An error the user can act on: rendered as one line, exit status 1."""
-
-    exit_code = 1
-
-    def __init__(self, what: str, fix: str | None = None, *, where: str | None = None) -> None:
-        self.what = what
-        self.fix = fix
-        self.where = where
-        super().__init__(self.render())
-
-    def render(self) -> str:
-        text = f"{self.where}: {self.what}" if self.where else self.what
-        if self.fix:
-            text += f" ({self.fix})"
-        return text
-
-
-class UsageError(SmllmError):
-    """The command line itself is wrong: exit status 2."""
-
-    exit_code = 2
+__all__ = ["ConfigError", "ExportError", "InstallError", "InvalidSessionId", "JournalCorrupt",
+           "JournalError", "MachineDefinitionError", "PolicyError", "SandboxUnavailable",
+           "SessionNotFound", "SmllmError", "StoreError", "UsageError"]
 
 
 class ConfigError(SmllmError, ValueError):
@@ -47,14 +33,6 @@ class MachineDefinitionError(ConfigError):
 
 class SessionNotFound(SmllmError, LookupError):
     """No journal or smllm session matches what the user named."""
-
-
-class InvalidSessionId(SmllmError, ValueError):
-    """A session id from input would escape the store (traversal, odd characters)."""
-
-
-class JournalError(SmllmError, OSError):
-    """The journal could not be read or written."""
 
 
 class JournalCorrupt(JournalError):

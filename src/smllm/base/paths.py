@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from smllm.base import osfast as os
-from smllm.base.errors import InvalidSessionId
+from smllm.base.errors_hot import InvalidSessionId
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

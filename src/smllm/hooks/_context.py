@@ -5,7 +5,7 @@ from __future__ import annotations
 from smllm import journal
 from smllm.base import clock, jsonfast, paths
 from smllm.base import osfast as os
-from smllm.base.errors import InvalidSessionId, SmllmError
+from smllm.base.errors_hot import InvalidSessionId, SmllmError
 from smllm.journal import transcript
 
 TYPE_CHECKING = False

@@ -24,7 +24,7 @@ from __future__ import annotations
 from smllm.base import jsonfast
 from smllm.base import osfast as os
 from smllm.base.digest import tagged
-from smllm.base.errors import JournalError
+from smllm.base.errors_hot import JournalError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from smllm.base import clock, paths
 from smllm.base import osfast as os
 from smllm.base.digest import sha256_hex as digest_hex
-from smllm.base.errors import InvalidSessionId, JournalError
+from smllm.base.errors_hot import InvalidSessionId, JournalError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

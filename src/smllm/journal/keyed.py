@@ -29,7 +29,7 @@ from __future__ import annotations
 from smllm.base import osfast as os
 from smllm.base import paths
 from smllm.base.digest import sha256
-from smllm.base.errors import JournalError
+from smllm.base.errors_hot import JournalError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from smllm.base import clock, jsonfast, paths
 from smllm.base import osfast as os
-from smllm.base.errors import JournalError
+from smllm.base.errors_hot import JournalError
 from smllm.base.lockfile import locked_fd
 from smllm.journal import keyed
 from smllm.journal.codec import (

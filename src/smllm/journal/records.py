@@ -14,7 +14,7 @@ This module is on every hook's path: standard library only, no ``typing`` at run
 
 from __future__ import annotations
 
-from smllm.base.errors import JournalError
+from smllm.base.errors_hot import JournalError
 from smllm.journal.codec import Entry
 
 TYPE_CHECKING = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from smllm.base import osfast as os
 from smllm.base import paths
-from smllm.base.errors import SmllmError
+from smllm.base.errors_hot import SmllmError
 
 #: the harness name in bindings and audit lines
 HARNESS = "claude"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from smllm.base import jsonfast, paths
 from smllm.base import osfast as os
 from smllm.base.digest import sha256_hex
-from smllm.base.errors import SmllmError
+from smllm.base.errors_hot import SmllmError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
