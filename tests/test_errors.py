@@ -5,6 +5,7 @@ hook creates no other (tests/test_startup.py checks each hook's exact modules)."
 from __future__ import annotations
 
 import ast
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,9 @@ def test_each_class_has_its_bases_and_renders_one_line(name: str) -> None:
         assert issubclass(cls, getattr(errors, base) if isinstance(base, str) else base)
     if name in HOT:  # one class, wherever it is imported from
         assert cls is getattr(errors_hot, name)
+    # named as the hierarchy's module in tracebacks, and found there again by pickle
+    assert "smllm.base.errors" == cls.__module__
+    assert cls is pickle.loads(pickle.dumps(cls))
     err = cls("what is wrong", "how to fix it", where="f.toml:3")
     assert "f.toml:3: what is wrong (how to fix it)" == str(err)
     assert err.exit_code == (2 if name == "UsageError" else 1)

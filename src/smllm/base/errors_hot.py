@@ -39,3 +39,9 @@ class InvalidSessionId(SmllmError, ValueError):
 
 class JournalError(SmllmError, OSError):
     """The journal could not be read or written."""
+
+
+# their public home: tracebacks, doctests and pickles name them as smllm.base.errors's
+for _cls in (SmllmError, UsageError, InvalidSessionId, JournalError):
+    _cls.__module__ = "smllm.base.errors"
+del _cls
