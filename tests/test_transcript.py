@@ -243,13 +243,13 @@ def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def _counted_polls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The sizes every look at the transcript's size (a wait's poll) compared with."""
     polls: list[int] = []
-    real = transcript._grown
+    real = transcript._changed
 
-    def grown(path: str, size: int) -> bool:
+    def changed(path: str, size: int) -> bool:
         polls.append(size)
         return real(path, size)
 
-    monkeypatch.setattr(transcript, "_grown", grown)
+    monkeypatch.setattr(transcript, "_changed", changed)
     monkeypatch.setattr(transcript, "_WAITED", set())
     return polls
 
@@ -417,6 +417,44 @@ def test_a_transcript_path_that_is_no_file_is_not_waited_for(
         before = len(reads)
         transcript.prefetch(log, str(path), tool_use_id=f"toolu_{n}")
         assert 2 == len(reads) - before, path
+
+
+@pytest.mark.parametrize("swap", ["fifo", "link-to-device", "folder"])
+def test_a_transcript_swapped_during_the_wait_ends_it_without_blocking(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str) -> None:
+    """Attack: while PreToolUse waits (a regular transcript without the tool use), the file
+    is replaced by a FIFO, a link to a device or a folder. The check of size and file type
+    sees it (an empty transcript and a FIFO have the same size),
+    the read refuses what is no regular file, and the wait ends at once: nothing blocks on
+    the FIFO, and the 30 s wait is not served out."""
+    s = Session(tmp_path)
+    s.hook("SessionStart", source="startup")
+    log = str(journal.log_path(SID))
+    path = s.transcript
+
+    def replace() -> None:
+        path.rename(tmp_path / "was.jsonl")
+        if swap == "fifo":
+            os.mkfifo(path)
+        elif swap == "link-to-device":
+            path.symlink_to("/dev/zero")
+        else:
+            path.mkdir()
+
+    reads = _counted_reads(monkeypatch)
+    monkeypatch.setenv("SMLLM_TRANSCRIPT_WAIT", "30")
+    later = threading.Timer(0.05, replace)
+    later.start()
+    started = time.monotonic()
+    try:
+        transcript.prefetch(log, str(path), tool_use_id="toolu_swapped")
+    finally:
+        later.join()
+    assert time.monotonic() - started < 10
+    assert len(reads) >= 2, reads  # the first read, then the one that found no file
+    with journal.transaction(log) as txn:  # the hook goes on: nothing new is recorded
+        transcript.ingest(txn, str(path))
+    assert [] == _calls()
 
 
 SECRETS: list[dict[str, str]] = json.loads(

@@ -386,18 +386,21 @@ def _wait_for(transcript: str, offset: int, tool_use_id: str,
                 break
             continue
         time.sleep(_POLL_SECONDS)
-        if got is None or _grown(transcript, got[2]):
+        if got is None or _changed(transcript, got[2]):
             got = _read_from(transcript, offset)
     return got
 
 
-def _grown(transcript: str, size: int) -> bool:
-    """Is the transcript's size no longer ``size`` (or can it not be asked)? One ``stat``:
-    the wait reads again only when the host wrote."""
+def _changed(transcript: str, size: int) -> bool:
+    """Is the transcript no longer the regular file of ``size`` bytes the wait read (or can
+    it not be asked)? One ``stat``: the wait reads again only when the host wrote, or when
+    the path became something :func:`_read_from` refuses (a FIFO or a device swapped in
+    has the size of an empty file)."""
     try:
-        return os.stat(transcript).st_size != size
+        st = os.stat(transcript)
     except OSError:
         return True
+    return st.st_size != size or st.st_mode & 0o170000 != 0o100000  # not stat.S_ISREG
 
 
 def prefetch(log: str, transcript: str | None, *, tool_use_id: str | None = None) -> None:
