@@ -339,12 +339,17 @@ def _targets(what: str, med: dict[tuple[str, int], Stats],
 TRANSCRIPT_DRAIN_MS = 100
 
 
-def hook_times(log: Path) -> dict[str, list[tuple[float, float]]]:
-    """Event -> (wall, CPU) seconds of each hook process ``bench/hook_timer.py`` timed."""
+def _size(path: Path) -> int:
+    return path.stat().st_size if path.exists() else 0
+
+
+def hook_times(log: Path, upto: int) -> dict[str, list[tuple[float, float]]]:
+    """Event -> (wall, CPU) seconds of each hook process ``bench/hook_timer.py`` timed, in
+    the first ``upto`` bytes of ``log`` (the complete rounds)."""
     out: dict[str, list[tuple[float, float]]] = {}
     if not log.exists():
         return out
-    for line in log.read_text().splitlines():
+    for line in log.read_bytes()[:upto].decode().splitlines():
         rec = json.loads(line)
         if rec["status"] != 0:
             raise SessionFailed(f"a timed hook ({rec['event']}) exited with status "
@@ -431,6 +436,7 @@ def main() -> int:
         names = list(SETUPS)
         samples: list[Sample] = []
         done = 0
+        counted: dict[str, int] = {}
         try:
             for r in range(-1 if not args.quick else 0, rounds):
                 this_round: list[Sample] = []
@@ -443,6 +449,8 @@ def main() -> int:
                 if r >= 0:
                     samples += this_round
                     done += 1
+                    # the timed hooks of complete rounds only (not of a round cut short)
+                    counted = {name: _size(harnesses[name].root / TIMER_LOG) for name in TIMED}
                 else:  # the warm-up round's hooks are not counted either
                     for name in TIMED:
                         (harnesses[name].root / TIMER_LOG).unlink(missing_ok=True)
@@ -455,8 +463,8 @@ def main() -> int:
             print(f"(the report covers the {done} complete round(s) before that)")
         report(samples, calls, done, "wall")
         report(samples, calls, done, "cpu")
-        report_timed({name: hook_times(harnesses[name].root / TIMER_LOG) for name in TIMED},
-                     max(calls), done)
+        report_timed({name: hook_times(harnesses[name].root / TIMER_LOG, counted.get(name, 0))
+                      for name in TIMED}, max(calls), done)
     finally:
         for h in harnesses.values():
             h._mock = None

@@ -188,3 +188,21 @@ def test_session_benchmark_times_every_hook_command_it_wraps(tmp_path: Path) -> 
     assert ["-I", "-S"] == words[1:3]
     assert shlex.split(timed["hooks"]["Stop"][0]["hooks"][0]["command"])[-3:] == [
         str(log), "Stop", "/bin/true"]
+
+
+def test_session_benchmark_counts_the_timed_hooks_of_complete_rounds_only(tmp_path: Path) -> None:
+    """The hooks timed after the last complete round (a round cut short, a session run again)
+    are left out; a timed hook that failed stops the report."""
+    import bench_session
+
+    log = tmp_path / "times.jsonl"
+    first = json.dumps({"event": "PreToolUse", "wall": 0.05, "user": 0.01, "system": 0.002,
+                        "status": 0}) + "\n"
+    later = json.dumps({"event": "PostToolUse", "wall": 0.02, "user": 0.01, "system": 0.0,
+                        "status": 0}) + "\n"
+    log.write_text(first + later)
+    assert {"PreToolUse": [(0.05, 0.012)]} == bench_session.hook_times(log, len(first))
+    assert ["PreToolUse", "PostToolUse"] == list(bench_session.hook_times(log, log.stat().st_size))
+    log.write_text(first.replace('"status": 0', '"status": 256'))
+    with pytest.raises(bench_session.SessionFailed, match="exited with status 256"):
+        bench_session.hook_times(log, log.stat().st_size)
