@@ -165,8 +165,11 @@ def _read_stdin(limit: int) -> bytes:
     return stream.read(limit + 1)
 
 
-def run(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
-    """Handle one event of ``harness``'s hooks; return the JSON output object (or None)."""
+def run(event: str, raw: bytes, harness: str = "claude", *,
+        refusal: str | None = None) -> dict[str, Any] | None:
+    """Handle one event of ``harness``'s hooks; return the JSON output object (or None).
+    ``refusal``: a gating call is denied with this reason whatever the gate would say,
+    and journaled so (:func:`_foreign`)."""
     gating = event in GATING
     try:
         from smllm.hooks._context import HookInputError  # noqa: PLC0415 - importing smllm.hooks must never fail
@@ -174,7 +177,7 @@ def run(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | Non
         where = _report(event, exc)
         return _crash_deny(exc, where) if gating else None
     try:
-        return _handle(event, raw, harness)
+        return _handle(event, raw, harness, refusal)
     except HookInputError as exc:
         _journal_rejection(event, raw, exc.render())
         return deny(f"smllm refused this call: {exc.render()}") if gating else None
@@ -188,7 +191,8 @@ def _crash_deny(exc: BaseException, where: str) -> dict[str, Any]:
                 f"{type(exc).__name__}: {exc} (report: {where})")
 
 
-def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] | None:
+def _handle(event: str, raw: bytes, harness: str = "claude",
+            refusal: str | None = None) -> dict[str, Any] | None:
     from smllm.hooks._context import (  # noqa: PLC0415 - importing smllm.hooks must never fail
         HookContext,
         HookInputError,
@@ -217,6 +221,7 @@ def _handle(event: str, raw: bytes, harness: str = "claude") -> dict[str, Any] |
         )
     payload = parse_input(event, raw, tool_event=event in TOOL_EVENTS, harness=harness)
     ctx = HookContext.create(event, payload, harness)
+    ctx.refusal = refusal
     if event != "SessionStart":  # SessionStart's handler may adopt a person's edits
         from smllm.hooks import _features  # noqa: PLC0415 - importing smllm.hooks must never fail
 
@@ -322,6 +327,26 @@ def _knobs_set() -> bool:
     """Whether any ``SMLLM_*`` variable is set, the names searched in one joined string
     (no per-name Python step: most hooks have none)."""
     return b"\0SMLLM_" in b"\0" + b"\0".join(posix.environ)  # the names as the OS gave them
+
+
+def _foreign() -> str:
+    """The reason a gating call is denied when the native client found something that is
+    not smllm's worker on the worker's socket (it could not prove smllm's key)."""
+    return ("smllm denies this call (fail closed): a program that is not smllm's worker "
+            "listens on smllm's worker socket in its key folder (it could not prove "
+            "smllm's key); nothing was handed to it. Find who created that socket "
+            "(worker-*.sock), then remove it")
+
+
+def _start_worker() -> None:
+    """Start smllm's worker for the next hooks (the native client found none listening)."""
+    try:
+        from smllm.base import paths  # noqa: PLC0415 - loaded already
+        from smllm.worker import server  # noqa: PLC0415 - once per worker's life
+
+        server.start(paths.key_root(), sys.argv[0])
+    except Exception:  # noqa: S110 - an optimisation: the next hook runs here again
+        pass
 
 
 def _bundled() -> None:
@@ -438,11 +463,17 @@ def _encode(result: dict[str, Any]) -> bytes:
         return _plain_json(result).encode("ascii")
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], *, resident: bool = False) -> int:
     """``smllm hook EVENT``: exit 0 with at most one JSON object on stdout.
 
     A gating hook that cannot print its decision exits 2 (Claude Code blocks the call and
-    shows stderr): never 1, never a traceback.
+    shows stderr): never 1, never a traceback. ``resident``: run by the worker's child
+    (:mod:`smllm.worker.server`), which has every module loaded and serves calls one
+    after another: no code bundle, and nothing frozen at the end.
+    ``--worker start|foreign`` at the end of ``argv``: the native client ran this Python
+    hook because no worker listened (this hook starts one once its answer is out), or
+    because what listened was not smllm's worker (a gating call is denied:
+    :func:`_foreign`).
     """
     if not argv or argv[0] in ("-h", "--help"):
         sys.stdout.write(
@@ -450,11 +481,18 @@ def main(argv: list[str]) -> int:
             "Run one Claude Code hook event. Events: " + ", ".join(HANDLERS) + ".\n"
         )
         return 0 if argv else 2
+    why = None
+    if len(argv) >= 3 and argv[-2] == "--worker":  # run by the native client instead
+        from smllm import worker  # noqa: PLC0415 - importing smllm.hooks must never fail
+
+        why, argv = worker.take_worker(argv)
     home, argv = take_home(argv)
     harness, argv = split_argv(argv)
     event = argv[0]
     gating = event in GATING
-    _bundled()
+    _done[0] = False
+    if not resident:
+        _bundled()
     _take_no_orders(home, harness)
     _arm_deadline(event, gating, harness)
     # a hook lives for milliseconds: a cyclic-garbage pass (about 0.5 ms once the imports
@@ -468,7 +506,8 @@ def main(argv: list[str]) -> int:
             raw = _read_stdin(_max_input())
         except Exception:
             raw = b""
-        result = run(event, raw, harness)
+        refusal = _foreign() if why == "foreign" and gating else None
+        result = run(event, raw, harness, refusal=refusal)
         data = None if result is None else _encode(for_host(harness, event, result))
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, MemoryError in a handler
         if gating:
@@ -482,6 +521,10 @@ def main(argv: list[str]) -> int:
     if data is not None and not _write_out(data) and gating:
         _stderr(b"smllm denies this call: its decision could not be written to stdout\n")
         code = 2
+    if why == "start":
+        _start_worker()
+    if resident:  # the worker's child: it forgets the call and serves the next
+        return code
     _refresh_bundle()
     # the process ends next, and the interpreter's teardown would make one more full
     # cyclic-garbage pass over every object the imports made (about 1 ms, more than the
@@ -506,24 +549,29 @@ def _stderr(data: bytes) -> None:
         pass
 
 
+def guarded(argv: list[str], *, resident: bool = False) -> int:
+    """:func:`main`; whatever escapes it still ends a gating hook with a deny, never a
+    traceback (the Python hook's and the worker child's last line of defence)."""
+    try:
+        return main(argv, resident=resident)
+    except BaseException:  # the last line of defence
+        code = 0
+        if argv[:1] and argv[0] in GATING and not _done[0]:
+            _done[0] = True
+            reason = b"an internal error in the hook"
+            host = argv[2] if argv[1:2] == ["--harness"] and len(argv) > 2 else "claude"
+            if not _write_out(fallback_deny(host).replace(b"REASON", reason)):
+                code = 2
+        return code
+
+
 def cli() -> None:
     """What an installed hook runs: ``python -c "from smllm.hooks import cli; cli()" EVENT``.
 
     ``python -c`` skips ``runpy``, which ``python -m smllm hook`` would import on every call.
     Whatever escapes :func:`main` still ends a gating hook with a deny, never a traceback.
     """
-    try:
-        code = main(sys.argv[1:])
-    except BaseException:  # the last line of defence
-        code = 0
-        if sys.argv[1:2] and sys.argv[1] in GATING and not _done[0]:
-            _done[0] = True
-            reason = b"an internal error in the hook"
-            host = sys.argv[3] if sys.argv[2:3] == ["--harness"] and len(sys.argv) > 3 \
-                else "claude"
-            if not _write_out(fallback_deny(host).replace(b"REASON", reason)):
-                code = 2
-    leave(code)
+    leave(guarded(sys.argv[1:]))
 
 
 def _nothing_left_to_run() -> bool:

@@ -162,6 +162,9 @@ class HookContext:
         self._main_log: str | None = None
         #: why gated calls are denied: a tripwire violation is open (smllm.tripwire)
         self.tripped: str | None = None
+        #: a gating call is denied with this reason whatever the gate says: the native
+        #: client found a listener that is not smllm's worker (smllm.hooks.main)
+        self.refusal: str | None = None
 
     @classmethod
     def create(cls, event: str, payload: dict[str, Any], harness: str = "claude") -> HookContext:

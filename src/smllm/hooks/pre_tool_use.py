@@ -42,12 +42,16 @@ if TYPE_CHECKING:
 WRITING = frozenset({catalogue.WRITE, catalogue.MCP})
 #: what the intent keeps of the call's one analysis (so no reader analyses it again)
 ANALYSED = ("known_safe", "confined_to", "targets", "targets_omitted")
+#: the rule of a call denied because smllm's worker socket was not smllm's (smllm.worker)
+FOREIGN_WORKER = "worker.foreign-listener"
 #: and of the decision, when there is one: a workspace grant of this very call that no
 #: longer covers it (its id, and what changed since it was reviewed)
 KEPT = (*ANALYSED, "grant_mismatch")
 
 
 def _verdict(ctx: HookContext, call: ToolCall) -> gate.Verdict:
+    if ctx.refusal is not None:  # nothing was handed to the impostor: denied, journaled here
+        return gate.Verdict("deny", "deny:policy", ctx.refusal, rule=FOREIGN_WORKER)
     compiled = policy.load(call.project)
     world = gate.World(
         compiled,
