@@ -445,3 +445,47 @@ def _python_hook(argv: list[str], payload: dict[str, Any],
 def test_hook_context_carries_no_refusal_by_default() -> None:
     ctx = _context.HookContext("Stop", {}, session_id="s", agent_id=None, now_ms=0)
     assert ctx.refusal is None
+
+
+def test_a_child_whose_client_goes_away_mid_call_ends_with_it(
+        running: wc.Worker, smllm_home: Path, tmp_path: Path) -> None:
+    """Claude Code kills the hook (its timeout, or the user interrupts) while the child
+    serves it, here in the transcript wait (the transcript lacks the tool's use): the child
+    ends at once, as a killed hook process would, instead of serving the call out."""
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\n')
+    payload = base("PreToolUse", "worker-gone", cwd=str(tmp_path), tool_name="Bash",
+                   tool_input={"command": "echo hi"}, tool_use_id="toolu_gone",
+                   transcript_path=str(transcript))
+    secret = wc.key_of(running.folder)
+    sock, theirs, pid = wc.greet(running.socket, secret)
+    body = worker.encode_call(0o022, [os.fsencode(a) for a in _argv("PreToolUse", smllm_home)],
+                              [os.fsencode(f"{k}={v}") for k, v in _env(
+                                  SMLLM_TRANSCRIPT_WAIT="20").items()])
+    r0, w0 = os.pipe()
+    r1, w1 = os.pipe()
+    here = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    socket.send_fds(sock, [worker.GO + len(body).to_bytes(4, "little")
+                           + worker.mac(secret, b"go", theirs, body) + body],
+                    [r0, w1, w1, here])
+    for fd in (r0, w1, here):
+        os.close(fd)
+    os.write(w0, (json.dumps(payload) + "\n").encode())
+    os.close(w0)
+    time.sleep(0.5)
+    assert Path(f"/proc/{pid}").exists()  # waiting for the transcript
+    started = time.monotonic()
+    sock.close()
+    while Path(f"/proc/{pid}").exists() and _state(pid) != "Z" \
+            and time.monotonic() - started < 10:
+        time.sleep(0.02)
+    assert time.monotonic() - started < 3
+    assert b"" == os.read(r1, 100)  # it answered nothing
+    os.close(r1)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"

@@ -87,6 +87,7 @@ def main(argv: list[str]) -> None:
     idle = _seconds(argv[2] if len(argv) > 2 and argv[2] != "--fd" else "")
     inherited = [int(fd) for fd in argv[argv.index("--fd") + 1:]] if "--fd" in argv else []
     _close_all_but(set(inherited))
+    os.chdir("/")  # not the folder of the hook that started it (a project the agent writes)
     path = worker.socket_path(folder, hook)
     if inherited:
         listener = socket.socket(fileno=inherited[0])
@@ -468,8 +469,10 @@ class Child:
         umask, argv, env, fds = call
         code = 0
         try:
+            _watch(conn)
             code = _become_and_run(umask, argv, env, fds)
         finally:
+            _unwatch(conn)
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
                     stream.flush()
@@ -479,6 +482,38 @@ class Child:
         with contextlib.suppress(OSError):
             conn.sendall(worker.DONE + bytes([code & 0xFF]))
         return True
+
+
+def _watch(conn: socket.socket) -> None:
+    """End this child when its client goes away mid-call (Claude Code killed the hook at
+    its timeout, or the user interrupted): ``SIGIO`` on the connection's end of file, as
+    the hook's own death would end a hook process. Nothing is answered then."""
+    import fcntl  # noqa: PLC0415 - loaded by the worker already
+
+    def gone(signum: int, frame: object) -> None:
+        try:
+            data = conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            os._exit(0)
+
+    signal.signal(signal.SIGIO, gone)
+    fcntl.fcntl(conn.fileno(), fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(conn.fileno(), fcntl.F_SETFL,
+                fcntl.fcntl(conn.fileno(), fcntl.F_GETFL) | os.O_ASYNC)
+    gone(signal.SIGIO, None)  # it may have gone before the watch was set
+
+
+def _unwatch(conn: socket.socket) -> None:
+    import fcntl  # noqa: PLC0415 - loaded by the worker already
+
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(conn.fileno(), fcntl.F_SETFL,
+                    fcntl.fcntl(conn.fileno(), fcntl.F_GETFL) & ~os.O_ASYNC)
+    signal.signal(signal.SIGIO, signal.SIG_IGN)
 
 
 def _open_fds() -> frozenset[int]:
