@@ -22,6 +22,9 @@ def smllm_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     home.chmod(0o700)
     allow_test_knobs(home)
     monkeypatch.setenv("SMLLM_HOME", str(home))
+    # the native hook client runs the Python hook at once (no resident worker is started by
+    # a test's hooks unless the test turns it on: tests/test_worker_*.py)
+    monkeypatch.setenv("SMLLM_WORKER", "0")
     for var in ("SMLLM_NOW", "SMLLM_IDS", "SMLLM_SESSION", "SMLLM_FAULT", "CLAUDE_ENV_FILE",
                 "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ID",
                 "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
@@ -45,6 +48,28 @@ def _home_tree() -> dict[str, int]:
                 except OSError:
                     continue
     return found
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_worker_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Kill, by PID, any resident worker a test's hooks started and left running (its
+    stats file under this run's temporary folders names it; it leads its own group)."""
+    yield
+    import json
+    import signal
+
+    base = tmp_path_factory.getbasetemp()
+    for stats in base.rglob("worker-*.json"):
+        try:
+            pid = int(json.loads(stats.read_text())["pid"])
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if b"smllm.worker.server" in cmdline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                continue
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -24,7 +24,7 @@ PAGE = REPO / "docs" / "security.md"
 HEADING = "## What runs outside the sandbox (the inventory)"
 #: surfaces of the host itself, named by hand (no registry of smllm's lists them)
 HOST = ("host:file-tools", "host:mcp-servers", "host:hooks", "host:settings-commands",
-        "host:plugins", "process:shipper", "process:bootstrap")
+        "host:plugins", "process:shipper", "process:bootstrap", "process:worker")
 _SURFACE = re.compile(r"`([a-z-]+:[^`]+)`")
 _TEST = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 

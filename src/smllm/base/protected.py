@@ -37,6 +37,8 @@ MANAGED_SETTINGS = ("/etc/claude-code/managed-settings.json",
                     "/etc/claude-code/managed-settings.d")
 #: the hook executable ``smllm install`` writes beside the interpreter (setup/install.py)
 HOOK_EXE = "smllm-hook"
+#: the Python hook the native client runs beside it (smllm.worker.PYTHON_HOOK)
+PYTHON_HOOK = "smllm-hook.py"
 #: where ``smllm install`` records the ``smllm`` links it found (a line each), in the
 #: state folder: the protected set knows them without consulting ``PATH``
 COMMANDS_FILE = ("install", "commands")
@@ -57,6 +59,7 @@ def code_paths() -> tuple[str, ...]:
         out.append(sys.prefix)
         out.append(os.path.join(sys.prefix, "bin", "smllm"))
     out.append(hook_executable())
+    out.append(python_hook())
     link = os.path.join(os.path.expanduser("~"), ".local", "bin", "smllm")  # the installer's
     out.append(link)
     out += recorded_commands()
@@ -68,6 +71,12 @@ def hook_executable() -> str:
     (where that folder is not writable, install writes it in the state folder, which is
     protected whole)."""
     return os.path.join(os.path.dirname(sys.executable), HOOK_EXE)
+
+
+def python_hook() -> str:
+    """The Python hook beside the native hook client (:mod:`smllm.worker`), which the
+    client runs when no worker takes a call."""
+    return os.path.join(os.path.dirname(sys.executable), PYTHON_HOOK)
 
 
 def commands_file() -> str:

@@ -79,7 +79,22 @@ def _run_probe(label: str, python: str, flags: list[str], setup: str,
 
 def _probe_executable(exe: str) -> Finding:
     """The hook executable: is it there, and does the interpreter of its ``#!`` line import
-    smllm the way the executable sets it up?"""
+    smllm the way the executable sets it up? Where it is the native client
+    (:mod:`smllm.worker`), the Python hook beside it, which the client and the worker run."""
+    try:
+        with open(exe, "rb") as fh:
+            native = fh.read(4) == b"\x7fELF"
+    except OSError:
+        native = False
+    if native:
+        script = str(install.python_hook(Path(exe)))
+        found = _probe_executable(script)
+        if found.status == "ok":
+            return Finding("ok", found.text.replace(
+                f"hooks run {script}", f"hooks run {exe} (the native client: smllm's resident "
+                                       f"worker serves them, else the Python hook {script}"
+                                       f")", 1))
+        return found
     try:
         with open(exe, encoding="utf-8") as fh:
             lines = fh.read().splitlines()

@@ -266,26 +266,66 @@ def hook_command(event: str, python: str, flags: list[str], harness: str = "") -
     return " ".join(p for p in (head, harness, "--home", shlex.quote(home_pin())) if p)
 
 
+def python_hook(executable: Path) -> Path:
+    """The Python hook beside the native client ``executable`` (:mod:`smllm.worker`)."""
+    from smllm.worker import PYTHON_HOOK  # noqa: PLC0415 - install only
+
+    return executable.with_name(PYTHON_HOOK)
+
+
+def native_client() -> bool:
+    """Whether install builds the native hook client (:mod:`smllm.worker.native`): on
+    Linux, where a C compiler is found. Elsewhere ``smllm-hook`` is the Python hook."""
+    from smllm.worker import native  # noqa: PLC0415 - install only
+
+    return sys.platform.startswith("linux") and native.compiler() is not None
+
+
+def _same_text(path: Path, text: str) -> bool:
+    try:
+        return path.read_text(encoding="utf-8") == text and os.access(path, os.X_OK)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def executable_plan(python: str, flags: list[str]) -> tuple[Path, str] | None:
-    """The hook executable to write (path, text), or None when it is there as it should be
-    (or the hooks use the inline form)."""
+    """The hook executable to write (its path and the Python hook's text), or None when it
+    is there as it should be (or the hooks use the inline form). Where install builds the
+    native client (:func:`native_client`), ``smllm-hook`` is that client and the text goes
+    to :func:`python_hook` beside it; else ``smllm-hook`` is the Python hook itself."""
     text = hook_script(python, flags)
     if text is None:
         return None
     path = hook_executable(python)
-    try:
-        same = path.read_text(encoding="utf-8") == text and os.access(path, os.X_OK)
-    except (OSError, UnicodeDecodeError):
-        same = False
+    if native_client():
+        from smllm.worker import native  # noqa: PLC0415 - install only
+
+        script = python_hook(path)
+        same = _same_text(script, text) and native.is_current(path, str(script))
+    else:
+        same = _same_text(path, text)
     return None if same else (path, text)
 
 
 def write_executable(path: Path, text: str) -> None:
-    """Write the hook executable atomically, mode 0755."""
+    """Write the hook executable atomically, mode 0755: the Python hook and, where a C
+    compiler is found, the native client in front of it (:func:`executable_plan`). A
+    client that fails to build leaves the Python hook as ``smllm-hook``."""
     state = paths.state_dir()
     if state in path.parents:
         paths.ensure_private_tree(path.parent, state)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if native_client():
+        from smllm.worker import native  # noqa: PLC0415 - install only
+
+        script = python_hook(path)
+        settings.write_atomic(script, text, mode=0o755)
+        try:
+            native.build(path, str(script))
+        except InstallError as exc:
+            sys.stderr.write(f"smllm: {exc.render()}: the hooks run the Python hook\n")
+        else:
+            return
     settings.write_atomic(path, text, mode=0o755)
 
 

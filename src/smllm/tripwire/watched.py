@@ -111,7 +111,8 @@ def user_files() -> dict[str, str]:
            paths.claude_json(): "claude-json",
            paths.user_config_file(): "bytes",
            os.path.join(paths.config_root(), "policy.toml"): "bytes",
-           protected.hook_executable(): "bytes"}
+           protected.hook_executable(): "bytes",
+           protected.python_hook(): "bytes"}
     for command in protected.recorded_commands():
         out[command] = "link"
     return out

@@ -52,6 +52,8 @@ BACKLOG = 64
 CHILDREN = 8
 #: calls a child serves before it ends (a fresh one is forked from the master when needed)
 CALLS = 500
+#: a worker that took the lock this long ago and has no socket is taken over (seconds)
+TAKE_OVER = 10.0
 #: how long a child waits for its client's ``HELLO`` and ``GO`` (seconds)
 CHILD_WAIT = 5.0
 #: the modules a hook may run, imported once by the master: the hooks' handlers, the
@@ -89,18 +91,19 @@ def main(argv: list[str]) -> None:
     _close_all_but(set(inherited))
     os.chdir("/")  # not the folder of the hook that started it (a project the agent writes)
     path = worker.socket_path(folder, hook)
-    if inherited:
-        listener = socket.socket(fileno=inherited[0])
-        lock = inherited[1]
-    else:
-        lock = _lock(worker.lock_path(folder, hook))
-        if lock < 0:
-            return  # another worker serves this socket
-        listener = _listen(path)
     secret = _key(folder)
     if secret is None:
         return
-    preload()
+    if inherited:
+        listener = socket.socket(fileno=inherited[0])
+        lock = inherited[1]
+        preload()
+    else:
+        lock = _lock(worker.lock_path(folder, hook))
+        if lock < 0 and not _stuck(path, worker.lock_path(folder, hook)):
+            return  # another worker serves this socket, or is about to
+        preload()
+        listener = _listen(path)  # only now: a hook never waits on a worker's start
     loaded = stamp()
     master = Master(listener, lock, path, folder, hook, secret, idle, loaded)
     gc.collect()
@@ -165,7 +168,7 @@ def _close_all_but(keep: set[int]) -> None:
     """Close every descriptor above stderr but ``keep``: nothing of the hook that started
     the worker stays open in it (Claude Code waits for its pipes to close)."""
     low = 3
-    for fd in sorted(keep):
+    for fd in sorted(k for k in keep if k >= low):
         os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, 1 << 16)
@@ -191,6 +194,20 @@ def _lock(path: str) -> int:
     os.ftruncate(fd, 0)
     os.write(fd, b"%d\n" % os.getpid())
     return fd
+
+
+def _stuck(path: str, lock: str) -> bool:
+    """Whether the worker holding the lock is past serving: its socket is gone (a hook
+    removed it when it did not answer: stopped, or stuck) and it took the lock more than
+    :data:`TAKE_OVER` seconds ago (not one still loading). Then a new worker serves
+    without the lock; the old one, should it run again, finds its socket replaced and
+    ends."""
+    if os.path.exists(path):
+        return False
+    try:
+        return time.time() - os.stat(lock).st_mtime > TAKE_OVER
+    except OSError:
+        return True
 
 
 def _listen(path: str) -> socket.socket:
@@ -222,12 +239,14 @@ class Stats:
         self.started = time.time()
         self.ended_cpu = 0.0
         self.live_cpu: dict[int, float] = {}
+        self.busy = 0
 
     def write(self) -> None:
         own = resource.getrusage(resource.RUSAGE_SELF)
         children = self.ended_cpu + sum(self.live_cpu.values())
         line = (f'{{"pid": {os.getpid()}, "started": {self.started:.3f}, '
-                f'"calls": {self.calls}, "cpu": {own.ru_utime + own.ru_stime:.6f}, '
+                f'"calls": {self.calls}, "busy": {self.busy}, '
+                f'"cpu": {own.ru_utime + own.ru_stime:.6f}, '
                 f'"children_cpu": {children:.6f}}}\n')
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
@@ -356,6 +375,7 @@ class Master:
             return
         child.busy = False
         self.stats.calls += 1
+        self.stats.busy = sum(c.busy for c in self.children.values())
         with contextlib.suppress(ValueError):
             self.stats.live_cpu[child.pid] = float(data[1:].split(b"\n")[0])
         self.stats.write()
@@ -363,6 +383,7 @@ class Master:
     def _gone(self, child: _Child) -> None:
         child.control.close()
         self.children.pop(child.pid, None)
+        self.stats.busy = sum(c.busy for c in self.children.values())
 
     def _reap(self) -> None:
         while True:
@@ -375,6 +396,7 @@ class Master:
             child = self.children.pop(pid, None)
             if child is not None:
                 child.control.close()
+            self.stats.busy = sum(c.busy for c in self.children.values())
             self.stats.live_cpu.pop(pid, None)
             self.stats.ended_cpu += usage.ru_utime + usage.ru_stime
             self.stats.write()
@@ -384,7 +406,8 @@ class Master:
         for child in list(self.children.values()):
             child.control.close()
         os.set_inheritable(self.listener.fileno(), True)
-        os.set_inheritable(self.lock, True)
+        if self.lock >= 0:
+            os.set_inheritable(self.lock, True)
         argv = [sys.executable, *boot_argv(self.folder, self.hook), repr(self.idle),
                 "--fd", str(self.listener.fileno()), str(self.lock)]
         os.execv(sys.executable, argv)  # noqa: S606 - itself, no shell
