@@ -89,6 +89,7 @@ SETUPS: dict[str, str] = {
 TIMED: dict[str, tuple[str, str]] = {
     "timed-hooks": ("smllm's hooks", "hooks"),
     "timed-noop-python": ("no-op hooks: python -I -S -c pass", "noop-python"),
+    "timed-noop-true": ("no-op hooks: /bin/true", "noop-true"),
 }
 #: with --compare-with: the other revision's hooks (as it installs them), timed too
 TIMED_BEFORE = "timed-before"
@@ -417,6 +418,14 @@ def report_timed(times: dict[str, dict[str, list[tuple[float, float]]]], n: int,
         print(f"  smllm's resident worker served these hooks: {share['timed-hooks'] * 1e3:.2f}"
               f" ms of its CPU per hook on average, added to each hook's below")
     _report_pair("smllm", ours, floor, share["timed-hooks"])
+    true = times.get("timed-noop-true") or {}
+    if all(e in ours and e in true for e in PAIR):
+        pair = sum(Stats.of([c for _, c in ours[e]]).median for e in PAIR) \
+            + 2 * share["timed-hooks"]
+        floor_true = sum(Stats.of([c for _, c in true[e]]).median for e in PAIR)
+        print(f"  the pair against the /bin/true pair ({floor_true * 1e3:.2f} ms of CPU): "
+              f"{pair / floor_true:.1f}x (issue 25's target with a resident worker <= 1.5x; "
+              f"per hook process, without Claude Code's own cost of running one)")
     if times.get(TIMED_BEFORE):
         _report_pair(TIMED[TIMED_BEFORE][0], times[TIMED_BEFORE], floor,
                      share.get(TIMED_BEFORE, 0.0))

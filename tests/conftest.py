@@ -14,7 +14,8 @@ REAL_HOME = Path.home()
 
 
 @pytest.fixture(autouse=True)
-def smllm_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def smllm_home(tmp_path_factory: pytest.TempPathFactory,
+               monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point SMLLM_HOME at a fresh folder and clear the reproducibility knobs; the folder
     allows the hooks to honour the test knobs a test sets (``allow-test-knobs``: a hook
     ignores them without it, :func:`smllm.base.knobs.untested`)."""
@@ -29,7 +30,27 @@ def smllm_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
                 "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CLAUDE_CODE_SESSION_ID",
                 "CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA"):
         monkeypatch.delenv(var, raising=False)
-    return home
+    yield home
+    _stop_workers(home)
+
+
+def _stop_workers(folder: Path) -> None:
+    """Kill, by PID, each resident worker whose stats file is under ``folder`` (a test's
+    hooks started it; it leads its own process group)."""
+    import json
+    import signal
+
+    for stats in folder.rglob("worker-*.json"):
+        try:
+            pid = int(json.loads(stats.read_text())["pid"])
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if b"smllm.worker.server" in cmdline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                continue
 
 
 def _home_tree() -> dict[str, int]:
@@ -55,21 +76,7 @@ def no_worker_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     """Kill, by PID, any resident worker a test's hooks started and left running (its
     stats file under this run's temporary folders names it; it leads its own group)."""
     yield
-    import json
-    import signal
-
-    base = tmp_path_factory.getbasetemp()
-    for stats in base.rglob("worker-*.json"):
-        try:
-            pid = int(json.loads(stats.read_text())["pid"])
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        if b"smllm.worker.server" in cmdline:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                continue
+    _stop_workers(tmp_path_factory.getbasetemp())
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -80,8 +80,11 @@ def test_installed_project_names_the_interpreter(project: Path, env: dict[str, s
     # what each hook runs, one line per event
     width = max(map(len, install.EVENTS)) + 1
     home = env.get("SMLLM_HOME") or os.environ["SMLLM_HOME"]
+    native = "info     hooks run through the native client"
     assert [f"info     {e + ':':<{width}} {exe} {e} --home {home}" for e in install.EVENTS] == [
-        ln for ln in lines if ln.startswith("info     ")], lines
+        ln for ln in lines if ln.startswith("info     ") and not ln.startswith(native)], lines
+    # where install built the native client, the worker it hands the hooks to
+    assert [install.native_client()] == [any(ln.startswith(native) for ln in lines)]
 
 
 def test_malformed_local_file_is_an_error(project: Path, env: dict[str, str]) -> None:
@@ -111,7 +114,8 @@ def test_missing_interpreter_is_an_error(project: Path, env: dict[str, str]) -> 
     assert (1, True) == (rc, expected in lines), lines
     stale = Path(env["HOME"]) / "bin" / "smllm-hook"
     stale.parent.mkdir()
-    stale.write_text(Path(exe).read_text().replace(sys.executable, "/gone/venv/bin/python", 1))
+    script = install.python_hook(Path(exe)) if install.native_client() else Path(exe)
+    stale.write_text(script.read_text().replace(sys.executable, "/gone/venv/bin/python", 1))
     stale.chmod(0o755)
     path.write_text(text.replace(exe, str(stale)))
     rc, lines = _doctor(project, env)

@@ -46,7 +46,10 @@ def test_each_installed_hook_is_one_short_command_naming_smllm_hook(project: Pat
              for e, c in commands.items()}
     commands = {e: c.replace(str(smllm_home), "platform") for e, c in commands.items()}
     assert [] == [c for c in [*commands.values(), *shown.values()] if len(c) > 120]
-    assert (True, True) == (os.access(exe, os.X_OK), exe.read_text().startswith(f"#!{python} "))
+    script = install.python_hook(exe) if install.native_client() else exe
+    assert (True, True) == (os.access(exe, os.X_OK), script.read_text().startswith(f"#!{python} "))
+    if install.native_client():  # the native client in front of the Python hook
+        assert b"\x7fELF" == exe.read_bytes()[:4]
 
 
 def test_the_executable_runs_the_interpreter_isolated_without_site(project: Path) -> None:
@@ -63,11 +66,12 @@ def test_the_executable_runs_the_interpreter_isolated_without_site(project: Path
 
 def _importtime(exe: str, event: str, cwd: Path) -> set[str]:
     """The modules the executable imports, run as its #! line runs it (plus -X importtime)."""
-    first = Path(exe).read_text().splitlines()[0][2:].split(" ")
+    script = str(install.python_hook(Path(exe))) if install.native_client() else exe
+    first = Path(script).read_text().splitlines()[0][2:].split(" ")
     payload = json.dumps(base(event, SID, cwd=str(cwd), source="startup",
                               stop_hook_active=False, reason="other")).encode()
     subprocess.run([exe, event], input=payload, capture_output=True, check=True, cwd=cwd)
-    proc = subprocess.run([first[0], "-X", "importtime", *first[1:], exe, event], input=payload,
+    proc = subprocess.run([first[0], "-X", "importtime", *first[1:], script, event], input=payload,
                           capture_output=True, check=True, cwd=cwd)
     return {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.decode().splitlines()
             if ln.startswith("import time:") and "|" in ln}

@@ -61,9 +61,12 @@ def test_fresh_clone_installer_then_claude_runs_two_tools(claude: Harness, tmp_p
     settings = json.loads((claude.project / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     exe = venv / "bin" / "smllm-hook"
+    # the Python hook: smllm-hook itself, or smllm-hook.py behind the native client (a C
+    # compiler on this machine: smllm.worker)
+    script = exe.with_name("smllm-hook.py") if exe.read_bytes()[:4] == b"\x7fELF" else exe
     assert (f"{exe} PreToolUse --home {claude.smllm_home}",
             f"#!{venv / 'bin' / 'python'} -IS") == (
-        command, exe.read_text().splitlines()[0])
+        command, script.read_text().splitlines()[0])
     run = claude.run("write a.txt then read it", script=TWO_TOOLS)
     assert (0, "Both done.") == (run.returncode, (run.result or {}).get("result")), run.describe()
     assert_journaled(run)

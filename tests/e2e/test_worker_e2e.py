@@ -203,3 +203,35 @@ def _impostor(path: Path, got: list[bytes]) -> Iterator[None]:
         stop.set()
         thread.join(timeout=5)
         listener.close()
+
+
+def test_a_worker_whose_queue_is_full_leaves_every_call_decided(installed: Harness) -> None:
+    """The worker's backlog filled (its master stopped, connections queued until the
+    kernel refuses more): each hook finds it full at once and decides the call itself; the
+    worker, continued, serves again."""
+    claude = installed
+    _decided(claude.run("steps", script=_script(claude), env=ON))
+    old = _wait_for_worker(claude)
+    path = str(next(_folder(claude).glob("worker-*.sock")))
+    os.killpg(int(old["pid"]), signal.SIGSTOP)
+    queued: list[socket.socket] = []
+    try:
+        while len(queued) < 1024:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.setblocking(False)
+            try:
+                sock.connect(path)
+            except BlockingIOError:  # the backlog is full
+                sock.close()
+                break
+            queued.append(sock)
+        assert len(queued) < 1024
+        started = time.monotonic()
+        run = claude.run("steps", script=_script(claude), env=ON)
+        _decided(run)
+        assert time.monotonic() - started < 60
+    finally:
+        for sock in queued:
+            sock.close()
+        os.killpg(int(old["pid"]), signal.SIGCONT)
+    assert old["pid"] == _wait_for_worker(claude)["pid"]

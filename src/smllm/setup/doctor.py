@@ -77,24 +77,49 @@ def _run_probe(label: str, python: str, flags: list[str], setup: str,
     return Finding("ok", f"  hooks run {label}: smllm {version} from {Path(location).parent}")
 
 
+def _native(exe: str) -> bool:
+    """Whether the hook executable is the native client (:mod:`smllm.worker`)."""
+    try:
+        with open(exe, "rb") as fh:
+            return fh.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def worker_status(exe: str, home: str | None = None) -> Finding:
+    """What the native client ``exe`` hands the hooks to: smllm's resident worker, running
+    or started by the next hook (its stats in smllm's key folder)."""
+    from smllm import worker  # noqa: PLC0415 - doctor only
+
+    if home:
+        folder = os.path.join(home, "key")
+    elif sys.platform.startswith("linux"):  # the platform's folders, as --home platform pins
+        folder = os.path.join(paths._xdg("XDG_STATE_HOME", ".local/state"), "key")
+    else:
+        folder = paths.key_root()
+    hook = str(install.python_hook(Path(exe)))
+    try:
+        stats = json.loads(Path(worker.stats_path(folder, hook)).read_text(encoding="utf-8"))
+        pid = int(stats["pid"])
+        alive = Path(f"/proc/{pid}/cmdline").read_bytes().find(b"smllm.worker") >= 0
+    except (OSError, ValueError, KeyError, TypeError):
+        alive = False
+    head = ("  hooks run through the native client: smllm's resident worker "
+            + (f"serves them (pid {pid}, {stats.get('calls', 0)} calls)" if alive
+               else "starts with the next hook"))
+    return Finding("info", f"{head}; {worker.SWITCH}=0 runs the Python hook {hook} alone")
+
+
 def _probe_executable(exe: str) -> Finding:
     """The hook executable: is it there, and does the interpreter of its ``#!`` line import
     smllm the way the executable sets it up? Where it is the native client
-    (:mod:`smllm.worker`), the Python hook beside it, which the client and the worker run."""
-    try:
-        with open(exe, "rb") as fh:
-            native = fh.read(4) == b"\x7fELF"
-    except OSError:
-        native = False
-    if native:
+    (:mod:`smllm.worker`), the Python hook beside it, which the client and the worker run
+    (reported under the client's name)."""
+    if _native(exe):
         script = str(install.python_hook(Path(exe)))
         found = _probe_executable(script)
-        if found.status == "ok":
-            return Finding("ok", found.text.replace(
-                f"hooks run {script}", f"hooks run {exe} (the native client: smllm's resident "
-                                       f"worker serves them, else the Python hook {script}"
-                                       f")", 1))
-        return found
+        return Finding(found.status, found.text.replace(f"hooks run {script}",
+                                                        f"hooks run {exe}", 1))
     try:
         with open(exe, encoding="utf-8") as fh:
             lines = fh.read().splitlines()
@@ -170,7 +195,9 @@ def settings_file(scope: str, path: Path) -> tuple[list[Finding], Registration |
                                    f"(re-run `smllm install`: it keeps one per event)"))
     out += firing_rules(scope, sf, label)
     out += _what_runs(sf.data)
-    out += [_probe(c) for c in _one_per_interpreter(reg.commands)]
+    for command in _one_per_interpreter(reg.commands):
+        out.append(_probe(command))
+        out += _through_worker(command)
     flags = scope_flags(scope, path)
     if scope == "managed":  # not smllm's to change: whoever manages the machine
         return out, reg
@@ -221,6 +248,18 @@ def firing_rules(scope: str, sf: settings.SettingsFile, label: str) -> list[Find
                     f"{label}: allow rules an earlier smllm install added, no longer "
                     f"needed{gated}: {', '.join(rules)}; re-run `smllm install` to "
                     f"remove them")]
+
+
+def _through_worker(command: str) -> list[Finding]:
+    """For a hook command that runs the native client: the worker's line."""
+    if not settings.is_executable_form(command):
+        return []
+    words = shlex.split(command)
+    if not _native(words[0]):
+        return []
+    home = words[words.index("--home") + 1] if "--home" in words[:-1] else None
+    pinned = home if home and home != "platform" and os.path.isabs(home) else None
+    return [worker_status(words[0], pinned)]
 
 
 def _interpreter(command: str) -> tuple[str, ...]:

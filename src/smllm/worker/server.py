@@ -356,7 +356,7 @@ class Master:
                 _close_all_but({theirs.fileno()})
                 for sock in (ours, self.listener, *(c.control for c in self.children.values())):
                     sock.detach()  # closed above: the objects must not close a reused number
-                Child(theirs, self.secret).run()
+                Child(theirs, self.secret, set(self.loaded)).run()
             finally:
                 os._exit(0)
         theirs.close()
@@ -457,10 +457,22 @@ def start(folder: str, hook: str, idle: str = "") -> int | None:
 class Child:
     """A warm child: takes connections from its master and serves each as one call."""
 
-    def __init__(self, control: socket.socket, secret: bytes) -> None:
+    def __init__(self, control: socket.socket, secret: bytes,
+                 watched: set[str] | None = None) -> None:
         self.control, self.secret = control, secret
+        #: the files the master checks before each call; this child checks those of the
+        #: smllm modules its calls imported besides (:meth:`imported`)
+        self.watched = watched or set()
+        self.extra: dict[str, tuple[int, int]] = {}
         self.null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
         self.fds = _open_fds()
+
+    def imported(self) -> None:
+        """Note the files of the smllm modules the last call imported (not preloaded), so
+        that no call runs them once they changed."""
+        for file in _imported_files():
+            if file not in self.watched and file not in self.extra:
+                self.extra[file] = _mark(file)
 
     def run(self) -> None:
         for served in range(CALLS):
@@ -475,6 +487,7 @@ class Child:
                 clean = self.serve(conn, self.null)
             finally:
                 conn.close()
+            self.imported()
             clean = clean and served + 1 < CALLS and forget() and _open_fds() == self.fds
             if not clean:
                 return
@@ -486,6 +499,8 @@ class Child:
 
     def serve(self, conn: socket.socket, null: int) -> bool:
         """One call on ``conn``; whether this child may serve another."""
+        if changed(self.extra):  # a module a call imported here changed: unanswered, and
+            return False  # this child ends (the client runs the Python hook)
         call = receive(conn, self.secret)
         if call is None:
             return True
@@ -537,6 +552,12 @@ def _unwatch(conn: socket.socket) -> None:
         fcntl.fcntl(conn.fileno(), fcntl.F_SETFL,
                     fcntl.fcntl(conn.fileno(), fcntl.F_GETFL) & ~os.O_ASYNC)
     signal.signal(signal.SIGIO, signal.SIG_IGN)
+
+
+def _imported_files() -> list[str]:
+    return [f for n, m in list(sys.modules.items())
+            if (n == "smllm" or n.startswith("smllm."))
+            and isinstance(f := getattr(m, "__file__", None), str)]
 
 
 def _open_fds() -> frozenset[int]:
@@ -635,5 +656,7 @@ def forget() -> bool:
                 holder.clear()
     os.environb.clear()
     sys.argv = ["smllm-worker"]
-    gc.collect()
+    # the call ran with the cyclic GC off (hooks.main): what it left is all in the youngest
+    # generation, which a collection of that generation alone covers
+    gc.collect(0)
     return _thread._count() == 0  # no thread but the main one
