@@ -281,6 +281,24 @@ def native_client() -> bool:
     return sys.platform.startswith("linux") and native.compiler() is not None
 
 
+def _is_native(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _client_mode(path: Path) -> str:
+    """``build`` (a compiler is found: the native client is built when not current),
+    ``keep`` (no compiler, but a native client is there: it stays, and only the Python hook
+    behind it is written; an install run where ``PATH`` lacks the compiler does not swap
+    the client for the script) or ``none`` (``smllm-hook`` is the Python hook)."""
+    if native_client():
+        return "build"
+    return "keep" if _is_native(path) else "none"
+
+
 def _same_text(path: Path, text: str) -> bool:
     try:
         return path.read_text(encoding="utf-8") == text and os.access(path, os.X_OK)
@@ -297,11 +315,14 @@ def executable_plan(python: str, flags: list[str]) -> tuple[Path, str] | None:
     if text is None:
         return None
     path = hook_executable(python)
-    if native_client():
+    mode = _client_mode(path)
+    if mode == "build":
         from smllm.worker import native  # noqa: PLC0415 - install only
 
         script = python_hook(path)
         same = _same_text(script, text) and native.is_current(path, str(script))
+    elif mode == "keep":
+        same = _same_text(python_hook(path), text)
     else:
         same = _same_text(path, text)
     return None if same else (path, text)
@@ -315,13 +336,16 @@ def write_executable(path: Path, text: str) -> None:
     if state in path.parents:
         paths.ensure_private_tree(path.parent, state)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if native_client():
+    mode = _client_mode(path)
+    if mode != "none":
+        settings.write_atomic(python_hook(path), text, mode=0o755)
+    if mode == "keep":
+        return
+    if mode == "build":
         from smllm.worker import native  # noqa: PLC0415 - install only
 
-        script = python_hook(path)
-        settings.write_atomic(script, text, mode=0o755)
         try:
-            native.build(path, str(script))
+            native.build(path, str(python_hook(path)))
         except InstallError as exc:
             sys.stderr.write(f"smllm: {exc.render()}: the hooks run the Python hook\n")
         else:
