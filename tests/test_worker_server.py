@@ -522,3 +522,32 @@ def test_a_child_ends_unanswered_once_a_module_its_calls_imported_changes(
         b.settimeout(1)
         with pytest.raises(TimeoutError):
             b.recv(1)  # no ACK was sent (the caller closes the connection)
+
+
+_HELLO = r"""
+import os, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.settimeout(10)
+sock.connect(sys.argv[1])
+sock.sendall(sys.argv[2].encode() + os.urandom(32))
+try:
+    data = sock.recv(8)
+except ConnectionResetError:
+    data = b""
+print("answered" if data else "turned away")
+"""
+
+
+@pytest.mark.parametrize(("confine", "expected"), [
+    ([], "answered"),
+    (["setpriv", "--no-new-privs"], "turned away"),
+])
+def test_a_client_more_confined_than_the_worker_is_turned_away(
+        running: wc.Worker, confine: list[str], expected: str) -> None:
+    """A process inside a sandbox (no_new_privs, a seccomp filter: what bubblewrap and
+    Codex's landlock set) that could reach the socket and read the key must not have the
+    worker, outside its sandbox, write for it: it is turned away before the handshake."""
+    proc = subprocess.run([*confine, sys.executable, "-c", _HELLO, running.socket,
+                           worker.HELLO.decode()], capture_output=True, text=True,
+                          timeout=30, check=True)
+    assert expected == proc.stdout.strip()

@@ -327,6 +327,8 @@ class Master:
         except (BlockingIOError, InterruptedError):
             return
         with conn:
+            if not confined_like_us(conn):
+                return  # closed unanswered: a sandboxed process runs nothing out here
             if changed(self.loaded):
                 self._reload()  # the connection closes in the exec: the hook runs itself
             child = next((c for c in self.children.values() if not c.busy), None)
@@ -411,6 +413,47 @@ class Master:
         argv = [sys.executable, *boot_argv(self.folder, self.hook), repr(self.idle),
                 "--fd", str(self.listener.fileno()), str(self.lock)]
         os.execv(sys.executable, argv)  # noqa: S606 - itself, no shell
+
+
+#: what /proc/PID/status says of a process's confinement: a sandbox (Claude Code's
+#: bubblewrap, Codex's landlock, seccomp filters) sets no_new_privs and a seccomp filter
+CONFINEMENT = (b"NoNewPrivs:", b"Seccomp:")
+
+
+def confinement(pid: int | str) -> tuple[bytes, ...] | None:
+    """``(NoNewPrivs, Seccomp)`` of a process (None when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    found = {ln.split(b":", 1)[0] + b":": ln.split(b":", 1)[1].strip()
+             for ln in lines if ln.startswith(CONFINEMENT)}
+    return tuple(found.get(k, b"?") for k in CONFINEMENT)
+
+
+_OURS: list[tuple[bytes, ...] | None] = []
+
+
+def confined_like_us(conn: socket.socket) -> bool:
+    """Whether the process at the other end is this user's and no more confined than the
+    worker (the hooks that started it are not sandboxed): a process inside a sandbox that
+    could read smllm's key and reach the socket (a host whose sandbox hides neither) must
+    not have the worker, outside the sandbox, write for it. It is turned away before the
+    handshake and runs the Python hook, inside its sandbox."""
+    import struct  # noqa: PLC0415 - the worker's own loop
+
+    try:
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    except OSError:
+        return False
+    pid, uid, _ = struct.unpack("3i", creds)
+    if uid != os.getuid() or pid <= 0:
+        return False
+    if not _OURS:
+        _OURS.append(confinement("self"))
+    theirs = confinement(pid)
+    return theirs is not None and theirs == _OURS[0]
 
 
 def _drain(fd: int) -> None:
