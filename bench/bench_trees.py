@@ -19,10 +19,11 @@ waits for it, and each ingests one new model call).
 The measure is the child's CPU time (user + system, from ``os.wait4``), not wall time: on
 a shared machine the CPU a process needs varies far less than how long it waits for a
 core (:func:`measure.cpu_seconds`). Where a tree's hooks hand their calls to a resident
-worker (the prototype measured and not adopted, commit 167a9d1: ARCHITECTURE.md, "Why
-the hooks have no resident worker"), the CPU the worker and its child spent on each call
-is added to the hook's: that worker counts both in its stats file (``worker-*.json`` in
-the key folder), read before and after each hook, once the child that served it ended.
+worker (smllm.worker, where install built the native client; or the prototype of commit
+167a9d1: ARCHITECTURE.md, "The resident worker"), the CPU the worker spent on each call
+(its master's and the child's that served it) is added to the hook's: the worker counts
+both in its stats file (``worker-*.json`` in the key folder), read before and after each
+hook, once the child has tallied the call.
 Each hook's sample is divided by the no-op with the same interpreter and flags (``python
 -I -S -c pass``, as :func:`measure.baseline_argv` gives it for this checkout) measured in
 the same round, so that a change of the machine's load hits both.
@@ -43,6 +44,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -299,6 +301,8 @@ def main() -> int:
         for n, (name, spec) in enumerate(specs):
             path, *sets = spec.split(",")
             extra = dict(item.split("=", 1) for item in sets)
+            if args.instructions:  # callgrind counts the hook process alone: no worker
+                extra.setdefault("SMLLM_WORKER", "0")
             trees.append(_prepare(name, Path(path).resolve(), scratch / f"t{n}", extra))
         for t in trees:
             print(f"{t.name}: {t.root} (git {_head(t.root)}): {' '.join(t.hook)}")
@@ -318,7 +322,7 @@ def _stop_worker(tree: Tree) -> None:
     """End the tree's resident worker (the pid its stats file names), if one runs."""
     for path in _key_folder(tree).glob("worker-*.json"):
         with contextlib.suppress(OSError, ValueError, KeyError):
-            os.kill(int(json.loads(path.read_text())["pid"]), 15)
+            os.killpg(int(json.loads(path.read_text())["pid"]), signal.SIGKILL)  # its group
 
 
 def _head(root: Path) -> str:
