@@ -71,13 +71,18 @@ def _call(w: wc.Worker, event: str, payload: dict[str, Any] | bytes, home: Path,
     return answer
 
 
-def _turned_away(sock: socket.socket) -> bool:
-    """The worker closed the connection unanswered (an end of file, or a reset when it
-    closed with our HELLO unread)."""
-    try:
-        return sock.recv(16) == b""
-    except ConnectionResetError:
-        return True
+def _turned_away(path: str) -> bool:
+    """A new connection is closed unanswered (an end of file; a broken pipe or a reset when
+    the worker closed it before or with the HELLO unread)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(10)
+    sock.connect(path)
+    with sock:
+        try:
+            sock.sendall(worker.HELLO + os.urandom(worker.NONCE))
+            return sock.recv(16) == b""
+        except (BrokenPipeError, ConnectionResetError):  # closed before or after the HELLO
+            return True
 
 
 def test_a_session_through_the_worker_journals_what_the_python_hook_journals(
@@ -321,21 +326,17 @@ def test_a_child_killed_mid_call_loses_that_call_only(running: wc.Worker, smllm_
     assert answer.pid != pid
 
 
-def test_a_full_worker_turns_a_call_away_before_answering(running: wc.Worker) -> None:
-    """Every child busy (each holding a client that said HELLO and sent no call): the next
+def test_a_full_worker_turns_a_call_away_before_answering(
+        running: wc.Worker, smllm_home: Path, tmp_path: Path) -> None:
+    """Every child busy (each serving a call that waits for its transcript): the next
     connection is closed unanswered, and the client runs the Python hook."""
-    secret = wc.key_of(running.folder)
-    held = [wc.greet(running.socket, secret)[0] for _ in range(server.CHILDREN)]
+    held = [_busy(running, smllm_home, tmp_path, f"full{n}") for n in range(server.CHILDREN)]
     try:
-        extra = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        extra.settimeout(10)
-        extra.connect(running.socket)
-        with extra:
-            extra.sendall(worker.HELLO + os.urandom(worker.NONCE))
-            assert _turned_away(extra)
+        assert _turned_away(running.socket)
     finally:
-        for sock in held:
+        for sock, _, out in held:
             sock.close()
+            os.close(out)
 
 
 def test_a_second_worker_for_the_same_socket_leaves_at_once(running: wc.Worker) -> None:
@@ -380,12 +381,7 @@ def test_a_change_of_smllms_code_restarts_the_worker_before_the_next_call(
         started = w.stats()["started"]
         changed = copy / "smllm" / "hooks" / "user_prompt_submit.py"
         changed.write_text(changed.read_text() + "\n# edited\n")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(10)
-        sock.connect(w.socket)
-        with sock:
-            sock.sendall(worker.HELLO + os.urandom(worker.NONCE))
-            assert _turned_away(sock)
+        assert _turned_away(w.socket)
         deadline = time.monotonic() + 30
         while w.stats().get("started") == started and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -455,26 +451,7 @@ def test_a_child_whose_client_goes_away_mid_call_ends_with_it(
     """Claude Code kills the hook (its timeout, or the user interrupts) while the child
     serves it, here in the transcript wait (the transcript lacks the tool's use): the child
     ends at once, as a killed hook process would, instead of serving the call out."""
-    transcript = tmp_path / "t.jsonl"
-    transcript.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\n')
-    payload = base("PreToolUse", "worker-gone", cwd=str(tmp_path), tool_name="Bash",
-                   tool_input={"command": "echo hi"}, tool_use_id="toolu_gone",
-                   transcript_path=str(transcript))
-    secret = wc.key_of(running.folder)
-    sock, theirs, pid = wc.greet(running.socket, secret)
-    body = worker.encode_call(0o022, [os.fsencode(a) for a in _argv("PreToolUse", smllm_home)],
-                              [os.fsencode(f"{k}={v}") for k, v in _env(
-                                  SMLLM_TRANSCRIPT_WAIT="20").items()])
-    r0, w0 = os.pipe()
-    r1, w1 = os.pipe()
-    here = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
-    socket.send_fds(sock, [worker.GO + len(body).to_bytes(4, "little")
-                           + worker.mac(secret, b"go", theirs, body) + body],
-                    [r0, w1, w1, here])
-    for fd in (r0, w1, here):
-        os.close(fd)
-    os.write(w0, (json.dumps(payload) + "\n").encode())
-    os.close(w0)
+    sock, pid, r1 = _busy(running, smllm_home, tmp_path, "gone")
     time.sleep(0.5)
     assert Path(f"/proc/{pid}").exists()  # waiting for the transcript
     started = time.monotonic()
@@ -529,10 +506,10 @@ import os, socket, sys
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.settimeout(10)
 sock.connect(sys.argv[1])
-sock.sendall(sys.argv[2].encode() + os.urandom(32))
 try:
+    sock.sendall(sys.argv[2].encode() + os.urandom(32))
     data = sock.recv(8)
-except ConnectionResetError:
+except (BrokenPipeError, ConnectionResetError):  # closed before or after the HELLO
     data = b""
 print("answered" if data else "turned away")
 """
@@ -551,3 +528,31 @@ def test_a_client_more_confined_than_the_worker_is_turned_away(
                            worker.HELLO.decode()], capture_output=True, text=True,
                           timeout=30, check=True)
     assert expected == proc.stdout.strip()
+
+
+def _busy(running: wc.Worker, home: Path, folder: Path, name: str) \
+        -> tuple[socket.socket, int, int]:
+    """A call that keeps its child busy for 20 s: a PreToolUse waiting for its tool's use in
+    a transcript that lacks it. The connection, the child's pid and the read end of the
+    hook's stdout."""
+    transcript = folder / f"{name}.jsonl"
+    transcript.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\n')
+    payload = base("PreToolUse", f"worker-{name}", cwd=str(folder), tool_name="Bash",
+                   tool_input={"command": "echo hi"}, tool_use_id=f"toolu_{name}",
+                   transcript_path=str(transcript))
+    secret = wc.key_of(running.folder)
+    sock, theirs, pid = wc.greet(running.socket, secret)
+    body = worker.encode_call(0o022, [os.fsencode(a) for a in _argv("PreToolUse", home)],
+                              [os.fsencode(f"{k}={v}") for k, v in _env(
+                                  SMLLM_TRANSCRIPT_WAIT="20").items()])
+    r0, w0 = os.pipe()
+    r1, w1 = os.pipe()
+    here = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    socket.send_fds(sock, [worker.GO + len(body).to_bytes(4, "little")
+                           + worker.mac(secret, b"go", theirs, body) + body],
+                    [r0, w1, w1, here])
+    for fd in (r0, w1, here):
+        os.close(fd)
+    os.write(w0, (json.dumps(payload) + "\n").encode())
+    os.close(w0)
+    return sock, pid, r1
