@@ -200,7 +200,8 @@ def test_without_the_sandbox_the_gate_denies_what_it_sees(claude: Harness,
 #: process above it (found by walking up its parents), else (that process out of sight,
 #: as in the sandbox's PID namespace) among every process it can see; either way only
 #: those whose environment names its own project, so that the test never touches another
-#: session's hooks on a shared machine. signalled.log lists what it signalled.
+#: session's hooks on a shared machine. signalled.log lists what it signalled. A hook is the
+#: ``smllm-hook`` executable, or the Python hook ``smllm-hook.py`` the native client runs.
 SIGNALLER = """import os, signal, sys, time
 sig, end = getattr(signal, sys.argv[1]), time.time() + float(sys.argv[2])
 event, mine = sys.argv[3].encode(), ("CLAUDE_PROJECT_DIR=" + os.getcwd()).encode()
@@ -238,7 +239,7 @@ while time.time() < end:
             words, env = read(pid, "cmdline").split(b"\\0"), read(pid, "environ").split(b"\\0")
         except OSError:
             continue
-        if any(w.endswith(b"smllm-hook") for w in words) and mine in env \\
+        if any(w.endswith((b"smllm-hook", b"smllm-hook.py")) for w in words) and mine in env \\
                 and any(w.startswith(event) for w in words[1:]):
             try:
                 os.kill(pid, sig)
