@@ -147,26 +147,25 @@ def test_one_child_serves_calls_of_different_projects_each_under_its_own_policy(
 
 def test_nothing_of_a_call_is_left_for_the_next(running: wc.Worker, smllm_home: Path,
                                                  tmp_path: Path) -> None:
-    """Environment, working folder, umask: a second call in the same child sees its own,
-    never the first's (a variable the first had is gone; its umask is not kept)."""
-    probe = tmp_path / "probe.py"
-    probe.write_text("")
-    first = base("UserPromptSubmit", "worker-env-1", cwd=str(tmp_path), prompt="hi")
-    a = _call(running, "UserPromptSubmit", first, smllm_home, cwd=tmp_path,
-              env=_env(SECRET_OF_CALL_ONE="x"), umask=0o077)
-    second = base("UserPromptSubmit", "worker-env-2", cwd="/", prompt="hi")
-    b = _call(running, "UserPromptSubmit", second, smllm_home, cwd="/")
-    assert (0, 0) == (a.code, b.code)
-    assert a.pid == b.pid
-    seen = _child_state(b.pid)
-    assert "SECRET_OF_CALL_ONE" not in seen["environ"]
-    assert "/" == seen["cwd"]
+    """A variable of one call is not seen by the next in the same child. The first call
+    sets SMLLM_MAX_INPUT=10 (honoured: this home allows the test knobs), so its input is
+    refused; the second, without it, is judged as usual. The child then waits in /, not in
+    the first call's folder."""
+    def pre(n: int) -> dict[str, Any]:
+        return base("PreToolUse", f"worker-env-{n}", cwd=str(tmp_path), tool_name="Bash",
+                    tool_input={"command": "echo hi"}, tool_use_id=f"toolu_env{n}")
 
+    def decision(answer: wc.Answer) -> str | None:
+        out = hook_output(_completed(answer)) or {}
+        return out.get("hookSpecificOutput", {}).get("permissionDecisionReason")
 
-def _child_state(pid: int) -> dict[str, Any]:
-    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    return {"environ": b"\n".join(environ).decode(errors="replace"),
-            "cwd": os.readlink(f"/proc/{pid}/cwd")}
+    a = _call(running, "PreToolUse", pre(1), smllm_home, cwd=tmp_path,
+              env=_env(SMLLM_MAX_INPUT="10"), umask=0o077)
+    b = _call(running, "PreToolUse", pre(2), smllm_home, cwd=tmp_path)
+    assert (0, 0, a.pid) == (a.code, b.code, b.pid)
+    assert "over the 10-byte limit" in (decision(a) or "")
+    assert "limit" not in (decision(b) or "")
+    assert "/" == os.readlink(f"/proc/{b.pid}/cwd")
 
 
 def test_every_per_process_cache_of_the_hooks_is_forgotten_between_calls() -> None:
