@@ -68,6 +68,7 @@ from claude_cli import CLAUDE_VERSION, ensure_claude
 from harness import Harness, MockServer
 from measure import Stats, baseline_argv, hook_interpreter
 
+from smllm import worker
 from smllm.setup import firing
 
 TIMEOUT = 240.0
@@ -197,34 +198,17 @@ class Sample:
     worker: float = 0.0  # of which smllm's resident worker (not a child of the session)
 
 
-def _worker_stats(h: Harness) -> list[dict[str, Any]]:
-    """The resident workers' stats (smllm.worker.server.Stats) of ``h``'s smllm home."""
-    out = []
-    for path in sorted((h.smllm_home / "key").glob("worker-*.json")):
-        with contextlib.suppress(OSError, ValueError):
-            out.append(json.loads(path.read_text()))
-    return out
-
-
 def worker_cpu(h: Harness) -> float:
     """CPU seconds smllm's resident worker spent so far for ``h``'s hooks: the master's
     and its children's, once no child is busy (a child answers a call before it tallies
     it). The worker runs in its own session, so the session's ``wait4`` misses it."""
+    folder = str(h.smllm_home / "key")
     deadline = time.monotonic() + 2
-    stats = _worker_stats(h)
+    stats = worker.workers(folder)
     while any(s.get("busy") for s in stats) and time.monotonic() < deadline:
         time.sleep(0.01)
-        stats = _worker_stats(h)
+        stats = worker.workers(folder)
     return sum(float(s.get("cpu", 0)) + float(s.get("children_cpu", 0)) for s in stats)
-
-
-def stop_workers(h: Harness) -> None:
-    """Kill the workers ``h``'s sessions started (by the PID they recorded, with their
-    children: each leads its own process group)."""
-    for stats in _worker_stats(h):
-        pid = int(stats.get("pid", 0))
-        if pid > 1:
-            _kill_group(pid)
 
 
 def run_session(name: str, h: Harness, mock: MockServer, n: int) -> tuple[float, float, float]:
@@ -258,8 +242,8 @@ def run_session(name: str, h: Harness, mock: MockServer, n: int) -> tuple[float,
         raise SessionFailed(f"{name}, N={n}: rc={rc}, {len(main)} model requests (want "
                             f"{n + 1}), tool errors {[e.get('content') for e in errors][:3]}"
                             f"\n{tail}\n{''.join(result)[-1500:]}")
-    worker = worker_cpu(h) - worker_before
-    return wall, usage.ru_utime + usage.ru_stime + worker, worker
+    served = worker_cpu(h) - worker_before
+    return wall, usage.ru_utime + usage.ru_stime + served, served
 
 
 class SessionFailed(Exception):
@@ -399,12 +383,12 @@ PAIR = ("PreToolUse", "PostToolUse")
 
 
 def report_timed(times: dict[str, dict[str, list[tuple[float, float]]]], n: int,
-                 rounds: int, worker: dict[str, float] | None = None) -> None:
+                 rounds: int, served: dict[str, float] | None = None) -> None:
     """Per hook process, as the client ran it: smllm's hooks beside the no-op Python ones;
-    ``worker``: the resident worker's CPU seconds in each timed set-up's counted sessions
+    ``served``: the resident worker's CPU seconds in each timed set-up's counted sessions
     (spread over its hooks: the worker serves the calls the hook processes hand it)."""
     ours, floor = times["timed-hooks"], times["timed-noop-python"]
-    share = {name: (worker or {}).get(name, 0.0) / max(1, sum(map(len, t.values())))
+    share = {name: (served or {}).get(name, 0.0) / max(1, sum(map(len, t.values())))
              for name, t in times.items()}
     print(f"\n=== each hook process, timed in the client (N = {n}, {rounds} round(s)) ===\n"
           "its own wall and CPU time (bench/hook_timer.py: the client's share of running a "
@@ -437,14 +421,14 @@ def report_timed(times: dict[str, dict[str, list[tuple[float, float]]]], n: int,
 
 
 def _report_pair(what: str, ours: dict[str, list[tuple[float, float]]],
-                 floor: dict[str, list[tuple[float, float]]], worker: float = 0.0) -> None:
+                 floor: dict[str, list[tuple[float, float]]], per_hook: float = 0.0) -> None:
     """The hook pair's CPU (with the worker's share per hook) over the no-op Python pair,
     and PreToolUse's wait."""
     if not all(e in ours and e in floor for e in PAIR):
         return
     pair, noop = (sum(Stats.of([c for _, c in t[e]]).median for e in PAIR)
                   for t in (ours, floor))
-    pair += 2 * worker
+    pair += 2 * per_hook
     waits = Stats.of([w - c for w, c in ours["PreToolUse"]])
     print(f"  the pair: {what} {pair * 1e3:.1f} ms of CPU against {noop * 1e3:.1f} ms for "
           f"the no-op Python pair = {pair / noop:.2f}x (issue 25's target <= 1.2x); "
@@ -499,8 +483,8 @@ def main() -> int:
                     turn = r % len(names)  # each set-up takes each place in the order
                     timed = list(TIMED) if n == max(calls) else []
                     for name in names[turn:] + names[:turn] + timed:
-                        wall, cpu, worker = _with_retry(name, harnesses[name], mock, n)
-                        this_round.append(Sample(name, n, wall, cpu, worker))
+                        wall, cpu, served = _with_retry(name, harnesses[name], mock, n)
+                        this_round.append(Sample(name, n, wall, cpu, served))
                 if r >= 0:
                     samples += this_round
                     done += 1
@@ -524,7 +508,7 @@ def main() -> int:
                       for name in TIMED})
     finally:
         for h in harnesses.values():
-            stop_workers(h)
+            worker.stop(str(h.smllm_home / "key"))  # the workers its sessions started
             h._mock = None
             h.close()
         mock.stop()

@@ -40,11 +40,9 @@ median of those ratios and, in brackets, their 25th and 75th percentiles (the no
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -57,6 +55,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(HERE / "bench"))
 from measure import cpu_seconds, instructions
+
+from smllm import worker
 
 SID = "5d1e2c3b-0000-4000-8000-0000000b3e18"
 COMMAND = ("git status && ls -la src | grep -v '^d' > /dev/null; "
@@ -213,11 +213,7 @@ def _key_folder(tree: Tree) -> Path:
 
 def _worker_stats(tree: Tree) -> tuple[int, float] | None:
     """(calls served, CPU seconds) of the tree's resident worker; None when none runs."""
-    for path in _key_folder(tree).glob("worker-*.json"):
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
+    for data in worker.workers(str(_key_folder(tree))):
         return int(data["calls"]), float(data["cpu"]) + float(data["children_cpu"])
     return None
 
@@ -320,9 +316,7 @@ def main() -> int:
 
 def _stop_worker(tree: Tree) -> None:
     """End the tree's resident worker (the pid its stats file names), if one runs."""
-    for path in _key_folder(tree).glob("worker-*.json"):
-        with contextlib.suppress(OSError, ValueError, KeyError):
-            os.killpg(int(json.loads(path.read_text())["pid"]), signal.SIGKILL)  # its group
+    worker.stop(str(_key_folder(tree)))
 
 
 def _head(root: Path) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import allow_test_knobs
+from smllm import worker
 
 REAL_HOME = Path.home()
 
@@ -36,21 +37,9 @@ def smllm_home(tmp_path_factory: pytest.TempPathFactory,
 
 def _stop_workers(folder: Path) -> None:
     """Kill, by PID, each resident worker whose stats file is under ``folder`` (a test's
-    hooks started it; it leads its own process group)."""
-    import json
-    import signal
-
-    for stats in folder.rglob("worker-*.json"):
-        try:
-            pid = int(json.loads(stats.read_text())["pid"])
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        if b"smllm.worker.server" in cmdline:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                continue
+    hooks started it)."""
+    for key_folder in {stats.parent for stats in folder.rglob("worker-*.json")}:
+        worker.stop(str(key_folder))
 
 
 def _home_tree() -> dict[str, int]:

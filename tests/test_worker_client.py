@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from smllm import hooks, worker
-from smllm.base import paths
+from smllm.base import paths, protected
 from smllm.base.errors import InstallError
 from smllm.worker import native
 
@@ -72,7 +72,7 @@ class Clients:
 def clients(tmp_path_factory: pytest.TempPathFactory) -> Clients:
     """Build the clients once for the module, for a fallback script of the test's."""
     base = tmp_path_factory.mktemp("client")
-    fallback = base / worker.PYTHON_HOOK
+    fallback = base / protected.PYTHON_HOOK
     fallback.write_text(FALLBACK_SCRIPT)
     fallback.chmod(0o755)
     main, quick = base / "smllm-hook", base / "smllm-hook-quick"
@@ -1008,7 +1008,7 @@ def test_build_names_the_python_hook_exactly(tmp_path: Path, listen: Callable[..
     it only, 0755, put in place by one rename."""
     folder = tmp_path / 'we"ird\\??' / " é\n\udcff"
     folder.mkdir(parents=True)
-    fallback = folder / worker.PYTHON_HOOK
+    fallback = folder / protected.PYTHON_HOOK
     fallback.write_text(FALLBACK_SCRIPT)
     fallback.chmod(0o755)
     out = tmp_path / "bin" / "smllm-hook"
@@ -1018,7 +1018,7 @@ def test_build_names_the_python_hook_exactly(tmp_path: Path, listen: Callable[..
     assert (0o755, ["smllm-hook"]) == (stat.S_IMODE(out.stat().st_mode),
                                        os.listdir(out.parent))
     assert (True, False) == (native.is_current(out, str(fallback)),
-                             native.is_current(out, str(tmp_path / worker.PYTHON_HOOK)))
+                             native.is_current(out, str(tmp_path / protected.PYTHON_HOOK)))
     done = run(str(out), ["Stop", "--home", str(home)], base_env(tmp_path, SMLLM_WORKER="0"))
     log = fallback_log(tmp_path)
     assert log is not None
@@ -1041,7 +1041,7 @@ def test_is_current_only_for_this_build(clients: Clients, tmp_path: Path) -> Non
 def test_python_hook_that_cannot_start(tmp_path: Path, home: Path) -> None:
     """A Python hook that cannot be run: the gating hook denies (exit 2, why on stderr), an
     observing one exits 0 quietly."""
-    missing = tmp_path / "gone" / worker.PYTHON_HOOK
+    missing = tmp_path / "gone" / protected.PYTHON_HOOK
     out = tmp_path / "smllm-hook"
     native.build(out, str(missing))
     denied = run(str(out), ["PreToolUse", "--home", str(home)], base_env(tmp_path))

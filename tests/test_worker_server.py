@@ -24,7 +24,6 @@ import pytest
 import worker_client as wc
 from helpers import REPO, base, hook_output, kind, records
 from smllm import worker
-from smllm.hooks import _context
 from smllm.journal import keyed
 from smllm.worker import server
 
@@ -438,11 +437,6 @@ def _python_hook(argv: list[str], payload: dict[str, Any],
     return subprocess.run([sys.executable, "-c", code, *argv],
                           input=(json.dumps(payload) + "\n").encode(), capture_output=True,
                           env=_env(), timeout=60, check=False)
-
-
-def test_hook_context_carries_no_refusal_by_default() -> None:
-    ctx = _context.HookContext("Stop", {}, session_id="s", agent_id=None, now_ms=0)
-    assert ctx.refusal is None
 
 
 def test_a_child_whose_client_goes_away_mid_call_ends_with_it(

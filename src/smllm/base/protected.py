@@ -37,7 +37,7 @@ MANAGED_SETTINGS = ("/etc/claude-code/managed-settings.json",
                     "/etc/claude-code/managed-settings.d")
 #: the hook executable ``smllm install`` writes beside the interpreter (setup/install.py)
 HOOK_EXE = "smllm-hook"
-#: the Python hook the native client runs beside it (smllm.worker.PYTHON_HOOK)
+#: the Python hook the native client runs beside it (smllm.worker)
 PYTHON_HOOK = "smllm-hook.py"
 #: where ``smllm install`` records the ``smllm`` links it found (a line each), in the
 #: state folder: the protected set knows them without consulting ``PATH``

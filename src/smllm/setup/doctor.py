@@ -77,15 +77,6 @@ def _run_probe(label: str, python: str, flags: list[str], setup: str,
     return Finding("ok", f"  hooks run {label}: smllm {version} from {Path(location).parent}")
 
 
-def _native(exe: str) -> bool:
-    """Whether the hook executable is the native client (:mod:`smllm.worker`)."""
-    try:
-        with open(exe, "rb") as fh:
-            return fh.read(4) == b"\x7fELF"
-    except OSError:
-        return False
-
-
 def worker_status(exe: str, home: str | None = None) -> Finding:
     """What the native client ``exe`` hands the hooks to: smllm's resident worker, running
     or started by the next hook (its stats in smllm's key folder)."""
@@ -98,14 +89,9 @@ def worker_status(exe: str, home: str | None = None) -> Finding:
     else:
         folder = paths.key_root()
     hook = str(install.python_hook(Path(exe)))
-    try:
-        stats = json.loads(Path(worker.stats_path(folder, hook)).read_text(encoding="utf-8"))
-        pid = int(stats["pid"])
-        alive = Path(f"/proc/{pid}/cmdline").read_bytes().find(b"smllm.worker") >= 0
-    except (OSError, ValueError, KeyError, TypeError):
-        alive = False
+    stats = next(iter(worker.workers(folder, hook)), None)
     head = ("  hooks run through the native client: smllm's resident worker "
-            + (f"serves them (pid {pid}, {stats.get('calls', 0)} calls)" if alive
+            + (f"serves them (pid {stats['pid']}, {stats.get('calls', 0)} calls)" if stats
                else "starts with the next hook"))
     return Finding("info", f"{head}; {worker.SWITCH}=0 runs the Python hook {hook} alone")
 
@@ -115,7 +101,7 @@ def _probe_executable(exe: str) -> Finding:
     smllm the way the executable sets it up? Where it is the native client
     (:mod:`smllm.worker`), the Python hook beside it, which the client and the worker run
     (reported under the client's name)."""
-    if _native(exe):
+    if install.is_native(exe):
         script = str(install.python_hook(Path(exe)))
         found = _probe_executable(script)
         return Finding(found.status, found.text.replace(f"hooks run {script}",
@@ -255,7 +241,7 @@ def _through_worker(command: str) -> list[Finding]:
     if not settings.is_executable_form(command):
         return []
     words = shlex.split(command)
-    if not _native(words[0]):
+    if not install.is_native(words[0]):
         return []
     home = words[words.index("--home") + 1] if "--home" in words[:-1] else None
     pinned = home if home and home != "platform" and os.path.isabs(home) else None

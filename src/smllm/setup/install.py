@@ -268,9 +268,7 @@ def hook_command(event: str, python: str, flags: list[str], harness: str = "") -
 
 def python_hook(executable: Path) -> Path:
     """The Python hook beside the native client ``executable`` (:mod:`smllm.worker`)."""
-    from smllm.worker import PYTHON_HOOK  # noqa: PLC0415 - install only
-
-    return executable.with_name(PYTHON_HOOK)
+    return executable.with_name(protected.PYTHON_HOOK)
 
 
 def native_client() -> bool:
@@ -281,9 +279,10 @@ def native_client() -> bool:
     return sys.platform.startswith("linux") and native.compiler() is not None
 
 
-def _is_native(path: Path) -> bool:
+def is_native(path: Path | str) -> bool:
+    """Whether the hook executable at ``path`` is the native client (an ELF), not a script."""
     try:
-        with path.open("rb") as fh:
+        with open(path, "rb") as fh:
             return fh.read(4) == b"\x7fELF"
     except OSError:
         return False
@@ -296,7 +295,7 @@ def _client_mode(path: Path) -> str:
     the client for the script) or ``none`` (``smllm-hook`` is the Python hook)."""
     if native_client():
         return "build"
-    return "keep" if _is_native(path) else "none"
+    return "keep" if is_native(path) else "none"
 
 
 def _same_text(path: Path, text: str) -> bool:

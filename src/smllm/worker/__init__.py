@@ -27,7 +27,7 @@ journal key, 32 bytes, of :data:`DOMAIN` + ``x``):
    first (a busy or reloading worker turns calls away so): the Python hook runs it. A
    wrong answer or MAC: whatever listens is not smllm's worker; nothing is handed over,
    and the Python hook runs the call with ``--worker foreign``: a gating call is denied
-   and journaled (:data:`FOREIGN_RULE`).
+   and journaled (:data:`smllm.hooks.pre_tool_use.FOREIGN_WORKER`).
 3. Client: :data:`GO` + the call's length (4 bytes) + ``MAC(b"go" + n2 + call)`` + the
    call (:func:`encode_call`), the first ``sendmsg`` carrying the hook's stdin, stdout,
    stderr and working folder as descriptors. A child that gets less, or a wrong MAC,
@@ -35,7 +35,7 @@ journal key, 32 bytes, of :data:`DOMAIN` + ``x``):
    again.
 4. Worker: :data:`DONE` + the exit status (1 byte), once the child has written the hook's
    output and let go of the hook's descriptors. The connection closed without it, or no
-   answer by the hook's deadline (:func:`deadline`; the client kills the child then): the
+   answer by the hook's deadline and :data:`DONE_GRACE` (the client kills the child then): the
    call is lost; a gating hook exits 2 (Claude Code blocks the call) with the reason on
    stderr, an observing one exits 0.
 
@@ -46,13 +46,12 @@ stands for (:func:`tag`), so two installs never share a worker. ``SMLLM_WORKER=0
 hooks' environment makes the client run the Python hook at once. Only Claude Code's hooks
 go through the client; the other hosts' commands (``--harness``) run the Python hook.
 
-Hot path (the Python hook's ``--worker`` handling): ``os``, ``sys``; nothing else.
+Hot path (the Python hook's ``--worker`` handling): ``smllm.base.osfast``, not ``os``.
 """
 
 from __future__ import annotations
 
-import os
-import sys
+from smllm.base import osfast as os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,13 +77,9 @@ DONE = b"DONE"
 DOMAIN = b"smllm-worker-v2\0"
 #: the largest call (argv and environment) a child takes
 CALL_LIMIT = 1 << 20
-#: the rule a gating call is denied under when a foreign listener held the socket
-FOREIGN_RULE = "worker.foreign-listener"
 #: the Python hook's last two arguments when the client ran it instead of a worker
 FLAG = "--worker"
 START, FOREIGN = "start", "foreign"
-#: the Python hook the client runs (beside it), and the client's own name
-PYTHON_HOOK = "smllm-hook.py"
 #: an AF_UNIX address is at most 108 bytes; a longer path is reached through its
 #: folder's descriptor (``/proc/self/fd/N/name``)
 ADDRESS_MAX = 100
@@ -102,13 +97,6 @@ def take_worker(argv: list[str]) -> tuple[str | None, list[str]]:
     if len(argv) >= 3 and argv[-2] == FLAG and argv[-1] in (START, FOREIGN):
         return argv[-1], argv[:-2]
     return None, argv
-
-
-def enabled(environ: dict[str, str] | None = None) -> bool:
-    """Whether hooks may use a worker here: POSIX with ``fork`` and Unix sockets, unless
-    ``SMLLM_WORKER=0``."""
-    env = os.environ if environ is None else environ
-    return env.get(SWITCH) != "0" and hasattr(os, "fork") and sys.platform != "win32"
 
 
 def tag(python_hook: str) -> str:
@@ -181,9 +169,47 @@ def decode_call(body: bytes) -> tuple[int, list[bytes], list[bytes]]:
     return int(fields[0]) & 0o777, fields[2:2 + count], env
 
 
-def deadline(event: str) -> float:
-    """How long the client waits for ``DONE`` (seconds): the hook's own deadline
-    (:data:`smllm.hooks.DEADLINES`) and :data:`DONE_GRACE`."""
-    from smllm.hooks import DEADLINES, DEFAULT_DEADLINE  # noqa: PLC0415 - no cycle at import
+def workers(folder: str, python_hook: str | None = None) -> list[dict[str, float]]:
+    """The stats of every worker whose files are in the key folder ``folder`` (of the one
+    standing for ``python_hook`` only, when given): :class:`smllm.worker.server.Stats`,
+    ``pid``, ``calls``, ``busy``, ``cpu``, ``children_cpu``. One that cannot be read, or
+    whose process is gone, is left out."""
+    import glob  # noqa: PLC0415 - doctor, the benchmarks and the tests only
+    import json  # noqa: PLC0415
 
-    return DEADLINES.get(event, DEFAULT_DEADLINE) + DONE_GRACE
+    name = f"worker-{tag(python_hook)}.json" if python_hook else "worker-*.json"
+    out = []
+    for path in sorted(glob.glob(os.path.join(glob.escape(folder), name))):
+        try:
+            with open(path, "rb") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and isinstance(data.get("pid"), int) and _alive(data["pid"]):
+            out.append(data)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` is a worker still (not gone, its pid not taken by another process)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"smllm.worker.server" in fh.read()
+    except OSError:
+        return False
+
+
+def stop(folder: str) -> list[int]:
+    """Kill each worker of ``folder`` that still runs (its master leads its own process
+    group: the children go with it), by the pid its stats name; the pids killed."""
+    import signal  # noqa: PLC0415 - the benchmarks and the tests only
+
+    killed = []
+    for stats in workers(folder):
+        pid = int(stats["pid"])
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            continue
+        killed.append(pid)
+    return killed

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import fcntl
 import gc
 import io
 import os
@@ -34,10 +35,12 @@ import resource
 import select
 import signal
 import socket
+import struct
 import sys
 import time
 
 from smllm import worker
+from smllm.base import paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,13 +115,13 @@ def main(argv: list[str]) -> None:
 
 
 def _key(folder: str) -> bytes | None:
-    """smllm's journal key in ``folder`` (the worker proves it to each client)."""
+    """smllm's journal key in ``folder`` (the worker proves it to each client), read as the
+    hooks read it: a regular file, through no link."""
     from smllm.journal import keyed  # noqa: PLC0415 - the worker's start
 
     try:
-        with open(os.path.join(folder, keyed.KEY_NAME), "rb") as fh:
-            return keyed._parse(fh.read(256), fh.name)
-    except Exception:  # no key (or not a key): no worker
+        return keyed._read(os.path.join(folder, keyed.KEY_NAME))
+    except Exception:  # not a key: no worker
         return None
 
 
@@ -183,8 +186,6 @@ def _seconds(raw: str) -> float:
 
 
 def _lock(path: str) -> int:
-    import fcntl  # noqa: PLC0415 - POSIX only (the worker is)
-
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -248,17 +249,8 @@ class Stats:
                 f'"calls": {self.calls}, "busy": {self.busy}, '
                 f'"cpu": {own.ru_utime + own.ru_stime:.6f}, '
                 f'"children_cpu": {children:.6f}}}\n')
-        tmp = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-            try:
-                os.write(fd, line.encode("ascii"))
-            finally:
-                os.close(fd)
-            os.replace(tmp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        with contextlib.suppress(OSError):
+            paths.write_private(self.path, line.encode("ascii"))
 
 
 class _Child:
@@ -441,8 +433,6 @@ def confined_like_us(conn: socket.socket) -> bool:
     could read smllm's key and reach the socket (a host whose sandbox hides neither) must
     not have the worker, outside the sandbox, write for it. It is turned away before the
     handshake and runs the Python hook, inside its sandbox."""
-    import struct  # noqa: PLC0415 - the worker's own loop
-
     try:
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     except OSError:
@@ -569,8 +559,6 @@ def _watch(conn: socket.socket) -> None:
     """End this child when its client goes away mid-call (Claude Code killed the hook at
     its timeout, or the user interrupted): ``SIGIO`` on the connection's end of file, as
     the hook's own death would end a hook process. Nothing is answered then."""
-    import fcntl  # noqa: PLC0415 - loaded by the worker already
-
     def gone(signum: int, frame: object) -> None:
         try:
             data = conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
@@ -589,8 +577,6 @@ def _watch(conn: socket.socket) -> None:
 
 
 def _unwatch(conn: socket.socket) -> None:
-    import fcntl  # noqa: PLC0415 - loaded by the worker already
-
     with contextlib.suppress(OSError):
         fcntl.fcntl(conn.fileno(), fcntl.F_SETFL,
                     fcntl.fcntl(conn.fileno(), fcntl.F_GETFL) & ~os.O_ASYNC)
