@@ -175,7 +175,7 @@ def workers(folder: str, python_hook: str | None = None) -> list[dict[str, float
     ``pid``, ``calls``, ``busy``, ``cpu``, ``children_cpu``. One that cannot be read, or
     whose process is gone, is left out."""
     import glob  # noqa: PLC0415 - doctor, the benchmarks and the tests only
-    import json  # noqa: PLC0415
+    import json  # noqa: PLC0415 - the same: not on the hooks' path
 
     name = f"worker-{tag(python_hook)}.json" if python_hook else "worker-*.json"
     out = []
